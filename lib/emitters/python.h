@@ -1,0 +1,27 @@
+// Python emitter: a standalone PyTorch module (DESIGN.md §2).
+#pragma once
+
+#include "ir/ir.h"
+#include "support/diag.h"
+
+#include <string>
+#include <vector>
+
+namespace tt {
+
+struct InputSpec {
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+};
+
+struct PythonEmitOptions {
+  std::string class_name;    // "Resnet18"
+  std::string weights_file;  // "resnet18.pth" (loaded from beside the .py in __main__)
+  // Example inputs for the __main__ block; when empty and the graph inputs have complete types,
+  // those are used; otherwise __main__ only loads the weights and says how to get examples.
+  std::vector<InputSpec> example_inputs;
+};
+
+std::string emit_python(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags);
+
+}  // namespace tt

@@ -1,0 +1,30 @@
+// The JSON graph report (DESIGN.md §2), validated by tests against lib/emitters/report.schema.json.
+#pragma once
+
+#include "loaders/loader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tt {
+
+struct PassStat {
+  std::string name;
+  bool changed = false;
+  size_t nodes_before = 0, nodes_after = 0, rewrites = 0;
+  double milliseconds = 0;
+};
+
+struct ReportExtras {
+  std::vector<PassStat> pipeline;  // one entry per pass run
+  nlohmann::json verification;     // null when --verify did not run
+  std::vector<std::string> outputs;  // files written
+};
+
+constexpr int kReportVersion = 1;
+
+nlohmann::json build_report(const Model& m, const ReportExtras& extras);
+
+}  // namespace tt

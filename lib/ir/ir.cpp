@@ -1,0 +1,786 @@
+// tinytrace IR: implementation of Graph / Block / Node / Value (see ir.h).
+#include "ir/ir.h"
+
+#include "support/diag.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace tt {
+
+// ---------------------------------------------------------------------------------------------
+// dtypes
+
+namespace {
+struct DTypeRow {
+  DType d;
+  const char* name;
+  const char* py;
+  at::ScalarType st;
+};
+const DTypeRow kDTypes[] = {
+    {DType::F32, "f32", "torch.float32", at::kFloat},
+    {DType::F64, "f64", "torch.float64", at::kDouble},
+    {DType::F16, "f16", "torch.float16", at::kHalf},
+    {DType::BF16, "bf16", "torch.bfloat16", at::kBFloat16},
+    {DType::I64, "i64", "torch.int64", at::kLong},
+    {DType::I32, "i32", "torch.int32", at::kInt},
+    {DType::I16, "i16", "torch.int16", at::kShort},
+    {DType::I8, "i8", "torch.int8", at::kChar},
+    {DType::U8, "u8", "torch.uint8", at::kByte},
+    {DType::Bool, "bool", "torch.bool", at::kBool},
+    {DType::C64, "c64", "torch.complex64", at::kComplexFloat},
+    {DType::C128, "c128", "torch.complex128", at::kComplexDouble},
+    {DType::QI8, "qi8", "torch.qint8", at::kQInt8},
+    {DType::QU8, "qu8", "torch.quint8", at::kQUInt8},
+    {DType::QI32, "qi32", "torch.qint32", at::kQInt32},
+};
+}  // namespace
+
+const char* dtype_name(DType d) {
+  for (const auto& r : kDTypes)
+    if (r.d == d) return r.name;
+  return "?";
+}
+
+std::optional<DType> dtype_from_name(const std::string& s) {
+  for (const auto& r : kDTypes)
+    if (s == r.name) return r.d;
+  if (s == "?") return DType::Unknown;
+  return std::nullopt;
+}
+
+const char* dtype_python(DType d) {
+  for (const auto& r : kDTypes)
+    if (r.d == d) return r.py;
+  return "None";
+}
+
+DType dtype_from_scalar_type(int64_t code) {
+  for (const auto& r : kDTypes)
+    if (static_cast<int64_t>(r.st) == code) return r.d;
+  return DType::Unknown;
+}
+
+int64_t dtype_to_scalar_type(DType d) {
+  for (const auto& r : kDTypes)
+    if (r.d == d) return static_cast<int64_t>(r.st);
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type
+
+bool Type::is_complete() const {
+  if (kind != Kind::Tensor || dtype == DType::Unknown || !shape) return false;
+  return std::all_of(shape->begin(), shape->end(), [](int64_t d) { return d >= 0; });
+}
+
+std::string Type::str() const {
+  switch (kind) {
+    case Kind::Any: return "Any";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::Bool: return "bool";
+    case Kind::Str: return "str";
+    case Kind::None: return "None";
+    case Kind::Device: return "Device";
+    case Kind::ScalarType: return "ScalarType";
+    case Kind::Layout: return "Layout";
+    case Kind::MemoryFormat: return "MemoryFormat";
+    case Kind::Tensor: {
+      if (dtype == DType::Unknown && !shape) return "Tensor";
+      std::string s = dtype_name(dtype);
+      if (shape) {
+        s += "[";
+        for (size_t i = 0; i < shape->size(); ++i) {
+          if (i) s += ",";
+          s += (*shape)[i] < 0 ? std::string("?") : std::to_string((*shape)[i]);
+        }
+        s += "]";
+      }
+      return s;
+    }
+    case Kind::List:
+    case Kind::Optional:
+    case Kind::Tuple: {
+      std::string s = kind == Kind::List ? "List[" : kind == Kind::Optional ? "Optional[" : "Tuple[";
+      for (size_t i = 0; i < elems.size(); ++i) {
+        if (i) s += ", ";
+        s += elems[i].str();
+      }
+      return s + "]";
+    }
+  }
+  return "Any";
+}
+
+// ---------------------------------------------------------------------------------------------
+// attributes
+
+namespace {
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  // Shortest representation that round-trips exactly.
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string tensor_str(const at::Tensor& t) {
+  if (!t.defined()) return "none";
+  DType d = dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type()));
+  std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+  std::string s = "tensor<" + Type::tensor(d, shape).str() + ">[";
+  at::Tensor flat = t.detach().contiguous().reshape({-1});
+  const bool is_float = at::isFloatingType(t.scalar_type());
+  const bool is_bool = t.scalar_type() == at::kBool;
+  at::Tensor conv = is_float ? flat.to(at::kDouble) : is_bool ? flat : flat.to(at::kLong);
+  for (int64_t i = 0; i < conv.numel(); ++i) {
+    if (i) s += ",";
+    if (is_float)
+      s += format_double(conv.data_ptr<double>()[i]);
+    else if (is_bool)
+      s += conv.data_ptr<bool>()[i] ? "true" : "false";
+    else
+      s += std::to_string(conv.data_ptr<int64_t>()[i]);
+  }
+  return s + "]";
+}
+
+template <typename T, typename F>
+std::string list_str(const std::vector<T>& v, F f) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ",";
+    s += f(v[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::string attr_str(const AttrValue& v) {
+  struct V {
+    std::string operator()(const NoneAttr&) const { return "none"; }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return format_double(d); }
+    std::string operator()(const std::string& s) const { return quote(s); }
+    std::string operator()(const std::vector<int64_t>& l) const {
+      return list_str(l, [](int64_t i) { return std::to_string(i); });
+    }
+    std::string operator()(const std::vector<double>& l) const { return list_str(l, format_double); }
+    std::string operator()(const std::vector<std::string>& l) const { return list_str(l, quote); }
+    std::string operator()(DType d) const { return dtype_name(d); }
+    std::string operator()(const DeviceAttr& d) const { return "device(" + quote(d.name) + ")"; }
+    std::string operator()(const at::Tensor& t) const { return tensor_str(t); }
+  };
+  return std::visit(V{}, v);
+}
+
+bool attr_equal(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* ta = std::get_if<at::Tensor>(&a)) {
+    const auto& tb = std::get<at::Tensor>(b);
+    if (ta->defined() != tb.defined()) return false;
+    if (!ta->defined()) return true;
+    return ta->scalar_type() == tb.scalar_type() && ta->sizes() == tb.sizes() && at::equal(*ta, tb);
+  }
+  if (const auto* da = std::get_if<double>(&a)) {
+    double db = std::get<double>(b);
+    return *da == db || (std::isnan(*da) && std::isnan(db));
+  }
+  // Same alternative, neither tensor nor double: compare the held values.
+  return std::visit(
+      [&b](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, at::Tensor> || std::is_same_v<T, double>) {
+          return false;  // handled above
+        } else {
+          return x == std::get<T>(b);
+        }
+      },
+      a);
+}
+
+bool Attrs::has(const std::string& name) const { return find(name) != nullptr; }
+
+const AttrValue* Attrs::find(const std::string& name) const {
+  for (const auto& kv : items_)
+    if (kv.first == name) return &kv.second;
+  return nullptr;
+}
+
+const AttrValue& Attrs::at(const std::string& name) const {
+  const AttrValue* v = find(name);
+  TT_ASSERT(v, "missing attribute '" + name + "'");
+  return *v;
+}
+
+void Attrs::set(const std::string& name, AttrValue v) {
+  for (auto& kv : items_)
+    if (kv.first == name) {
+      kv.second = std::move(v);
+      return;
+    }
+  items_.emplace_back(name, std::move(v));
+}
+
+bool Attrs::erase(const std::string& name) {
+  for (auto it = items_.begin(); it != items_.end(); ++it)
+    if (it->first == name) {
+      items_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+int64_t Attrs::get_int(const std::string& name, int64_t def) const {
+  const AttrValue* v = find(name);
+  if (v)
+    if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  return def;
+}
+
+double Attrs::get_float(const std::string& name, double def) const {
+  const AttrValue* v = find(name);
+  if (v) {
+    if (const auto* d = std::get_if<double>(v)) return *d;
+    if (const auto* i = std::get_if<int64_t>(v)) return static_cast<double>(*i);
+  }
+  return def;
+}
+
+bool Attrs::get_bool(const std::string& name, bool def) const {
+  const AttrValue* v = find(name);
+  if (v)
+    if (const auto* b = std::get_if<bool>(v)) return *b;
+  return def;
+}
+
+std::string Attrs::get_str(const std::string& name, const std::string& def) const {
+  const AttrValue* v = find(name);
+  if (v)
+    if (const auto* s = std::get_if<std::string>(v)) return *s;
+  return def;
+}
+
+std::vector<int64_t> Attrs::get_ints(const std::string& name, std::vector<int64_t> def) const {
+  const AttrValue* v = find(name);
+  if (v) {
+    if (const auto* l = std::get_if<std::vector<int64_t>>(v)) return *l;
+    if (const auto* i = std::get_if<int64_t>(v)) return {*i};
+  }
+  return def;
+}
+
+// ---------------------------------------------------------------------------------------------
+// WeightStore
+
+const Weight* WeightStore::find(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &it->second;
+}
+
+Weight* WeightStore::find(const std::string& name) {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &it->second;
+}
+
+const Weight& WeightStore::at(const std::string& name) const {
+  const Weight* w = find(name);
+  TT_ASSERT(w, "missing weight '" + name + "'");
+  return *w;
+}
+
+void WeightStore::set(const std::string& name, Weight w) {
+  auto it = index_.find(name);
+  if (it != index_.end()) {
+    it->second = std::move(w);
+    return;
+  }
+  order_.push_back(name);
+  index_.emplace(name, std::move(w));
+}
+
+bool WeightStore::erase(const std::string& name) {
+  if (!index_.erase(name)) return false;
+  order_.erase(std::find(order_.begin(), order_.end(), name));
+  return true;
+}
+
+int64_t WeightStore::numel() const {
+  int64_t n = 0;
+  for (const auto& kv : index_)
+    if (kv.second.tensor.defined()) n += kv.second.tensor.numel();
+  return n;
+}
+
+int64_t WeightStore::nbytes() const {
+  int64_t n = 0;
+  for (const auto& kv : index_)
+    if (kv.second.tensor.defined()) n += kv.second.tensor.numel() * kv.second.tensor.element_size();
+  return n;
+}
+
+std::string WeightStore::unique_name(const std::string& hint) const {
+  if (!has(hint)) return hint;
+  for (int i = 1;; ++i) {
+    std::string cand = hint + "_" + std::to_string(i);
+    if (!has(cand)) return cand;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value
+
+Graph* Value::graph() const { return node_->graph(); }
+
+Value* Value::set_name(const std::string& hint) {
+  Graph* g = graph();
+  if (!name_.empty()) g->release_name(name_);
+  name_ = g->unique_value_name(hint);
+  g->names_[name_] = this;
+  return this;
+}
+
+void Value::replace_all_uses_with(Value* other) {
+  TT_ASSERT(other != this, "replace_all_uses_with itself");
+  while (!uses_.empty()) {
+    Use u = uses_.back();
+    u.user->replace_input(u.index, other);
+  }
+}
+
+void Value::replace_uses_with_if(Value* other, const std::function<bool(const Use&)>& pred) {
+  std::vector<Use> selected;
+  for (const Use& u : uses_)
+    if (pred(u)) selected.push_back(u);
+  for (const Use& u : selected) u.user->replace_input(u.index, other);
+}
+
+const AttrValue* Value::constant() const {
+  if (node_->op() != "prim.Constant") return nullptr;
+  return node_->attrs().find("value");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node
+
+Graph* Node::graph() const { return graph_; }
+
+void Node::add_input(Value* v) {
+  TT_ASSERT(v, "null input");
+  v->uses_.push_back({this, inputs_.size()});
+  inputs_.push_back(v);
+}
+
+void Node::insert_input(size_t i, Value* v) {
+  TT_ASSERT(i <= inputs_.size(), "insert_input out of range");
+  // Shift the recorded indices of the inputs after i.
+  for (size_t j = i; j < inputs_.size(); ++j)
+    for (Use& u : inputs_[j]->uses_)
+      if (u.user == this && u.index == j) {
+        ++u.index;
+        break;
+      }
+  inputs_.insert(inputs_.begin() + static_cast<long>(i), v);
+  v->uses_.push_back({this, i});
+}
+
+void Node::remove_use_of_input(size_t i) {
+  auto& uses = inputs_[i]->uses_;
+  auto it = std::find(uses.begin(), uses.end(), Use{this, i});
+  TT_ASSERT(it != uses.end(), "use list out of sync");
+  uses.erase(it);
+}
+
+void Node::replace_input(size_t i, Value* v) {
+  TT_ASSERT(i < inputs_.size() && v, "replace_input out of range");
+  remove_use_of_input(i);
+  inputs_[i] = v;
+  v->uses_.push_back({this, i});
+}
+
+void Node::replace_input_with(Value* from, Value* to) {
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i] == from) replace_input(i, to);
+}
+
+void Node::remove_input(size_t i) {
+  TT_ASSERT(i < inputs_.size(), "remove_input out of range");
+  remove_use_of_input(i);
+  for (size_t j = i + 1; j < inputs_.size(); ++j)
+    for (Use& u : inputs_[j]->uses_)
+      if (u.user == this && u.index == j) {
+        --u.index;
+        break;
+      }
+  inputs_.erase(inputs_.begin() + static_cast<long>(i));
+}
+
+void Node::remove_all_inputs() {
+  for (size_t i = 0; i < inputs_.size(); ++i) remove_use_of_input(i);
+  inputs_.clear();
+}
+
+Value* Node::add_output(Type t, const std::string& name_hint) {
+  owned_outputs_.emplace_back(new Value(this, outputs_.size(), std::move(t)));
+  Value* v = owned_outputs_.back().get();
+  outputs_.push_back(v);
+  v->set_name(name_hint);
+  return v;
+}
+
+void Node::erase_output(size_t i) {
+  TT_ASSERT(i < outputs_.size(), "erase_output out of range");
+  Value* v = outputs_[i];
+  TT_ASSERT(v->uses_.empty(), "erase_output of a value that is still used: %" + v->name());
+  graph_->release_name(v->name_);
+  outputs_.erase(outputs_.begin() + static_cast<long>(i));
+  for (size_t j = i; j < outputs_.size(); ++j) outputs_[j]->offset_ = j;
+  auto it = std::find_if(owned_outputs_.begin(), owned_outputs_.end(),
+                         [v](const std::unique_ptr<Value>& p) { return p.get() == v; });
+  owned_outputs_.erase(it);
+}
+
+Block* Node::add_block() {
+  blocks_.emplace_back(new Block(graph_, this));
+  return blocks_.back().get();
+}
+
+std::string Node::weight(const std::string& key) const {
+  for (const auto& kv : weights_)
+    if (kv.first == key) return kv.second;
+  return "";
+}
+
+void Node::set_weight(const std::string& key, const std::string& name) {
+  for (auto& kv : weights_)
+    if (kv.first == key) {
+      kv.second = name;
+      return;
+    }
+  weights_.emplace_back(key, name);
+}
+
+bool Node::erase_weight(const std::string& key) {
+  for (auto it = weights_.begin(); it != weights_.end(); ++it)
+    if (it->first == key) {
+      weights_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+void Node::copy_provenance(const Node* from) {
+  scope_ = from->scope_;
+  loc_ = from->loc_;
+}
+
+Node* Node::next() const {
+  if (!block_ || this == block_->param_.get() || this == block_->ret_.get()) return nullptr;
+  auto it = std::next(pos_);
+  return it == block_->nodes_.end() ? nullptr : it->get();
+}
+
+Node* Node::prev() const {
+  if (!block_ || this == block_->param_.get() || this == block_->ret_.get()) return nullptr;
+  if (pos_ == block_->nodes_.begin()) return nullptr;
+  return std::prev(pos_)->get();
+}
+
+bool Node::is_before(const Node* other) const {
+  TT_ASSERT(block_ && block_ == other->block_, "is_before across blocks");
+  return order_ < other->order_;
+}
+
+// Note [Node order numbers]
+// Each node of a block carries an increasing number so that is_before is O(1). Insertion takes
+// the midpoint of the neighbours' numbers; when there is no gap left the block is renumbered
+// (rare: the gap starts at 2^20 and halves only under repeated insertion at one spot).
+namespace {
+constexpr uint64_t kOrderGap = uint64_t(1) << 20;
+}
+
+void Block::renumber() {
+  uint64_t o = kOrderGap;
+  for (auto& n : nodes_) {
+    n->order_ = o;
+    o += kOrderGap;
+  }
+}
+
+void Node::insert_before(Node* pos) {
+  TT_ASSERT(!block_, "insert_before of a node that is already in a block");
+  TT_ASSERT(pos && pos->block_, "insert_before an unplaced node");
+  Block* b = pos->block_;
+  std::unique_ptr<Node> self(this);
+  auto where = pos == b->ret_.get() ? b->nodes_.end() : pos->pos_;
+  pos_ = b->nodes_.insert(where, std::move(self));
+  block_ = b;
+  b->place(this);
+}
+
+void Node::insert_after(Node* pos) {
+  TT_ASSERT(pos && pos->block_, "insert_after an unplaced node");
+  Block* b = pos->block_;
+  if (pos == b->param_.get()) {
+    Node* f = b->front();
+    if (f)
+      insert_before(f);
+    else
+      b->append(this);
+    return;
+  }
+  Node* nx = pos->next();
+  if (nx)
+    insert_before(nx);
+  else
+    b->append(this);
+}
+
+void Node::unlink() {
+  TT_ASSERT(block_, "unlink of a detached node");
+  std::unique_ptr<Node> self = std::move(*pos_);
+  block_->nodes_.erase(pos_);
+  block_ = nullptr;
+  self.release();  // ownership goes back to the caller
+}
+
+void Node::move_before(Node* pos) {
+  if (pos == this) return;
+  unlink();
+  insert_before(pos);
+}
+
+void Node::move_after(Node* pos) {
+  if (pos == this) return;
+  unlink();
+  insert_after(pos);
+}
+
+void Node::destroy() {
+  for (Value* v : outputs_)
+    TT_ASSERT(v->uses_.empty(), "destroy of " + op_ + " whose output %" + v->name() + " is still used");
+  // Nested blocks first: their nodes may use our inputs or each other.
+  for (auto& b : blocks_) b->clear();
+  remove_all_inputs();
+  for (Value* v : outputs_) graph_->release_name(v->name_);
+  if (block_) {
+    std::unique_ptr<Node> self = std::move(*pos_);
+    block_->nodes_.erase(pos_);
+    block_ = nullptr;
+    // `self` frees this node at scope exit.
+  } else {
+    delete this;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block
+
+Block::Block(Graph* g, Node* owner) : graph_(g), owner_(owner) {
+  param_.reset(new Node(g, "prim.Param"));
+  ret_.reset(new Node(g, "prim.Return"));
+  param_->block_ = this;
+  ret_->block_ = this;
+}
+
+void Block::clear() {
+  // Destroy back to front so uses disappear before their definitions.
+  while (!nodes_.empty()) {
+    Node* n = nodes_.back().get();
+    for (Value* v : n->outputs_) {
+      // Uses can only come from later nodes (already gone) or the return node.
+      while (!v->uses_.empty()) {
+        Use u = v->uses_.back();
+        TT_ASSERT(u.user == ret_.get(), "block clear: unexpected remaining use");
+        ret_->remove_input(u.index);
+      }
+    }
+    n->destroy();
+  }
+  ret_->remove_all_inputs();
+}
+
+const std::vector<Value*>& Block::inputs() const { return param_->outputs(); }
+const std::vector<Value*>& Block::outputs() const { return ret_->inputs(); }
+
+Value* Block::add_input(Type t, const std::string& name_hint) {
+  return param_->add_output(std::move(t), name_hint);
+}
+
+void Block::erase_input(size_t i) { param_->erase_output(i); }
+void Block::add_output(Value* v) { ret_->add_input(v); }
+void Block::replace_output(size_t i, Value* v) { ret_->replace_input(i, v); }
+void Block::erase_output(size_t i) { ret_->remove_input(i); }
+
+Node* Block::front() const { return nodes_.empty() ? nullptr : nodes_.front().get(); }
+Node* Block::back() const { return nodes_.empty() ? nullptr : nodes_.back().get(); }
+
+std::vector<Node*> Block::nodes() const {
+  std::vector<Node*> out;
+  out.reserve(nodes_.size());
+  for (const auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+void Block::append(Node* n) { n->insert_before(ret_.get()); }
+
+void Block::prepend(Node* n) {
+  if (nodes_.empty())
+    append(n);
+  else
+    n->insert_before(front());
+}
+
+void Block::place(Node* n) {
+  uint64_t lo = n->pos_ == nodes_.begin() ? 0 : (*std::prev(n->pos_))->order_;
+  auto nx = std::next(n->pos_);
+  if (nx == nodes_.end()) {
+    n->order_ = lo + kOrderGap;
+    return;
+  }
+  uint64_t hi = (*nx)->order_;
+  if (hi - lo >= 2) {
+    n->order_ = lo + (hi - lo) / 2;
+  } else {
+    renumber();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph
+
+Graph::Graph() : top_(new Block(this, nullptr)) {}
+
+Graph::~Graph() {
+  // Tear down in dependency order so no assertion fires on still-used values.
+  top_->clear();
+}
+
+Node* Graph::create(const std::string& op, const std::vector<Value*>& inputs, size_t num_outputs) {
+  Node* n = new Node(this, op);
+  for (Value* v : inputs) n->add_input(v);
+  for (size_t i = 0; i < num_outputs; ++i) n->add_output();
+  return n;
+}
+
+Node* Graph::insert(const std::string& op, const std::vector<Value*>& inputs, size_t num_outputs,
+                    Node* pos) {
+  Node* n = create(op, inputs, num_outputs);
+  if (pos)
+    n->insert_before(pos);
+  else
+    top_->append(n);
+  return n;
+}
+
+Value* Graph::constant(AttrValue v, Type t, Node* pos) {
+  Node* n = create("prim.Constant");
+  n->attrs().set("value", std::move(v));
+  Value* out = n->add_output(std::move(t));
+  if (pos)
+    n->insert_before(pos);
+  else
+    top_->prepend(n);
+  return out;
+}
+
+std::vector<Node*> Graph::all_nodes() const {
+  std::vector<Node*> out;
+  std::function<void(const Block*)> walk = [&](const Block* b) {
+    for (Node* n = b->front(); n; n = n->next()) {
+      out.push_back(n);
+      for (const auto& sub : n->blocks()) walk(sub.get());
+    }
+  };
+  walk(top_.get());
+  return out;
+}
+
+size_t Graph::num_nodes() const {
+  size_t count = 0;
+  std::function<void(const Block*)> walk = [&](const Block* b) {
+    count += b->size();
+    for (Node* n = b->front(); n; n = n->next())
+      for (const auto& sub : n->blocks()) walk(sub.get());
+  };
+  walk(top_.get());
+  return count;
+}
+
+std::string Graph::unique_value_name(const std::string& hint) {
+  if (hint.empty()) {
+    while (true) {
+      std::string cand = std::to_string(next_anon_++);
+      if (!names_.count(cand)) return cand;
+    }
+  }
+  if (!names_.count(hint)) return hint;
+  uint64_t& counter = name_counters_[hint];
+  while (true) {
+    std::string cand = hint + "_" + std::to_string(++counter);
+    if (!names_.count(cand)) return cand;
+  }
+}
+
+Value* Graph::find_value(const std::string& name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : it->second;
+}
+
+void Graph::release_name(const std::string& name) { names_.erase(name); }
+
+// ---------------------------------------------------------------------------------------------
+
+std::string sanitize_name(const std::string& raw) {
+  std::string s = raw;
+  // TorchScript debug names: "input.1", "x.3" -> drop the numeric suffix.
+  auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot + 1 < s.size() &&
+      std::all_of(s.begin() + static_cast<long>(dot) + 1, s.end(), ::isdigit))
+    s.erase(dot);
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (s.empty() || std::all_of(s.begin(), s.end(), ::isdigit)) return "";
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  return s;
+}
+
+}  // namespace tt

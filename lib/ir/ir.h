@@ -1,0 +1,433 @@
+// tinytrace IR: Graph / Block / Node / Value.
+//
+// Note [IR ownership and invariants]
+// - A Graph owns one top-level Block. A Block owns its Nodes (in topological order) and two
+//   sentinel nodes: the param node (whose outputs are the block's inputs) and the return node
+//   (whose inputs are the block's outputs). A Node owns its output Values and its nested Blocks.
+// - Every Value knows its producer (node + output index) and its uses (node + input index).
+//   Uses by the return node are uses like any other, so "value has no uses" means dead.
+// - Only the methods below change inputs, outputs, uses or order; they keep use lists
+//   consistent. Passes never touch the vectors directly.
+// - Value names are unique within a Graph (the SSA name printed in .tir without the '%').
+//
+// Op names are the PyTorch call the Python emitter writes ("nn.Conv2d", "F.relu", "torch.cat",
+// "Tensor.view"); an op tinytrace does not know keeps its ATen name ("aten::foo.overload").
+// Inputs of non-module ops are in ATen schema order. See op_table.h.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+namespace tt {
+
+// ---------------------------------------------------------------------------------------------
+// dtypes and types
+
+enum class DType : int8_t {
+  Unknown,
+  F32,
+  F64,
+  F16,
+  BF16,
+  I64,
+  I32,
+  I16,
+  I8,
+  U8,
+  Bool,
+  C64,
+  C128,
+  QI8,
+  QU8,
+  QI32,
+};
+
+// Short text form used in .tir ("f32", "i64", "bool", ...); "?" for Unknown.
+const char* dtype_name(DType d);
+std::optional<DType> dtype_from_name(const std::string& s);
+// Python spelling ("torch.float32").
+const char* dtype_python(DType d);
+// Conversions to/from c10::ScalarType codes (as stored in TorchScript constants).
+DType dtype_from_scalar_type(int64_t code);
+int64_t dtype_to_scalar_type(DType d);  // -1 for Unknown
+
+struct Type {
+  enum class Kind : int8_t {
+    Any,       // unknown / anything
+    Tensor,    // dtype + optional shape
+    Int,
+    Float,
+    Bool,
+    Str,
+    None,
+    Device,
+    ScalarType,    // a dtype used as a value (torch.float32)
+    Layout,        // torch.strided ...
+    MemoryFormat,  // torch.contiguous_format ...
+    List,          // elems[0] is the element type
+    Tuple,         // elems are the element types
+    Optional,      // elems[0] is the contained type
+  };
+
+  Kind kind = Kind::Any;
+  DType dtype = DType::Unknown;               // Tensor only
+  std::optional<std::vector<int64_t>> shape;  // Tensor only; nullopt = unknown rank; -1 = unknown dim
+  std::vector<Type> elems;                    // List / Tuple / Optional
+
+  static Type any() { return Type{}; }
+  static Type tensor(DType d = DType::Unknown) {
+    Type t;
+    t.kind = Kind::Tensor;
+    t.dtype = d;
+    return t;
+  }
+  static Type tensor(DType d, std::vector<int64_t> shape) {
+    Type t = tensor(d);
+    t.shape = std::move(shape);
+    return t;
+  }
+  static Type of(Kind k) {
+    Type t;
+    t.kind = k;
+    return t;
+  }
+  static Type list(Type elem) {
+    Type t = of(Kind::List);
+    t.elems.push_back(std::move(elem));
+    return t;
+  }
+  static Type tuple(std::vector<Type> elems) {
+    Type t = of(Kind::Tuple);
+    t.elems = std::move(elems);
+    return t;
+  }
+  static Type optional(Type elem) {
+    Type t = of(Kind::Optional);
+    t.elems.push_back(std::move(elem));
+    return t;
+  }
+
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  bool has_rank() const { return shape.has_value(); }
+  bool is_complete() const;  // tensor with known dtype and all dims known
+  std::string str() const;   // .tir text: "f32[1,?,3]", "Tensor", "int", "List[int]", ...
+  bool operator==(const Type& o) const {
+    return kind == o.kind && dtype == o.dtype && shape == o.shape && elems == o.elems;
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// attributes
+
+struct NoneAttr {
+  bool operator==(const NoneAttr&) const { return true; }
+};
+struct DeviceAttr {
+  std::string name;  // "cpu"
+  bool operator==(const DeviceAttr& o) const { return name == o.name; }
+};
+
+// Attribute / constant values. Integers stay int64; lists are homogeneous.
+// Printed in .tir as: none, true/false, 3, 0.5 (always with '.' or exponent), "str", [1,2],
+// [0.5,1.0], ["a","b"], f32 (dtype), device("cpu"), tensor<f32[2]>[1.0,2.0] / tensor<...>@weight.
+using AttrValue = std::variant<NoneAttr, bool, int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, DType, DeviceAttr,
+                               at::Tensor>;
+
+std::string attr_str(const AttrValue& v);  // .tir text of a value (tensors printed inline)
+bool attr_equal(const AttrValue& a, const AttrValue& b);
+
+// Ordered name -> value list (order is printed order; names unique).
+class Attrs {
+ public:
+  bool has(const std::string& name) const;
+  const AttrValue* find(const std::string& name) const;
+  const AttrValue& at(const std::string& name) const;  // asserts present
+  void set(const std::string& name, AttrValue v);       // replaces in place or appends
+  bool erase(const std::string& name);
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  const std::vector<std::pair<std::string, AttrValue>>& items() const { return items_; }
+
+  // Typed getters; return the default when absent or of another type.
+  int64_t get_int(const std::string& name, int64_t def = 0) const;
+  double get_float(const std::string& name, double def = 0.0) const;  // accepts int too
+  bool get_bool(const std::string& name, bool def = false) const;
+  std::string get_str(const std::string& name, const std::string& def = "") const;
+  std::vector<int64_t> get_ints(const std::string& name, std::vector<int64_t> def = {}) const;
+
+ private:
+  std::vector<std::pair<std::string, AttrValue>> items_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// weights
+
+// A parameter or buffer of the model, by its state_dict name ("layer1.0.conv1.weight").
+struct Weight {
+  at::Tensor tensor;
+  bool is_param = true;  // false: buffer (running_mean, num_batches_tracked, tensor constants)
+};
+
+// Insertion-ordered name -> Weight map; order is the state_dict order of the original model.
+class WeightStore {
+ public:
+  bool has(const std::string& name) const { return index_.count(name) != 0; }
+  const Weight* find(const std::string& name) const;
+  Weight* find(const std::string& name);
+  const Weight& at(const std::string& name) const;
+  void set(const std::string& name, Weight w);  // replaces in place or appends
+  bool erase(const std::string& name);
+  const std::vector<std::string>& names() const { return order_; }
+  size_t size() const { return order_.size(); }
+  int64_t numel() const;
+  int64_t nbytes() const;
+  // A name not yet used, derived from `hint` ("conv.weight" -> "conv.weight_1").
+  std::string unique_name(const std::string& hint) const;
+
+ private:
+  std::vector<std::string> order_;
+  std::unordered_map<std::string, Weight> index_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// graph structure
+
+class Graph;
+class Block;
+class Node;
+class Value;
+
+struct Use {
+  Node* user;
+  size_t index;
+  bool operator==(const Use& o) const { return user == o.user && index == o.index; }
+};
+
+class Value {
+ public:
+  Node* node() const { return node_; }  // producer (the param node for block inputs)
+  size_t offset() const { return offset_; }
+  const std::vector<Use>& uses() const { return uses_; }
+  bool has_uses() const { return !uses_.empty(); }
+  size_t num_uses() const { return uses_.size(); }
+  const Type& type() const { return type_; }
+  void set_type(Type t) { type_ = std::move(t); }
+  const std::string& name() const { return name_; }
+  Graph* graph() const;
+  // Renames (made unique within the graph; the stored name may get a suffix).
+  Value* set_name(const std::string& hint);
+
+  // Given:   %a used by n1, n2
+  // Execute: a->replace_all_uses_with(b)
+  // Result:  n1, n2 use %b; %a has no uses.
+  void replace_all_uses_with(Value* other);
+  // Same, but only the uses for which pred(use) is true.
+  void replace_uses_with_if(Value* other, const std::function<bool(const Use&)>& pred);
+
+  // Constant value when produced by prim.Constant, else nullptr.
+  const AttrValue* constant() const;
+
+ private:
+  friend class Node;
+  friend class Block;
+  friend class Graph;
+  Value(Node* node, size_t offset, Type type) : node_(node), offset_(offset), type_(std::move(type)) {}
+  Node* node_;
+  size_t offset_;
+  Type type_;
+  std::string name_;
+  std::vector<Use> uses_;
+};
+
+class Node {
+ public:
+  const std::string& op() const { return op_; }
+  void set_op(std::string op) { op_ = std::move(op); }
+  bool is(const char* op) const { return op_ == op; }
+
+  // inputs
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  Value* input(size_t i) const { return inputs_.at(i); }
+  size_t num_inputs() const { return inputs_.size(); }
+  void add_input(Value* v);
+  void insert_input(size_t i, Value* v);
+  void replace_input(size_t i, Value* v);
+  void replace_input_with(Value* from, Value* to);  // every occurrence
+  void remove_input(size_t i);
+  void remove_all_inputs();
+
+  // outputs
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  Value* output(size_t i = 0) const { return outputs_.at(i); }
+  size_t num_outputs() const { return outputs_.size(); }
+  Value* add_output(Type t = Type::any(), const std::string& name_hint = "");
+  void erase_output(size_t i);  // output must have no uses
+
+  // nested blocks (prim.If has two, prim.Loop one)
+  const std::vector<std::unique_ptr<Block>>& blocks() const { return blocks_; }
+  Block* block(size_t i) const { return blocks_.at(i).get(); }
+  Block* add_block();
+
+  // attributes, weights and provenance
+  Attrs& attrs() { return attrs_; }
+  const Attrs& attrs() const { return attrs_; }
+  // Weight references: local key -> state_dict name ("weight" -> "conv1.weight"), ordered.
+  const std::vector<std::pair<std::string, std::string>>& weights() const { return weights_; }
+  std::string weight(const std::string& key) const;  // "" if absent
+  void set_weight(const std::string& key, const std::string& name);
+  bool erase_weight(const std::string& key);
+  // Module instance path for module ops ("layer1.0.conv1"); empty for other ops. Two nodes with
+  // the same module path call the same (shared) module instance.
+  const std::string& module() const { return module_; }
+  void set_module(std::string m) { module_ = std::move(m); }
+  // Module scope the node was inlined from ("layer1.0"); empty at top level.
+  const std::string& scope() const { return scope_; }
+  void set_scope(std::string s) { scope_ = std::move(s); }
+  // Source location "file.py:102" when known.
+  const std::string& loc() const { return loc_; }
+  void set_loc(std::string l) { loc_ = std::move(l); }
+  // Copies scope, loc (and nothing else) from another node: rewrites keep provenance.
+  void copy_provenance(const Node* from);
+
+  // position
+  Block* owning_block() const { return block_; }
+  Graph* graph() const;
+  Node* next() const;  // nullptr at the end of the block (never the return node)
+  Node* prev() const;  // nullptr at the start
+  bool is_before(const Node* other) const;  // same block only
+  void insert_before(Node* pos);  // node must not be in a block yet
+  void insert_after(Node* pos);
+  void move_before(Node* pos);
+  void move_after(Node* pos);
+  // Removes from its block and frees it: outputs must have no uses (asserted).
+  void destroy();
+
+ private:
+  friend class Block;
+  friend class Graph;
+  friend class Value;
+  Node(Graph* g, std::string op) : graph_(g), op_(std::move(op)) {}
+  void remove_use_of_input(size_t i);
+  void unlink();
+
+  Graph* graph_;
+  std::string op_;
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<std::unique_ptr<Value>> owned_outputs_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  Attrs attrs_;
+  std::vector<std::pair<std::string, std::string>> weights_;
+  std::string module_, scope_, loc_;
+  Block* block_ = nullptr;
+  std::list<std::unique_ptr<Node>>::iterator pos_;
+  uint64_t order_ = 0;  // increasing along the block; used by is_before
+};
+
+class Block {
+ public:
+  // Block inputs (outputs of the param node) and outputs (inputs of the return node).
+  const std::vector<Value*>& inputs() const;
+  const std::vector<Value*>& outputs() const;
+  Value* add_input(Type t = Type::any(), const std::string& name_hint = "");
+  void erase_input(size_t i);  // must have no uses
+  void add_output(Value* v);
+  void replace_output(size_t i, Value* v);
+  void erase_output(size_t i);
+  Node* param_node() const { return param_.get(); }
+  Node* return_node() const { return ret_.get(); }
+  Node* owning_node() const { return owner_; }
+  Graph* graph() const { return graph_; }
+
+  // Nodes in order. Iteration is safe against destroying the current node when done as
+  //   for (Node* n = b->front(); n; ) { Node* nx = n->next(); ...; n = nx; }
+  Node* front() const;
+  Node* back() const;
+  bool empty() const { return nodes_.empty(); }
+  size_t size() const { return nodes_.size(); }
+  std::vector<Node*> nodes() const;  // snapshot
+  void append(Node* n);              // node must not be in a block yet
+  void prepend(Node* n);
+
+ private:
+  friend class Node;
+  friend class Graph;
+  Block(Graph* g, Node* owner);
+  void renumber();
+  void place(Node* n);  // assigns n's order number after it was linked in
+  void clear();         // destroys every node (back to front) and the outputs
+  Graph* graph_;
+  Node* owner_;
+  std::unique_ptr<Node> param_, ret_;
+  std::list<std::unique_ptr<Node>> nodes_;
+};
+
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  Block* block() const { return top_.get(); }
+  const std::vector<Value*>& inputs() const { return top_->inputs(); }
+  const std::vector<Value*>& outputs() const { return top_->outputs(); }
+  Value* add_input(Type t = Type::any(), const std::string& name_hint = "") {
+    return top_->add_input(std::move(t), name_hint);
+  }
+  void add_output(Value* v) { top_->add_output(v); }
+
+  // Creates a detached node; insert it with Block::append / Node::insert_before.
+  Node* create(const std::string& op, const std::vector<Value*>& inputs = {}, size_t num_outputs = 0);
+  // Creates and inserts before `pos` (or appends to the top block when pos is nullptr).
+  Node* insert(const std::string& op, const std::vector<Value*>& inputs, size_t num_outputs,
+               Node* pos);
+  // Creates a prim.Constant before `pos` (or at the start of the top block when nullptr).
+  Value* constant(AttrValue v, Type t, Node* pos = nullptr);
+
+  // Model name (from the file or --name) and free-form source info.
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+
+  WeightStore& weights() { return weights_; }
+  const WeightStore& weights() const { return weights_; }
+
+  // All nodes, blocks first-to-last, depth-first into nested blocks (pre-order).
+  std::vector<Node*> all_nodes() const;
+  size_t num_nodes() const;  // counts nested nodes too
+
+  // Names: unique within the graph.
+  std::string unique_value_name(const std::string& hint);
+  Value* find_value(const std::string& name) const;
+
+ private:
+  friend class Value;
+  friend class Node;
+  friend class Block;
+  void release_name(const std::string& name);
+  std::unique_ptr<Block> top_;
+  std::string name_;
+  WeightStore weights_;
+  std::unordered_map<std::string, Value*> names_;
+  std::unordered_map<std::string, uint64_t> name_counters_;
+  uint64_t next_anon_ = 0;
+};
+
+// Names a value gets from the source ("input.1" -> "input"): strips TorchScript's ".N" suffix and
+// replaces characters that are not [A-Za-z0-9_] with '_'. Empty when nothing usable is left.
+std::string sanitize_name(const std::string& raw);
+
+}  // namespace tt

@@ -1,0 +1,61 @@
+// The op table: one row of data per op tinytrace knows, shared by the loaders (ATen -> IR op),
+// the Python/TorchScript emitters (IR op -> Python call), the interpreter (IR op -> ATen
+// overloads) and the quantization passes (quantization class).
+//
+// Note [Op naming]
+// - Module ops: "nn.Conv2d", "nn.BatchNorm2d", ... Their attributes are exactly the keyword
+//   arguments of the torch.nn constructor (in_channels, out_channels, kernel_size, stride, ...),
+//   so the emitter writes `nn.Conv2d(in_channels=3, ...)` generically. Their weights are
+//   referenced by the constructor's parameter names ("weight", "bias", "running_mean", ...).
+//   Inputs are the module call's arguments.
+// - Function ops: "torch.cat", "F.relu", "torch.ops.aten.foo" ...; inputs are in ATen schema
+//   order. `py_args` maps each ATen input position to the Python spelling.
+// - Method ops: "Tensor.view": first input is the receiver (`x.view(...)`).
+// - Prim ops: "prim.Constant", "prim.ListConstruct", "prim.TupleConstruct", "prim.TupleUnpack",
+//   "prim.ListUnpack", "prim.GetAttr" (a weight read: `self.a.b`), "prim.If", "prim.Loop", ...
+// - Unknown ATen ops keep "aten::name.overload" and are emitted as
+//   torch.ops.aten.name.overload(*inputs).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tt {
+
+enum class OpKind : int8_t { Prim, Module, Function, Method, Aten };
+
+// How an op behaves under PyTorch eager-mode quantization (DESIGN.md §5).
+enum class QuantClass : int8_t {
+  Unknown,
+  Native,           // runs on quantized tensors (relu, pooling, view, ...)
+  NeedsModule,      // works only as a module swapped at convert time (Conv, Linear, BN, ...)
+  FloatFunctional,  // needs FloatFunctional (add, mul, cat, ...)
+  Float,            // must stay float (matmul, softmax, exp, ...)
+  Shape,            // not a tensor computation (sizes, constants, lists)
+};
+
+struct OpInfo {
+  std::string name;   // IR op name: "F.relu", "Tensor.view", "nn.Conv2d"
+  OpKind kind;
+  // ATen overloads this op lowers to, in order of preference ("aten::add.Tensor",
+  // "aten::add.Scalar"); for module ops, the ATen op found in the module's forward.
+  std::vector<std::string> aten;
+  // Python spelling per ATen input position: "" positional, "name" keyword, "-" dropped
+  // (e.g. cudnn_enabled). Empty vector: all positional.
+  std::vector<std::string> py_args;
+  QuantClass qclass = QuantClass::Unknown;
+  std::string summary;  // one line, for `tinytrace passes`-style listings and docs
+};
+
+// Lookup by IR op name; nullptr when unknown.
+const OpInfo* find_op(std::string_view name);
+// Lookup by qualified ATen overload name ("aten::add.Tensor" or "aten::relu" for the default
+// overload); nullptr when unknown. In-place variants ("aten::relu_") map to their functional op.
+const OpInfo* find_op_by_aten(std::string_view aten_overload);
+const std::vector<OpInfo>& all_ops();
+
+// True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
+bool is_aten_fallback(std::string_view op);
+
+}  // namespace tt

@@ -1,0 +1,15 @@
+#include "support/diag.h"
+
+#include <sstream>
+
+namespace tt {
+
+void assert_fail(const char* expr, const char* file, int line, const std::string& msg) {
+  std::ostringstream os;
+  os << "internal error: assertion `" << expr << "` failed at " << file << ":" << line;
+  if (!msg.empty()) os << ": " << msg;
+  os << " — this is a bug in tinytrace; please report it with the model that triggers it";
+  throw Error(ExitCode::Internal, os.str());
+}
+
+}  // namespace tt

@@ -1,0 +1,72 @@
+// Diagnostics: warnings collected for the report, and fatal errors with an exit code.
+//
+// Note [Errors in tinytrace]
+// Library code reports a fatal problem by throwing tt::Error with one of the exit codes of
+// DESIGN.md §1 and a one-line message that says what is wrong and how to fix it. Exceptions
+// from LibTorch/protobuf are caught at the loader boundary and turned into tt::Error; they
+// never reach the user as a stack trace. Internal invariants use TT_ASSERT (exit code 1).
+// Non-fatal findings (an op that fell back to torch.ops.aten, ...) are Diagnostics.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tt {
+
+enum class ExitCode : int {
+  Ok = 0,
+  Internal = 1,     // a bug in tinytrace
+  Usage = 2,        // bad command line
+  BadInput = 3,     // the input cannot be read or is not a model
+  Unsupported = 4,  // the model uses something tinytrace cannot convert
+  VerifyFailed = 5, // --verify found outputs beyond tolerance
+};
+
+class Error : public std::runtime_error {
+ public:
+  // message: "<what> — <how to fix>" (no "error:" prefix, no file name: the CLI adds them).
+  Error(ExitCode code, std::string message, std::vector<std::string> notes = {})
+      : std::runtime_error(message), code_(code), notes_(std::move(notes)) {}
+  ExitCode code() const { return code_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  ExitCode code_;
+  std::vector<std::string> notes_;
+};
+
+enum class Severity { Note, Warning, Error };
+
+struct Diagnostic {
+  Severity severity = Severity::Warning;
+  std::string code;     // short stable identifier, e.g. "aten-fallback"
+  std::string message;  // one line
+  std::string node;     // value name of the node's first output, if any
+  std::string scope;    // module scope
+  std::string loc;      // source location "file.py:12"
+};
+
+class Diagnostics {
+ public:
+  void add(Diagnostic d) { items_.push_back(std::move(d)); }
+  void warn(std::string code, std::string message, std::string node = "", std::string scope = "",
+            std::string loc = "") {
+    items_.push_back({Severity::Warning, std::move(code), std::move(message), std::move(node),
+                      std::move(scope), std::move(loc)});
+  }
+  const std::vector<Diagnostic>& items() const { return items_; }
+  size_t size() const { return items_.size(); }
+
+ private:
+  std::vector<Diagnostic> items_;
+};
+
+[[noreturn]] void assert_fail(const char* expr, const char* file, int line, const std::string& msg);
+
+}  // namespace tt
+
+#define TT_ASSERT(cond, ...)                                                              \
+  do {                                                                                    \
+    if (!(cond)) ::tt::assert_fail(#cond, __FILE__, __LINE__, std::string(__VA_ARGS__)); \
+  } while (0)

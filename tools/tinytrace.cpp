@@ -1,0 +1,2 @@
+// tinytrace command-line front end (being written).
+int main() { return 0; }
