@@ -1,2 +1,137 @@
-// tinytrace command-line front end (being written).
-int main() { return 0; }
+// tinytrace command-line front end: argument parsing, logging set-up and exit codes only.
+// Everything it runs lives in lib/ (see lib/driver/) so that tests reach it without the CLI.
+#include "driver/convert.h"
+#include "support/diag.h"
+#include "support/input_spec.h"
+
+#include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+namespace {
+
+// LibTorch's TORCH_WARN goes to stderr by default as multi-line text; route it to our log.
+class WarningToLog : public c10::WarningHandler {
+ public:
+  void process(const c10::SourceLocation&, const std::string& msg, const bool) override {
+    spdlog::debug("libtorch: {}", msg);
+  }
+};
+
+void set_up_logging(int verbosity, bool quiet) {
+  auto logger = spdlog::stderr_color_mt("tinytrace");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::level::level_enum level = spdlog::level::warn;
+  if (quiet) level = spdlog::level::err;
+  if (verbosity == 1) level = spdlog::level::info;
+  if (verbosity == 2) level = spdlog::level::debug;
+  if (verbosity >= 3) level = spdlog::level::trace;
+  spdlog::set_level(level);
+}
+
+int report_error(const std::string& file, const tt::Error& e) {
+  std::cerr << "error: " << (file.empty() ? "" : file + ": ") << e.what() << "\n";
+  for (const auto& n : e.notes()) std::cerr << "note: " << n << "\n";
+  return static_cast<int>(e.code());
+}
+
+// One line, whatever the message looked like (LibTorch messages span lines).
+std::string first_line(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static WarningToLog warning_handler;
+  c10::Warning::set_warning_handler(&warning_handler);
+
+  CLI::App app{
+      "tinytrace " TT_VERSION " — turn a TorchScript model back into readable PyTorch code.\n\n"
+      "Examples:\n"
+      "  tinytrace convert model.pt                       writes model.py, model.pth, model.json\n"
+      "  tinytrace convert model.pt -o out --input-shape 1,3,224,224\n"
+      "  tinytrace convert bert.pt --input-shape 1,128:int64 --input-shape 1,128:int64\n\n"
+      "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 unreadable or not a model,\n"
+      "4 unsupported construct in the model, 5 --verify mismatch.",
+      "tinytrace"};
+  app.set_version_flag("--version", "tinytrace " TT_VERSION);
+  app.require_subcommand(1);
+  int verbosity = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (repeat: -vv, -vvv)");
+  app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+
+  tt::ConvertOptions copts;
+  std::vector<std::string> shape_specs;
+  std::vector<std::string> emit;
+  auto* convert = app.add_subcommand(
+      "convert",
+      "Convert MODEL (TorchScript .pt or .tir) into NAME.py (a standalone nn.Module), NAME.pth\n"
+      "(its state_dict) and NAME.json (the graph report). The original model's state_dict loads\n"
+      "into the generated class with strict=True.");
+  convert->add_option("MODEL", copts.model_path, "TorchScript archive (.pt) or .tir text IR")
+      ->required();
+  convert->add_option("-o,--output-dir", copts.out_dir,
+                      "Directory for the outputs (created if missing; default: current directory)");
+  convert->add_option("--name", copts.name,
+                      "Base name of the outputs and the generated class (default: the model file's "
+                      "stem, class in CamelCase)");
+  convert->add_option("--input-shape", shape_specs,
+                      "Shape of one model input, once per input in order: 1,3,224,224 (float32) "
+                      "or 1,128:int64. Used for example inputs and static shapes")
+      ->take_all();
+  convert
+      ->add_option("--emit", emit,
+                   "Comma-separated outputs: python,weights,report,tir (default: "
+                   "python,weights,report)")
+      ->delimiter(',');
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << first_line(e.what()) << " — run 'tinytrace --help' for usage\n";
+    return static_cast<int>(tt::ExitCode::Usage);
+  }
+  set_up_logging(verbosity, quiet);
+
+  std::string file;
+  try {
+    if (convert->parsed()) {
+      file = copts.model_path;
+      for (const auto& s : shape_specs) copts.input_shapes.push_back(tt::parse_input_spec(s));
+      if (!emit.empty()) copts.emit = emit;
+      tt::ConvertResult r = tt::run_convert(copts);
+      std::cout << "converted " << copts.model_path << " -> class " << r.class_name << " ("
+                << r.nodes << " nodes, " << r.parameters << " parameters";
+      if (r.aten_fallbacks) std::cout << ", " << r.aten_fallbacks << " op(s) via torch.ops.aten";
+      if (r.warnings) std::cout << ", " << r.warnings << " warning(s)";
+      std::cout << ")\n";
+      for (const auto& w : r.written) std::cout << "  wrote " << w << "\n";
+    }
+  } catch (const tt::Error& e) {
+    // Usage errors about the input-shape or options are not about the file.
+    return report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
+  } catch (const c10::Error& e) {
+    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
+              << "internal error in LibTorch: " << first_line(e.what_without_backtrace())
+              << " — this is a bug in tinytrace; please report it with the model\n";
+    return static_cast<int>(tt::ExitCode::Internal);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << (file.empty() ? "" : file + ": ") << "internal error: "
+              << first_line(e.what()) << " — this is a bug in tinytrace; please report it\n";
+    return static_cast<int>(tt::ExitCode::Internal);
+  }
+  return 0;
+}

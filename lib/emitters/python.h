@@ -3,16 +3,12 @@
 
 #include "ir/ir.h"
 #include "support/diag.h"
+#include "support/input_spec.h"
 
 #include <string>
 #include <vector>
 
 namespace tt {
-
-struct InputSpec {
-  std::vector<int64_t> shape;
-  DType dtype = DType::F32;
-};
 
 struct PythonEmitOptions {
   std::string class_name;    // "Resnet18"

@@ -1,0 +1,158 @@
+// `tinytrace convert`: the whole job behind the CLI, reachable from tests.
+#include "driver/convert.h"
+
+#include "emitters/python.h"
+#include "emitters/report.h"
+#include "ir/printer.h"
+#include "loaders/loader.h"
+#include "loaders/torch_io.h"
+#include "support/diag.h"
+#include "support/output_set.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace tt {
+namespace {
+
+const char* const kPythonKeywords[] = {
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    // Names that would shadow what the generated module imports.
+    "torch", "nn", "F", "os"};
+
+std::string stem_of(const std::string& path) {
+  std::string base = path;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  auto slash = base.rfind('/');
+  if (slash != std::string::npos) base = base.substr(slash + 1);
+  auto dot = base.rfind('.');
+  if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
+  return base;
+}
+
+}  // namespace
+
+const std::vector<std::string>& emit_kinds() {
+  static const std::vector<std::string> kinds = {"python", "weights", "report", "tir"};
+  return kinds;
+}
+
+bool is_python_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  for (const char* k : kPythonKeywords)
+    if (s == k) return false;
+  return true;
+}
+
+std::string default_model_name(const std::string& model_path) {
+  std::string s;
+  for (char c : stem_of(model_path)) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (s.empty()) s = "model";
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "model_" + s;
+  if (!is_python_identifier(s)) s += "_model";
+  return s;
+}
+
+std::string class_name_for(const std::string& name) {
+  std::string out;
+  bool up = true;
+  for (char c : name) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "Model" + out;
+  return out;
+}
+
+ConvertResult run_convert(const ConvertOptions& opts) {
+  ConvertResult res;
+  res.name = opts.name.empty() ? default_model_name(opts.model_path) : opts.name;
+  if (!is_python_identifier(res.name))
+    throw Error(ExitCode::Usage, "--name '" + res.name +
+                                     "' is not a usable Python identifier — use letters, digits and _");
+  res.class_name = opts.name.empty() ? class_name_for(res.name) : opts.name;
+  for (const auto& e : opts.emit)
+    if (std::find(emit_kinds().begin(), emit_kinds().end(), e) == emit_kinds().end())
+      throw Error(ExitCode::Usage, "--emit: unknown output kind '" + e +
+                                       "' — choose from python, weights, report, tir");
+  std::vector<std::string> emit = opts.emit;
+  // The .tir refers to its weights in NAME.pth (external("NAME.pth")), so it needs them.
+  if (std::find(emit.begin(), emit.end(), "tir") != emit.end() &&
+      std::find(emit.begin(), emit.end(), "weights") == emit.end())
+    emit.push_back("weights");
+  auto wants = [&](const char* kind) { return std::find(emit.begin(), emit.end(), kind) != emit.end(); };
+
+  Model m = load_model(opts.model_path);
+  Graph& g = *m.graph;
+  g.set_name(res.name);
+
+  if (!opts.input_shapes.empty()) {
+    if (opts.input_shapes.size() != g.inputs().size())
+      throw Error(ExitCode::Usage, "the model has " + std::to_string(g.inputs().size()) +
+                                       " input(s) but " + std::to_string(opts.input_shapes.size()) +
+                                       " --input-shape were given — give one per input, in order");
+    for (size_t i = 0; i < opts.input_shapes.size(); ++i)
+      g.inputs()[i]->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
+  }
+
+  // Stage every output; nothing becomes visible unless all of them were written.
+  OutputSet out(opts.out_dir);
+  std::vector<std::string> finals;
+  for (const auto& kind : emit_kinds()) {
+    if (!wants(kind.c_str())) continue;
+    const std::string ext = kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json" : ".tir";
+    std::string final_path = out.final_path(res.name + ext);
+    if (same_file(final_path, opts.model_path))
+      throw Error(ExitCode::Usage, "output '" + final_path +
+                                       "' would overwrite the input model — choose another -o or --name");
+    finals.push_back(final_path);
+  }
+
+  if (wants("python")) {
+    PythonEmitOptions po;
+    po.class_name = res.class_name;
+    po.weights_file = res.name + ".pth";
+    po.example_inputs = opts.input_shapes;
+    out.write_text(res.name + ".py", emit_python(g, po, m.diags));
+  }
+  if (wants("weights")) {
+    std::vector<std::pair<std::string, at::Tensor>> items;
+    for (const auto& n : g.weights().names()) items.emplace_back(n, g.weights().at(n).tensor);
+    save_tensor_dict(out.stage(res.name + ".pth"), items);
+  }
+  if (wants("tir")) {
+    PrintOptions po;
+    po.weights = PrintOptions::Weights::External;
+    po.weights_file = res.name + ".pth";
+    out.write_text(res.name + ".tir", print_graph(g, po));
+  }
+  if (wants("report")) {
+    ReportExtras extras;
+    extras.outputs = finals;
+    out.write_text(res.name + ".json", build_report(m, extras).dump(2) + "\n");
+  }
+  res.written = out.commit();
+  res.nodes = g.num_nodes();
+  for (const auto& n : g.weights().names())
+    if (g.weights().at(n).is_param) res.parameters += g.weights().at(n).tensor.numel();
+  for (const auto& d : m.diags.items()) {
+    if (d.severity == Severity::Warning) ++res.warnings;
+    if (d.code == "aten-fallback") ++res.aten_fallbacks;
+    std::string where = d.scope.empty() ? "" : " (in " + d.scope + ")";
+    if (!d.loc.empty()) where += " at " + d.loc;
+    spdlog::warn("{}{}", d.message, where);
+  }
+  return res;
+}
+
+}  // namespace tt

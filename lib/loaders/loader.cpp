@@ -1,0 +1,224 @@
+// Model loading front door: checks the path, detects the format from the content, recognises
+// the common wrong files (state_dicts, pickled modules, truncated archives) before LibTorch sees
+// them, and dispatches to the TorchScript / ONNX / .tir loaders.
+#include "loaders/loader.h"
+
+#include "ir/parser.h"
+#include "support/sha256.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace tt {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
+                                        ") — check the path and its permissions");
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad())
+    throw Error(ExitCode::BadInput, "read error — check the file and the disk");
+  return os.str();
+}
+
+uint32_t le32(const std::string& b, size_t at) {
+  return uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8 |
+         uint32_t(uint8_t(b[at + 2])) << 16 | uint32_t(uint8_t(b[at + 3])) << 24;
+}
+uint16_t le16(const std::string& b, size_t at) {
+  return uint16_t(uint8_t(b[at]) | uint8_t(b[at + 1]) << 8);
+}
+
+struct ZipEntry {
+  std::string name;
+  uint32_t local_offset = 0;
+  uint32_t compressed_size = 0;
+  uint16_t method = 0;
+};
+
+// Reads the central directory. Returns false when the archive is truncated or corrupt.
+// (ZIP64 archives — models over 4 GiB — are left for LibTorch to judge.)
+bool read_zip_directory(const std::string& b, std::vector<ZipEntry>& out, bool& zip64) {
+  zip64 = false;
+  if (b.size() < 22) return false;
+  size_t lo = b.size() > 22 + 65535 ? b.size() - 22 - 65535 : 0;
+  size_t eocd = std::string::npos;
+  for (size_t i = b.size() - 22 + 1; i-- > lo;)
+    if (le32(b, i) == 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  if (eocd == std::string::npos) return false;
+  uint16_t count = le16(b, eocd + 10);
+  uint32_t cd_size = le32(b, eocd + 12);
+  uint32_t cd_off = le32(b, eocd + 16);
+  if (count == 0xffff || cd_off == 0xffffffff) {
+    zip64 = true;
+    return true;
+  }
+  if (uint64_t(cd_off) + cd_size > eocd) return false;
+  size_t p = cd_off;
+  for (uint16_t i = 0; i < count; ++i) {
+    if (p + 46 > b.size() || le32(b, p) != 0x02014b50) return false;
+    ZipEntry e;
+    e.method = le16(b, p + 10);
+    e.compressed_size = le32(b, p + 20);
+    uint16_t n = le16(b, p + 28), extra = le16(b, p + 30), comment = le16(b, p + 32);
+    e.local_offset = le32(b, p + 42);
+    if (p + 46 + n > b.size()) return false;
+    e.name = b.substr(p + 46, n);
+    if (uint64_t(e.local_offset) + 30 > b.size()) return false;
+    out.push_back(std::move(e));
+    p += 46 + n + extra + comment;
+  }
+  return true;
+}
+
+// The stored (uncompressed) bytes of an entry; "" when compressed or out of range.
+std::string zip_entry_bytes(const std::string& b, const ZipEntry& e) {
+  if (e.method != 0) return "";
+  size_t p = e.local_offset;
+  if (p + 30 > b.size() || le32(b, p) != 0x04034b50) return "";
+  size_t data = p + 30 + le16(b, p + 26) + le16(b, p + 28);
+  if (data + e.compressed_size > b.size()) return "";
+  return b.substr(data, e.compressed_size);
+}
+
+const char* kSaveHint =
+    "save a TorchScript model with torch.jit.trace(model.eval(), example).save(path) "
+    "or torch.jit.script(model).save(path)";
+
+// Recognises zips that are PyTorch files but not TorchScript, with a message that says which.
+void check_torchscript_zip(const std::string& bytes) {
+  std::vector<ZipEntry> entries;
+  bool zip64 = false;
+  if (!read_zip_directory(bytes, entries, zip64))
+    throw Error(ExitCode::BadInput,
+                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
+                "short or damaged; re-export or re-copy it");
+  if (zip64) return;
+  bool has_code = false, has_constants = false;
+  const ZipEntry* data_pkl = nullptr;
+  for (const auto& e : entries) {
+    auto slash = e.name.find('/');
+    std::string rest = slash == std::string::npos ? e.name : e.name.substr(slash + 1);
+    if (rest.rfind("code/", 0) == 0) has_code = true;
+    if (rest == "constants.pkl") has_constants = true;
+    if (rest == "data.pkl") data_pkl = &e;
+  }
+  if (has_code && has_constants) return;
+  if (data_pkl) {
+    std::string pkl = zip_entry_bytes(bytes, *data_pkl);
+    // A torch.save'd state_dict pickles an OrderedDict (or dict) of tensors; a pickled module
+    // refers to its class and torch.nn.
+    bool is_dict = pkl.find("collections\nOrderedDict") != std::string::npos ||
+                   (pkl.size() > 2 && (pkl[2] == '}' || pkl.find("torch._utils\n_rebuild") != std::string::npos));
+    bool is_module = pkl.find("torch.nn.modules") != std::string::npos ||
+                     pkl.find("_modules") != std::string::npos;
+    if (is_module)
+      throw Error(ExitCode::BadInput,
+                  std::string("this is a pickled nn.Module written by torch.save(model), not a "
+                              "TorchScript archive — ") + kSaveHint);
+    if (is_dict)
+      throw Error(ExitCode::BadInput,
+                  std::string("this is a state_dict (or other tensors) written by torch.save, not a "
+                              "TorchScript model: it has weights but no code — ") + kSaveHint);
+    throw Error(ExitCode::BadInput,
+                std::string("this is a file written by torch.save, not a TorchScript archive — ") +
+                    kSaveHint);
+  }
+  throw Error(ExitCode::BadInput,
+              "zip archive that is not a PyTorch model (no code/ or data.pkl inside) — expected a "
+              "TorchScript archive (.pt), an ONNX file (.onnx) or .tir text");
+}
+
+bool looks_like_tir(const std::string& b) {
+  size_t i = 0;
+  while (i < b.size()) {
+    while (i < b.size() && std::isspace(static_cast<unsigned char>(b[i]))) ++i;
+    if (b.compare(i, 2, "//") == 0) {
+      i = b.find('\n', i);
+      if (i == std::string::npos) return false;
+      continue;
+    }
+    return b.compare(i, 7, "graph @") == 0;
+  }
+  return false;
+}
+
+// ONNX ModelProto starts with field 1 (ir_version, varint: tag 0x08) in every exporter we know
+// of, and names the "onnx" domain or an opset import near the start.
+bool looks_like_onnx(const std::string& b) {
+  if (b.size() < 8 || uint8_t(b[0]) != 0x08) return false;
+  if (uint8_t(b[1]) == 0 || uint8_t(b[1]) > 20) return false;  // ir_version 1..20
+  return true;
+}
+
+}  // namespace
+
+std::string detect_format(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      throw Error(ExitCode::BadInput, "no such file — check the path");
+    throw Error(ExitCode::BadInput, std::string("cannot access the file (") + std::strerror(errno) +
+                                        ") — check the path and its permissions");
+  }
+  if (S_ISDIR(st.st_mode))
+    throw Error(ExitCode::BadInput, "is a directory, not a model file — pass the .pt/.onnx/.tir file inside it");
+  if (!S_ISREG(st.st_mode))
+    throw Error(ExitCode::BadInput, "not a regular file — pass a model file (.pt, .onnx or .tir)");
+  if (st.st_size == 0)
+    throw Error(ExitCode::BadInput, "the file is empty — re-export the model");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
+                                        ") — check its permissions");
+  std::string head(4096, '\0');
+  in.read(&head[0], static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad() || head.empty())
+    throw Error(ExitCode::BadInput, "cannot read the file — check the file and the disk");
+  if (head.compare(0, 4, "PK\x03\x04") == 0) return "torchscript";
+  if (looks_like_tir(head)) return "tir";
+  if (looks_like_onnx(head)) return "onnx";
+  return "";
+}
+
+Model load_model(const std::string& path) {
+  Model m;
+  m.source.path = path;
+  m.source.format = detect_format(path);
+  if (m.source.format.empty()) {
+    std::string head = read_all(path).substr(0, 2);
+    if (head.size() == 2 && uint8_t(head[0]) == 0x80 && uint8_t(head[1]) <= 5)
+      throw Error(ExitCode::BadInput,
+                  std::string("this is a legacy (non-zip) torch.save pickle, not a TorchScript "
+                              "model — ") + kSaveHint);
+    throw Error(ExitCode::BadInput,
+                "not a model file (unrecognised content) — expected a TorchScript archive (.pt), "
+                "an ONNX file (.onnx) or .tir text");
+  }
+  m.source.sha256 = sha256_file(path);
+  if (m.source.format == "torchscript") {
+    check_torchscript_zip(read_all(path));
+    m.graph = load_torchscript(path, m.diags);
+  } else if (m.source.format == "tir") {
+    m.graph = parse_tir(read_all(path), path);
+  } else {
+    throw Error(ExitCode::Unsupported,
+                "ONNX input is not supported yet — convert from the TorchScript export instead "
+                "(torch.jit.trace(model.eval(), example).save(path))");
+  }
+  return m;
+}
+
+}  // namespace tt
