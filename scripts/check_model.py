@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""Checks what `tinytrace convert` wrote for one model against the original (DESIGN.md §2).
+
+    check_model.py OUT_DIR NAME ORIGINAL.pt [--tol 1e-4] [--state-dict-from ORIGINAL.pt]
+
+Checks, in order, and stops at the first failure with a message saying what is wrong:
+  1. OUT_DIR/NAME.py imports (by path) and defines exactly one nn.Module subclass (or one named
+     like NAME), whose constructor takes no arguments; it imports nothing outside torch and a few
+     standard-library modules;
+  2. OUT_DIR/NAME.pth is a dict of tensors and loads into it with strict=True;
+  3. its outputs on the saved example inputs (ORIGINAL minus .pt + .inputs.pt) match the saved
+     original outputs (.expected.pt), or the original's outputs when no file was saved:
+     same structure, shapes and dtypes, and max|Δ| / max|expected| <= tol per output;
+  4. the original TorchScript model's state_dict() also loads with strict=True, holds the same
+     values as NAME.pth, and gives the same outputs;
+  5. `/usr/bin/python3 -m pyflakes NAME.py` prints nothing;
+  6. `/usr/bin/python3 NAME.py` exits 0 (run from another directory: it must find NAME.pth
+     beside itself);
+  7. NAME.json parses, says format "tinytrace-report", validates against
+     lib/emitters/report.schema.json when that file exists, and mentions every --expect-warning
+     text in a diagnostics/warnings entry.
+On success prints one line with the figures and exits 0; on failure prints `FAIL: ...` and exits 1.
+"""
+import argparse
+import ast
+import importlib.util
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+PYTHON = "/usr/bin/python3"
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_SCHEMA = os.path.join(REPO, "lib", "emitters", "report.schema.json")
+# What generated code may import: torch and the standard-library bits needed to find NAME.pth.
+ALLOWED_IMPORTS = {"torch", "os", "sys", "pathlib", "typing", "math", "collections", "operator",
+                   "builtins", "__future__", "warnings"}
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def fail(msg):
+    raise CheckFailed(msg)
+
+
+def flatten(x, path="out"):
+    """[(path, tensor-or-scalar)] in order, for nested tuples/lists/dicts."""
+    if isinstance(x, torch.Tensor):
+        return [(path, x)]
+    if isinstance(x, (tuple, list)):
+        return [p for i, item in enumerate(x) for p in flatten(item, f"{path}[{i}]")]
+    if isinstance(x, dict):
+        return [p for k in sorted(x) for p in flatten(x[k], f"{path}[{k!r}]")]
+    return [(path, x)]
+
+
+def compare(got, expected, tol, what):
+    """Worst relative error over all outputs; fails on any structural difference."""
+    g, e = flatten(got), flatten(expected)
+    if len(g) != len(e):
+        fail(f"{what}: {len(g)} output tensor(s), expected {len(e)} "
+             f"(got {type(got).__name__}, expected {type(expected).__name__})")
+    worst = 0.0
+    for (path, a), (_, b) in zip(g, e):
+        if not isinstance(b, torch.Tensor):
+            if a != b:
+                fail(f"{what}: {path} is {a!r}, expected {b!r}")
+            continue
+        if not isinstance(a, torch.Tensor):
+            fail(f"{what}: {path} is a {type(a).__name__}, expected a tensor")
+        if a.shape != b.shape:
+            fail(f"{what}: {path} has shape {list(a.shape)}, expected {list(b.shape)}")
+        if a.dtype != b.dtype:
+            fail(f"{what}: {path} has dtype {a.dtype}, expected {b.dtype}")
+        if not b.is_floating_point():
+            if not torch.equal(a, b):
+                fail(f"{what}: {path} (integer) differs from the expected values")
+            continue
+        if not torch.isfinite(a).all():
+            fail(f"{what}: {path} has non-finite values")
+        scale = float(b.abs().max()) if b.numel() else 0.0
+        diff = float((a - b).abs().max()) if b.numel() else 0.0
+        rel = diff / scale if scale > 0 else diff
+        if rel > tol:
+            fail(f"{what}: {path} differs: max|Δ| = {diff:.3e}, max|expected| = {scale:.3e}, "
+                 f"relative {rel:.3e} > tolerance {tol:g}")
+        worst = max(worst, rel)
+    return worst, len(e)
+
+
+def load_generated(py_path, name):
+    if not os.path.isfile(py_path):
+        fail(f"{py_path} was not written")
+    src = open(py_path, encoding="utf-8").read()
+    try:
+        tree = ast.parse(src, py_path)
+    except SyntaxError as e:
+        fail(f"{py_path}:{e.lineno}: syntax error: {e.msg}")
+    for node in ast.walk(tree):
+        mods = []
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            mods = [node.module]
+        for mod in mods:
+            if mod.split(".")[0] not in ALLOWED_IMPORTS:
+                fail(f"{py_path}:{node.lineno}: imports '{mod}' (generated code may import only "
+                     f"torch and {', '.join(sorted(ALLOWED_IMPORTS - {'torch'}))})")
+    mod_name = f"tt_generated_{name}"
+    spec = importlib.util.spec_from_file_location(mod_name, py_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        fail(f"importing {py_path} raised {type(e).__name__}: {e}")
+    classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
+               if issubclass(c, torch.nn.Module) and c.__module__ == mod_name]
+    if not classes:
+        fail(f"{py_path} defines no torch.nn.Module subclass")
+    if len(classes) > 1:
+        camel = "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+        named = [c for c in classes if c.__name__ in (name, camel)]
+        if len(named) != 1:
+            fail(f"{py_path} defines several nn.Module classes "
+                 f"({', '.join(c.__name__ for c in classes)}) and none is named {camel}")
+        classes = named
+    cls = classes[0]
+    try:
+        return cls, cls().eval(), src.count("\n")
+    except Exception as e:
+        fail(f"{cls.__name__}() raised {type(e).__name__}: {e} (the constructor must take no arguments)")
+
+
+def load_state_dict_file(path):
+    if not os.path.isfile(path):
+        fail(f"{path} was not written")
+    try:
+        sd = torch.load(path, map_location="cpu")
+    except Exception as e:
+        fail(f"torch.load({path}) raised {type(e).__name__}: {e}")
+    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
+        fail(f"{path} is a {type(sd).__name__}, not a dict of tensors")
+    return sd
+
+
+def load_strict(model, sd, what):
+    try:
+        model.load_state_dict(sd, strict=True)
+    except Exception as e:
+        msg = str(e).strip().replace("\n\t", " ").replace("\n", " ")
+        fail(f"load_state_dict({what}, strict=True) failed: {msg[:2000]}")
+
+
+def run(model, inputs, what):
+    try:
+        with torch.no_grad():
+            return model(*inputs)
+    except Exception as e:
+        fail(f"forward with {what} raised {type(e).__name__}: {e}")
+
+
+def find_text(doc, keys, text):
+    """Whether `text` occurs in a value under any key in `keys`, anywhere in the JSON doc."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k in keys and text in json.dumps(v):
+                return True
+            if find_text(v, keys, text):
+                return True
+    elif isinstance(doc, list):
+        return any(find_text(v, keys, text) for v in doc)
+    return False
+
+
+def check_report(json_path, schema_path, expect_warnings):
+    if not os.path.isfile(json_path):
+        fail(f"{json_path} was not written")
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            report = json.load(f)
+    except ValueError as e:
+        fail(f"{json_path} is not valid JSON: {e}")
+    if not isinstance(report, dict) or report.get("format") != "tinytrace-report":
+        fail(f"{json_path}: field 'format' is not \"tinytrace-report\"")
+    status = "no schema"
+    if schema_path and os.path.isfile(schema_path):
+        import jsonschema
+        with open(schema_path, encoding="utf-8") as f:
+            schema = json.load(f)
+        try:
+            jsonschema.validate(report, schema)
+        except jsonschema.ValidationError as e:
+            where = "/".join(str(p) for p in e.absolute_path) or "(root)"
+            fail(f"{json_path} does not match {os.path.basename(schema_path)} at {where}: "
+                 f"{e.message[:500]}")
+        status = "schema ok"
+    for text in expect_warnings:
+        if not find_text(report, {"diagnostics", "warnings"}, text):
+            fail(f"{json_path}: no diagnostics/warnings entry mentions '{text}'")
+    return status
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out_dir")
+    ap.add_argument("name")
+    ap.add_argument("original", help="the TorchScript file that was converted")
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--state-dict-from", default=None,
+                    help="TorchScript file whose state_dict() must load strictly "
+                    "(default: ORIGINAL; 'none' to skip, e.g. after passes that restructure)")
+    ap.add_argument("--inputs", help="torch.save'd input tuple (default: ORIGINAL .inputs.pt)")
+    ap.add_argument("--expected", help="torch.save'd outputs (default: ORIGINAL .expected.pt)")
+    ap.add_argument("--schema", default=DEFAULT_SCHEMA)
+    ap.add_argument("--expect-warning", action="append", default=[],
+                    help="text a diagnostics/warnings entry of NAME.json must contain")
+    ap.add_argument("--timeout", type=float, default=600, help="for running NAME.py")
+    args = ap.parse_args()
+
+    t0 = time.time()
+    torch.manual_seed(0)
+    base = args.original[:-3] if args.original.endswith(".pt") else args.original
+    py_path = os.path.join(args.out_dir, args.name + ".py")
+    pth_path = os.path.join(args.out_dir, args.name + ".pth")
+    json_path = os.path.join(args.out_dir, args.name + ".json")
+
+    inputs_path = args.inputs or base + ".inputs.pt"
+    if not os.path.isfile(inputs_path):
+        fail(f"{inputs_path} not found (run scripts/gen_models.py, or pass --inputs)")
+    inputs = torch.load(inputs_path)
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    original = None
+    expected_path = args.expected or base + ".expected.pt"
+    if os.path.isfile(expected_path):
+        expected = torch.load(expected_path)
+    else:
+        original = torch.jit.load(args.original, map_location="cpu").eval()
+        with torch.no_grad():
+            expected = original(*inputs)
+
+    _, model, py_lines = load_generated(py_path, args.name)
+    pth = load_state_dict_file(pth_path)
+    load_strict(model, pth, os.path.basename(pth_path))
+    rel_pth, n_out = compare(run(model, inputs, "NAME.pth"), expected, args.tol,
+                             f"{args.name} with {os.path.basename(pth_path)}")
+
+    rel_orig = None
+    sd_from = args.state_dict_from or args.original
+    if sd_from != "none":
+        if original is None or sd_from != args.original:
+            original = torch.jit.load(sd_from, map_location="cpu")
+        orig_sd = dict(original.state_dict())
+        load_strict(model, orig_sd, f"the state_dict() of {os.path.basename(sd_from)}")
+        differing = [k for k in orig_sd if k in pth and not (
+            orig_sd[k].dtype == pth[k].dtype and orig_sd[k].shape == pth[k].shape
+            and torch.equal(orig_sd[k], pth[k]))]
+        if differing:
+            fail(f"{os.path.basename(pth_path)} holds values different from the original's "
+                 f"state_dict for {len(differing)} key(s), e.g. '{differing[0]}'")
+        rel_orig, _ = compare(run(model, inputs, "the original state_dict"), expected, args.tol,
+                              f"{args.name} with the original state_dict")
+
+    flakes = subprocess.run([PYTHON, "-m", "pyflakes", py_path], capture_output=True, text=True)
+    if flakes.returncode != 0 or flakes.stdout.strip() or flakes.stderr.strip():
+        fail(f"pyflakes reports on {py_path}:\n{(flakes.stdout + flakes.stderr).strip()}")
+
+    t_main = time.time()
+    with tempfile.TemporaryDirectory() as elsewhere:
+        try:
+            main_run = subprocess.run([PYTHON, os.path.abspath(py_path)], cwd=elsewhere,
+                                      capture_output=True, text=True, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            fail(f"python3 {py_path} did not finish in {args.timeout:g} s")
+    if main_run.returncode != 0:
+        tail = "\n".join((main_run.stdout + main_run.stderr).strip().splitlines()[-15:])
+        fail(f"python3 {py_path} exited {main_run.returncode}:\n{tail}")
+    t_main = time.time() - t_main
+
+    schema_status = check_report(json_path, args.schema, args.expect_warning)
+
+    n_params = sum(v.numel() for v in pth.values())
+    orig = "skipped" if rel_orig is None else f"{rel_orig:.2e}"
+    print(f"check_model: {args.name} OK: outputs={n_out} rel_err={rel_pth:.2e} "
+          f"rel_err_original_sd={orig} tol={args.tol:g} keys={len(pth)} values={n_params} "
+          f"py_lines={py_lines} pyflakes=clean main=ok({t_main:.1f}s) report={schema_status} "
+          f"time={time.time() - t0:.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except CheckFailed as e:
+        print(f"FAIL: check_model: {e}", file=sys.stderr)
+        sys.exit(1)
