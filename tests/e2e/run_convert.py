@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""End-to-end test driver for one model: `tinytrace convert`, then scripts/check_model.py.
+
+    run_convert.py TINYTRACE MODEL.pt OUT_DIR [extra convert args...]
+
+Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
+and the warnings the report must contain. OUT_DIR is emptied first. Fails when the CLI exits
+non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
+file that was never renamed, say), modifies the input, or when the checker fails.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CHECKER = os.path.join(REPO, "scripts", "check_model.py")
+PYTHON = "/usr/bin/python3"
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def die(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    if len(sys.argv) < 4:
+        die(__doc__)
+    tinytrace, model, out_dir = sys.argv[1:4]
+    extra = sys.argv[4:]
+    base = model[:-3] if model.endswith(".pt") else model
+    name = os.path.basename(base)
+    meta_path = base + ".json"
+    if not os.path.isfile(meta_path):
+        die(f"{meta_path} not found — run scripts/gen_models.py --out {os.path.dirname(model)}")
+    with open(meta_path) as f:
+        meta = json.load(f)
+
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    before = sha256(model)
+    cmd = [tinytrace, "convert", model, "-o", out_dir]
+    for spec in meta["input_shape_args"]:
+        cmd += ["--input-shape", spec]
+    cmd += extra
+    print("+", " ".join(cmd), flush=True)
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        die("tinytrace convert did not finish in 900 s")
+    elapsed = time.time() - t0
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        die(f"tinytrace convert exited {r.returncode} (expected 0)")
+    if any(line.startswith("error:") for line in r.stderr.splitlines()):
+        die("tinytrace convert exited 0 but printed an error")
+    print(f"convert: {elapsed:.2f} s", flush=True)
+
+    if sha256(model) != before:
+        die(f"the input {model} was modified")
+    # Default --emit is python,weights,report; with other --emit values only check leftovers.
+    expected_files = {name + ext for ext in (".py", ".pth", ".json")}
+    present = set(os.listdir(out_dir))
+    if not extra:
+        missing = expected_files - present
+        if missing:
+            die(f"not written: {', '.join(sorted(missing))}")
+        leftovers = present - expected_files
+        if leftovers:
+            die(f"unexpected files left in {out_dir}: {', '.join(sorted(leftovers))}")
+
+    check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(meta.get("tolerance", 1e-4))]
+    for w in meta.get("expect_warnings", []):
+        check += ["--expect-warning", w]
+    print("+", " ".join(check), flush=True)
+    sys.stdout.flush()
+    r = subprocess.run(check)
+    if r.returncode != 0:
+        die(f"check_model.py failed for {name} (exit {r.returncode})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+# CTest registrations, included from the top-level CMakeLists.txt. Labels:
+#   unit      the doctest binary (IR, parser/printer, verifier, passes, loaders, emitters)
+#   setup     model generation fixtures (scripts/gen_models.py, make_loader_testmodels.py)
+#   e2e       convert one model with the CLI, then check the generated code (scripts/check_model.py)
+#   badinput  one malformed input or argument per test: exit code, one-line error, no leftovers
+#   lint      pyflakes over the repository's own Python scripts
+# Run one group with `ctest --test-dir build -L e2e`, one test with `-R e2e_resnet18`.
+#
+# Models are generated at test time into ${CMAKE_BINARY_DIR}/testmodels (never committed, never
+# downloaded) and reused on the next run while scripts/gen_models.py is unchanged. Two fixtures
+# instead of one so that the small models' tests run while the torchvision ones are generated.
+
+set(TT_PYTHON /usr/bin/python3)  # Debian's python3-torch; a python3 earlier on PATH may lack it
+set(TT_TESTMODELS_DIR ${CMAKE_BINARY_DIR}/testmodels)
+set(TT_E2E_OUT ${CMAKE_BINARY_DIR}/e2e_out)
+set(TT_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_models.py)
+set(TT_LOADER_GEN ${CMAKE_SOURCE_DIR}/scripts/make_loader_testmodels.py)
+set(TT_TEST_ENV "TT_TESTMODELS_DIR=${TT_TESTMODELS_DIR}" "TT_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+
+# Re-configure when the model list or the bad-input cases change, or the loader generator appears.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${TT_GEN} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py)
+file(GLOB TT_LOADER_GEN_FOUND CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/make_loader_testmodels*.py)
+
+# --- fixtures: generate the models ----------------------------------------------------------
+add_test(NAME gen_models_small
+         COMMAND ${TT_PYTHON} ${TT_GEN} --out ${TT_TESTMODELS_DIR} --only small,badinput)
+set_tests_properties(gen_models_small PROPERTIES FIXTURES_SETUP tt_models_small LABELS setup
+                     TIMEOUT 600)
+add_test(NAME gen_models_torchvision
+         COMMAND ${TT_PYTHON} ${TT_GEN} --out ${TT_TESTMODELS_DIR} --only torchvision)
+set_tests_properties(gen_models_torchvision PROPERTIES FIXTURES_SETUP tt_models_torchvision
+                     LABELS setup TIMEOUT 1200 COST 1000)
+set(TT_UNIT_FIXTURES tt_models_small)
+if(EXISTS ${TT_LOADER_GEN})
+  add_test(NAME gen_loader_testmodels COMMAND ${TT_PYTHON} ${TT_LOADER_GEN} --out ${TT_TESTMODELS_DIR})
+  set_tests_properties(gen_loader_testmodels PROPERTIES FIXTURES_SETUP tt_models_loader
+                       LABELS setup TIMEOUT 600)
+  list(APPEND TT_UNIT_FIXTURES tt_models_loader)
+endif()
+
+# --- unit tests (doctest) --------------------------------------------------------------------
+add_test(NAME unit COMMAND tinytrace_tests)
+set_tests_properties(unit PROPERTIES LABELS unit ENVIRONMENT "${TT_TEST_ENV}"
+                     FIXTURES_REQUIRED "${TT_UNIT_FIXTURES}" TIMEOUT 900)
+
+# --- end-to-end: one test per generated model -------------------------------------------------
+execute_process(COMMAND ${TT_PYTHON} ${TT_GEN} --list
+                OUTPUT_VARIABLE tt_model_list RESULT_VARIABLE tt_list_rc ERROR_VARIABLE tt_list_err)
+if(NOT tt_list_rc EQUAL 0)
+  message(FATAL_ERROR "tests.cmake: '${TT_PYTHON} ${TT_GEN} --list' failed (${tt_list_rc}): "
+                      "${tt_list_err}\nRun scripts/setup.sh to install python3-torch.")
+endif()
+string(REPLACE "\n" ";" tt_model_lines "${tt_model_list}")
+foreach(line IN LISTS tt_model_lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE " " ";" fields "${line}")
+  list(GET fields 0 name)
+  list(GET fields 1 group)
+  if(group STREQUAL "example")
+    # Committed example: converted straight from testdata/, no generation needed.
+    set(model ${CMAKE_SOURCE_DIR}/testdata/models/${name}.pt)
+    set(fixture "")
+    set(timeout 300)
+  else()
+    set(model ${TT_TESTMODELS_DIR}/${name}.pt)
+    set(fixture tt_models_${group})
+    set(timeout 900)
+  endif()
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
+                   $<TARGET_FILE:tinytrace> ${model} ${TT_E2E_OUT}/${name})
+  set_tests_properties(e2e_${name} PROPERTIES LABELS e2e ENVIRONMENT "${TT_TEST_ENV}"
+                       TIMEOUT ${timeout})
+  if(fixture)
+    set_tests_properties(e2e_${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
+  endif()
+endforeach()
+# The biggest models first, so the two CTest slots stay busy until the end.
+foreach(big vit_b_16 resnet50 densenet121)
+  if(TEST e2e_${big})
+    set_tests_properties(e2e_${big} PROPERTIES COST 500)
+  endif()
+endforeach()
+
+# --- bad input: one test per case of issue 2 --------------------------------------------------
+execute_process(COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py --list
+                OUTPUT_VARIABLE tt_bad_cases RESULT_VARIABLE tt_bad_rc)
+if(NOT tt_bad_rc EQUAL 0)
+  message(FATAL_ERROR "tests.cmake: tests/e2e/bad_input.py --list failed")
+endif()
+string(REPLACE "\n" ";" tt_bad_cases "${tt_bad_cases}")
+foreach(case IN LISTS tt_bad_cases)
+  if(case STREQUAL "")
+    continue()
+  endif()
+  add_test(NAME badinput_${case}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py
+                   $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${CMAKE_BINARY_DIR}/badinput_work
+                   ${case})
+  set_tests_properties(badinput_${case} PROPERTIES LABELS badinput FIXTURES_REQUIRED tt_models_small
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# --- lint: the repository's own Python ---------------------------------------------------------
+file(GLOB TT_PY_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/*.py
+     ${CMAKE_SOURCE_DIR}/tests/e2e/*.py ${CMAKE_SOURCE_DIR}/tests/*.py)
+if(TT_PY_SCRIPTS)
+  add_test(NAME lint_python COMMAND ${TT_PYTHON} -m pyflakes ${TT_PY_SCRIPTS})
+  set_tests_properties(lint_python PROPERTIES LABELS lint TIMEOUT 120)
+endif()
