@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up, builds, and converts the bundled example model (testdata/models/tiny_cnn.pt, a small
+# traced conv/bn/relu/pool/linear net made by scripts/gen_models.py --only example), then runs
+# the generated code once. Usage: scripts/example.sh [OUT_DIR]   (default: out/example)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:-$root/out/example}
+model=$root/testdata/models/tiny_cnn.pt
+
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+
+echo
+echo "+ build/tinytrace convert testdata/models/tiny_cnn.pt -o $out --input-shape 1,3,32,32"
+"$root/build/tinytrace" convert "$model" -o "$out" --input-shape 1,3,32,32
+
+echo
+echo "+ /usr/bin/python3 $out/tiny_cnn.py"
+/usr/bin/python3 "$out/tiny_cnn.py"
+
+cat <<MSG
+
+Outputs are in $out:
+  tiny_cnn.py    the model as readable PyTorch code (class TinyCnn)
+  tiny_cnn.pth   its weights: TinyCnn().load_state_dict(torch.load("tiny_cnn.pth"), strict=True)
+  tiny_cnn.json  the graph report
+Run it again:      /usr/bin/python3 $out/tiny_cnn.py
+Check it against the original (outputs, strict state_dict load, pyflakes):
+                   /usr/bin/python3 scripts/check_model.py $out tiny_cnn testdata/models/tiny_cnn.pt
+MSG
