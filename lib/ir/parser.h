@@ -5,11 +5,17 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tt {
 
 // Parses one graph. `filename` is used in messages ("file.tir:3:14: expected ')'") and to resolve
 // external("x.pth") weights relative to the file. Throws tt::Error(BadInput) on syntax errors.
 std::unique_ptr<Graph> parse_tir(const std::string& text, const std::string& filename = "<input>");
+
+// Splits a file holding several cases separated by lines "// -----" (pass tests). Each case keeps
+// the line numbers of the whole file (lines of earlier cases become blank), so parse errors of a
+// case point at the right line.
+std::vector<std::string> split_tir_cases(const std::string& text);
 
 }  // namespace tt
