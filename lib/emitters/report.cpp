@@ -1,0 +1,279 @@
+// The JSON graph report (DESIGN.md §2). Its shape is fixed by lib/emitters/report.schema.json;
+// change both together (and bump kReportVersion when a field changes meaning or disappears).
+//
+// Conventions: an unknown or absent string (a node's module, loc, the source of an in-memory
+// model) is null, never ""; the scope of a top-level node is "". Tensor dtypes use the .tir short
+// names ("f32", "i64"); shapes are arrays with null for an unknown dimension, or null for an
+// unknown rank. Non-finite floats in attributes are the strings "inf", "-inf", "nan" because JSON
+// has no literal for them.
+#include "emitters/report.h"
+
+#include "ir/op_table.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+
+json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json dtype_json(DType d) { return d == DType::Unknown ? json(nullptr) : json(dtype_name(d)); }
+
+DType tensor_dtype(const at::Tensor& t) {
+  return dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type()));
+}
+
+json shape_json(const std::optional<std::vector<int64_t>>& shape) {
+  if (!shape) return nullptr;
+  json a = json::array();
+  for (int64_t d : *shape) a.push_back(d < 0 ? json(nullptr) : json(d));
+  return a;
+}
+
+json sizes_json(const at::Tensor& t) {
+  json a = json::array();
+  for (int64_t d : t.sizes()) a.push_back(d);
+  return a;
+}
+
+json number_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+// Tensors are summarised: dtype, shape, and the values only when there are a few of them.
+constexpr int64_t kMaxInlineValues = 16;
+
+json tensor_json(const at::Tensor& t) {
+  json o = json::object();
+  if (!t.defined()) {
+    o["dtype"] = nullptr;
+    o["shape"] = nullptr;
+    return json{{"tensor", o}};
+  }
+  DType d = tensor_dtype(t);
+  o["dtype"] = dtype_json(d);
+  o["shape"] = sizes_json(t);
+  o["numel"] = t.numel();
+  bool plain = !t.is_quantized() && !t.is_complex();
+  if (plain && t.numel() <= kMaxInlineValues) {
+    at::Tensor flat = t.detach().to(at::kCPU).contiguous().reshape({-1});
+    json values = json::array();
+    if (t.is_floating_point()) {
+      at::Tensor f = flat.to(at::kDouble);
+      for (int64_t i = 0; i < f.numel(); ++i) values.push_back(number_json(f.data_ptr<double>()[i]));
+    } else if (t.scalar_type() == at::kBool) {
+      at::Tensor b = flat.to(at::kBool);
+      for (int64_t i = 0; i < b.numel(); ++i) values.push_back(b.data_ptr<bool>()[i]);
+    } else {
+      at::Tensor l = flat.to(at::kLong);
+      for (int64_t i = 0; i < l.numel(); ++i) values.push_back(l.data_ptr<int64_t>()[i]);
+    }
+    o["values"] = values;
+  }
+  return json{{"tensor", o}};
+}
+
+json attr_json(const AttrValue& v) {
+  struct Visitor {
+    json operator()(const NoneAttr&) const { return nullptr; }
+    json operator()(bool b) const { return b; }
+    json operator()(int64_t i) const { return i; }
+    json operator()(double d) const { return number_json(d); }
+    json operator()(const std::string& s) const { return s; }
+    json operator()(const std::vector<int64_t>& l) const { return l; }
+    json operator()(const std::vector<double>& l) const {
+      json a = json::array();
+      for (double d : l) a.push_back(number_json(d));
+      return a;
+    }
+    json operator()(const std::vector<std::string>& l) const { return l; }
+    json operator()(DType d) const { return json{{"dtype", dtype_json(d)}}; }
+    json operator()(const DeviceAttr& d) const { return json{{"device", d.name}}; }
+    json operator()(const at::Tensor& t) const { return tensor_json(t); }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+json value_json(const Value* v) {
+  const Type& t = v->type();
+  return json{{"name", v->name()},
+              {"type", t.str()},
+              {"dtype", t.is_tensor() ? dtype_json(t.dtype) : json(nullptr)},
+              {"shape", t.is_tensor() ? shape_json(t.shape) : json(nullptr)}};
+}
+
+const char* kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::Prim: return "prim";
+    case OpKind::Module: return "module";
+    case OpKind::Function: return "function";
+    case OpKind::Method: return "method";
+    case OpKind::Aten: return "aten";
+  }
+  return "unknown";
+}
+
+std::string node_kind(const Node& n) {
+  if (!n.module().empty()) return "module";
+  if (const OpInfo* info = find_op(n.op())) return kind_name(info->kind);
+  const std::string& op = n.op();
+  if (op.rfind("prim.", 0) == 0) return "prim";
+  if (op.find("::") != std::string::npos) return "aten";
+  if (op.rfind("Tensor.", 0) == 0) return "method";
+  if (op.rfind("F.", 0) == 0 || op.rfind("torch.", 0) == 0) return "function";
+  return "unknown";
+}
+
+json weight_info(const WeightStore& ws, const std::string& name) {
+  const Weight* w = ws.find(name);
+  if (!w || !w->tensor.defined())
+    return json{{"kind", nullptr}, {"dtype", nullptr}, {"shape", nullptr}};
+  return json{{"kind", w->is_param ? "param" : "buffer"},
+              {"dtype", dtype_json(tensor_dtype(w->tensor))},
+              {"shape", sizes_json(w->tensor)}};
+}
+
+json node_json(const Graph& g, const Node& n);
+
+json block_json(const Graph& g, const Block& b) {
+  json inputs = json::array(), nodes = json::array(), outputs = json::array();
+  for (const Value* v : b.inputs()) inputs.push_back(value_json(v));
+  for (const Node* n : b.nodes()) nodes.push_back(node_json(g, *n));
+  for (const Value* v : b.outputs()) outputs.push_back(v->name());
+  return json{{"inputs", inputs}, {"nodes", nodes}, {"outputs", outputs}};
+}
+
+json node_json(const Graph& g, const Node& n) {
+  json inputs = json::array(), outputs = json::array(), attrs = json::object(), weights = json::array();
+  for (const Value* v : n.inputs()) inputs.push_back(v->name());
+  for (const Value* v : n.outputs()) outputs.push_back(value_json(v));
+  for (const auto& [name, value] : n.attrs().items()) attrs[name] = attr_json(value);
+  for (const auto& [key, name] : n.weights()) {
+    json w = weight_info(g.weights(), name);
+    w["key"] = key;
+    w["name"] = name;
+    weights.push_back(w);
+  }
+  json o = {{"name", n.num_outputs() ? json(n.output(0)->name()) : json(nullptr)},
+            {"op", n.op()},
+            {"kind", node_kind(n)},
+            {"module", str_or_null(n.module())},
+            {"scope", n.scope()},
+            {"loc", str_or_null(n.loc())},
+            {"inputs", inputs},
+            {"outputs", outputs},
+            {"attrs", attrs},
+            {"weights", weights}};
+  if (!n.blocks().empty()) {
+    json blocks = json::array();
+    for (const auto& b : n.blocks()) blocks.push_back(block_json(g, *b));
+    o["blocks"] = blocks;
+  }
+  return o;
+}
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::Note: return "note";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "warning";
+}
+
+}  // namespace
+
+json build_report(const Model& m, const ReportExtras& extras) {
+  TT_ASSERT(m.graph != nullptr, "build_report needs a loaded graph");
+  const Graph& g = *m.graph;
+
+  json inputs = json::array(), outputs = json::array(), nodes = json::array(), weights = json::array();
+  for (const Value* v : g.inputs()) inputs.push_back(value_json(v));
+  for (const Value* v : g.outputs()) outputs.push_back(value_json(v));
+  for (const Node* n : g.block()->nodes()) nodes.push_back(node_json(g, *n));
+
+  int64_t param_numel = 0, buffer_numel = 0, param_tensors = 0, buffer_tensors = 0, bytes = 0;
+  for (const std::string& name : g.weights().names()) {
+    const Weight& w = g.weights().at(name);
+    json entry = weight_info(g.weights(), name);
+    entry["name"] = name;
+    int64_t numel = w.tensor.defined() ? w.tensor.numel() : 0;
+    int64_t nbytes = w.tensor.defined() ? static_cast<int64_t>(w.tensor.nbytes()) : 0;
+    entry["numel"] = numel;
+    entry["bytes"] = nbytes;
+    weights.push_back(entry);
+    bytes += nbytes;
+    if (w.is_param) {
+      param_numel += numel;
+      ++param_tensors;
+    } else {
+      buffer_numel += numel;
+      ++buffer_tensors;
+    }
+  }
+
+  std::map<std::string, int64_t> histogram;
+  std::set<std::string> fallbacks;
+  for (const Node* n : g.all_nodes()) {
+    ++histogram[n->op()];
+    if (is_aten_fallback(n->op())) fallbacks.insert(n->op());
+  }
+  int64_t warning_count = 0;
+  json diagnostics = json::array();
+  for (const Diagnostic& d : m.diags.items()) {
+    if (d.severity == Severity::Warning) ++warning_count;
+    diagnostics.push_back(json{{"severity", severity_name(d.severity)},
+                               {"code", d.code},
+                               {"message", d.message},
+                               {"node", str_or_null(d.node)},
+                               {"scope", str_or_null(d.scope)},
+                               {"loc", str_or_null(d.loc)}});
+  }
+
+  json pipeline = json::array();
+  for (const PassStat& p : extras.pipeline) {
+    pipeline.push_back(json{{"name", p.name},
+                            {"changed", p.changed},
+                            {"nodes_before", p.nodes_before},
+                            {"nodes_after", p.nodes_after},
+                            {"rewrites", p.rewrites},
+                            {"milliseconds", p.milliseconds}});
+  }
+
+  json report = json::object();
+  report["format"] = "tinytrace-report";
+  report["version"] = kReportVersion;
+  report["tool"] = json{{"name", "tinytrace"}, {"version", TT_VERSION}};
+  report["source"] = json{{"path", str_or_null(m.source.path)},
+                          {"format", str_or_null(m.source.format)},
+                          {"sha256", str_or_null(m.source.sha256)}};
+  report["graph"] = json{{"name", g.name()},
+                         {"inputs", inputs},
+                         {"outputs", outputs},
+                         {"nodes", nodes},
+                         {"weights", weights}};
+  report["summary"] = json{{"node_count", g.num_nodes()},
+                           {"op_histogram", histogram},
+                           {"parameter_count", param_numel},
+                           {"parameter_tensors", param_tensors},
+                           {"buffer_count", buffer_numel},
+                           {"buffer_tensors", buffer_tensors},
+                           {"weight_bytes", bytes},
+                           {"aten_fallbacks", fallbacks},
+                           {"warning_count", warning_count}};
+  report["pipeline"] = pipeline;
+  report["verification"] = extras.verification.is_null() ? json(nullptr) : extras.verification;
+  report["diagnostics"] = diagnostics;
+  report["outputs"] = extras.outputs;
+  return report;
+}
+
+}  // namespace tt
