@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# THE test command: installs what is missing, builds, and runs every test (unit, e2e, bad input)
-# through CTest. .ci/run calls exactly this. Extra arguments go to ctest (e.g. -L e2e, -R resnet).
+# THE test command: installs what is missing, builds, and runs every test (unit, e2e, bad input,
+# lint) through CTest. .ci/run calls exactly this. Extra arguments go to ctest (-L e2e, -R resnet).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
@@ -9,13 +9,22 @@ build_dir=${BUILD_DIR:-$root/build}
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
 
 start=$SECONDS
+junit=$build_dir/Testing/junit.xml
+rm -f "$junit"
 status=0
-ctest --test-dir "$build_dir" --output-on-failure -j2 "$@" || status=$?
+ctest --test-dir "$build_dir" --output-on-failure -j2 --output-junit "$junit" "$@" || status=$?
+
+# One plain summary line ("N passed, N failed, N skipped") from CTest's JUnit file.
+attr() { sed -n "s/^[[:space:]]*$1=\"\([0-9]*\)\".*/\1/p" "$junit" | head -1; }
 echo
-if ((status == 0)); then
-  echo "test.sh: all tests passed in $((SECONDS - start)) s"
-else
-  echo "test.sh: FAILED (ctest exit $status) after $((SECONDS - start)) s;" \
-       "rerun one test with: ctest --test-dir $build_dir -R NAME --output-on-failure -V"
+if [[ -f $junit ]]; then
+  total=$(attr tests) failed=$(attr failures) skipped=$(attr skipped) disabled=$(attr disabled)
+  skipped=$((${skipped:-0} + ${disabled:-0}))
+  echo "test.sh: $((total - failed - skipped)) passed, $failed failed, $skipped skipped" \
+       "($((SECONDS - start)) s)"
+fi
+if ((status != 0)); then
+  echo "test.sh: FAILED (ctest exit $status); rerun one test with:" \
+       "ctest --test-dir $build_dir -R NAME --output-on-failure -V"
 fi
 exit "$status"
