@@ -1,0 +1,387 @@
+// The op table (see op_table.h): one row of data per op tinytrace knows.
+//
+// Note [Op table rows]
+// - `aten` lists the overloads an IR op stands for. All overloads of one row share the same
+//   positional layout (they differ only in argument types, or a shorter overload is a prefix of a
+//   longer one), so one `py_args` vector is right for every overload of the row. Where ATen has
+//   overloads with conflicting layouts, either the loader normalises to one overload
+//   (aten::arange -> arange.start_step, aten::to.device/dtype_layout -> to.dtype on CPU,
+//   aten::constant_pad_nd/reflection_pad/replication_pad -> aten::pad, aten::_convolution ->
+//   conv{N}d / conv_transpose{N}d) or the other overload gets its own valid Python spelling
+//   (aten::mean -> Tensor.mean, aten::mean.dim -> torch.mean).
+// - py_args: "" positional, "name" keyword, "-" dropped (only for arguments that cannot change
+//   the result on CPU, e.g. cudnn_enabled). Positional entries always precede keyword entries.
+// - Python signatures were checked against torch 1.13 (inspect.signature and trial calls).
+// - Module rows: `aten` is the ATen op found in the module's traced forward; py_args unused
+//   (their attributes are constructor keywords).
+// - qclass follows DESIGN.md §5.
+// - F.interpolate is the one function row whose inputs are NOT in ATen order: its inputs are
+//   (input, size, scale_factor, mode, align_corners) because it stands for a family of
+//   upsample_* ops; it is therefore not reachable through find_op_by_aten (the loader builds it).
+#include "ir/op_table.h"
+
+#include <unordered_map>
+
+namespace tt {
+
+namespace {
+
+using K = OpKind;
+using Q = QuantClass;
+
+// Shorthands for py_args.
+const std::vector<std::string> kAllPositional = {};
+
+std::vector<OpInfo> make_table() {
+  std::vector<OpInfo> t = {
+      // ---------------------------------------------------------------------------------------
+      // prim ops (graph structure; emitted specially)
+      {"prim.Constant", K::Prim, {}, {}, Q::Shape, "a constant value (attr `value`)"},
+      {"prim.GetAttr", K::Prim, {}, {}, Q::Shape, "read of a model parameter/buffer (weight `value`)"},
+      {"prim.ListConstruct", K::Prim, {}, {}, Q::Shape, "build a list: [a, b]"},
+      {"prim.TupleConstruct", K::Prim, {}, {}, Q::Shape, "build a tuple: (a, b)"},
+      {"prim.ListUnpack", K::Prim, {}, {}, Q::Shape, "a, b = list"},
+      {"prim.TupleUnpack", K::Prim, {}, {}, Q::Shape, "a, b = tuple"},
+      {"prim.TupleIndex", K::Prim, {}, {}, Q::Shape, "tuple[i] (inputs: tuple, index constant)"},
+      {"prim.NumToTensor", K::Prim, {}, {}, Q::Shape, "a Python number as a 0-dim tensor"},
+      {"prim.If", K::Prim, {}, {}, Q::Shape, "if/else with two blocks"},
+      {"prim.Loop", K::Prim, {}, {}, Q::Shape, "loop with one block"},
+
+      // ---------------------------------------------------------------------------------------
+      // module ops (attrs = torch.nn constructor keywords)
+      {"nn.Conv1d", K::Module, {"aten::_convolution", "aten::_convolution_mode"}, {}, Q::NeedsModule, "1-d convolution"},
+      {"nn.Conv2d", K::Module, {"aten::_convolution", "aten::_convolution_mode"}, {}, Q::NeedsModule, "2-d convolution"},
+      {"nn.Conv3d", K::Module, {"aten::_convolution", "aten::_convolution_mode"}, {}, Q::NeedsModule, "3-d convolution"},
+      {"nn.ConvTranspose1d", K::Module, {"aten::_convolution"}, {}, Q::NeedsModule, "1-d transposed convolution"},
+      {"nn.ConvTranspose2d", K::Module, {"aten::_convolution"}, {}, Q::NeedsModule, "2-d transposed convolution"},
+      {"nn.ConvTranspose3d", K::Module, {"aten::_convolution"}, {}, Q::NeedsModule, "3-d transposed convolution"},
+      {"nn.Linear", K::Module, {"aten::linear"}, {}, Q::NeedsModule, "fully connected layer"},
+      // No quantized BatchNorm1d module exists in 1.13: unless fused, it stays float.
+      {"nn.BatchNorm1d", K::Module, {"aten::batch_norm"}, {}, Q::Float, "batch normalisation (2-d/3-d input)"},
+      {"nn.BatchNorm2d", K::Module, {"aten::batch_norm"}, {}, Q::NeedsModule, "batch normalisation (4-d input)"},
+      {"nn.BatchNorm3d", K::Module, {"aten::batch_norm"}, {}, Q::NeedsModule, "batch normalisation (5-d input)"},
+      {"nn.LayerNorm", K::Module, {"aten::layer_norm"}, {}, Q::NeedsModule, "layer normalisation"},
+      {"nn.GroupNorm", K::Module, {"aten::group_norm"}, {}, Q::NeedsModule, "group normalisation"},
+      {"nn.InstanceNorm1d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (1-d)"},
+      {"nn.InstanceNorm2d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (2-d)"},
+      {"nn.InstanceNorm3d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (3-d)"},
+      {"nn.Embedding", K::Module, {"aten::embedding"}, {}, Q::NeedsModule, "embedding lookup table"},
+      {"nn.ReLU", K::Module, {"aten::relu"}, {}, Q::Native, "ReLU activation"},
+      {"nn.ReLU6", K::Module, {"aten::hardtanh"}, {}, Q::NeedsModule, "ReLU6 activation (hardtanh 0..6)"},
+      {"nn.Hardtanh", K::Module, {"aten::hardtanh"}, {}, Q::Native, "hardtanh activation"},
+      {"nn.LeakyReLU", K::Module, {"aten::leaky_relu"}, {}, Q::NeedsModule, "leaky ReLU activation"},
+      {"nn.PReLU", K::Module, {"aten::prelu"}, {}, Q::NeedsModule, "parametric ReLU"},
+      {"nn.ELU", K::Module, {"aten::elu"}, {}, Q::NeedsModule, "ELU activation"},
+      {"nn.GELU", K::Module, {"aten::gelu"}, {}, Q::Native, "GELU activation"},
+      {"nn.SiLU", K::Module, {"aten::silu"}, {}, Q::Float, "SiLU (swish) activation"},
+      {"nn.Hardswish", K::Module, {"aten::hardswish"}, {}, Q::NeedsModule, "hard swish activation"},
+      {"nn.Hardsigmoid", K::Module, {"aten::hardsigmoid"}, {}, Q::Native, "hard sigmoid activation"},
+      {"nn.Sigmoid", K::Module, {"aten::sigmoid"}, {}, Q::Native, "sigmoid activation"},
+      {"nn.Tanh", K::Module, {"aten::tanh"}, {}, Q::Native, "tanh activation"},
+      {"nn.Softmax", K::Module, {"aten::softmax.int"}, {}, Q::Float, "softmax over `dim`"},
+      {"nn.LogSoftmax", K::Module, {"aten::log_softmax.int"}, {}, Q::Float, "log-softmax over `dim`"},
+      {"nn.MaxPool1d", K::Module, {"aten::max_pool1d"}, {}, Q::Native, "1-d max pooling"},
+      {"nn.MaxPool2d", K::Module, {"aten::max_pool2d"}, {}, Q::Native, "2-d max pooling"},
+      {"nn.MaxPool3d", K::Module, {"aten::max_pool3d"}, {}, Q::Native, "3-d max pooling"},
+      {"nn.AvgPool1d", K::Module, {"aten::avg_pool1d"}, {}, Q::Native, "1-d average pooling"},
+      {"nn.AvgPool2d", K::Module, {"aten::avg_pool2d"}, {}, Q::Native, "2-d average pooling"},
+      {"nn.AvgPool3d", K::Module, {"aten::avg_pool3d"}, {}, Q::Native, "3-d average pooling"},
+      {"nn.AdaptiveAvgPool1d", K::Module, {"aten::adaptive_avg_pool1d"}, {}, Q::Native, "1-d adaptive average pooling"},
+      {"nn.AdaptiveAvgPool2d", K::Module, {"aten::adaptive_avg_pool2d"}, {}, Q::Native, "2-d adaptive average pooling"},
+      {"nn.AdaptiveAvgPool3d", K::Module, {"aten::adaptive_avg_pool3d"}, {}, Q::Native, "3-d adaptive average pooling"},
+      {"nn.AdaptiveMaxPool1d", K::Module, {"aten::adaptive_max_pool1d"}, {}, Q::Native, "1-d adaptive max pooling"},
+      {"nn.AdaptiveMaxPool2d", K::Module, {"aten::adaptive_max_pool2d"}, {}, Q::Native, "2-d adaptive max pooling"},
+      {"nn.AdaptiveMaxPool3d", K::Module, {"aten::adaptive_max_pool3d"}, {}, Q::Native, "3-d adaptive max pooling"},
+      {"nn.Flatten", K::Module, {"aten::flatten.using_ints"}, {}, Q::Native, "flatten dims start_dim..end_dim"},
+      {"nn.Dropout", K::Module, {"aten::dropout"}, {}, Q::Native, "dropout (identity in eval)"},
+      {"nn.Identity", K::Module, {}, {}, Q::Native, "identity"},
+      {"nn.Upsample", K::Module,
+       {"aten::upsample_nearest1d.vec", "aten::upsample_nearest2d.vec", "aten::upsample_nearest3d.vec",
+        "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact2d.vec",
+        "aten::_upsample_nearest_exact3d.vec", "aten::upsample_linear1d.vec",
+        "aten::upsample_bilinear2d.vec", "aten::upsample_bicubic2d.vec",
+        "aten::upsample_trilinear3d.vec"},
+       {}, Q::Native, "upsampling by size or scale_factor"},
+      {"nn.PixelShuffle", K::Module, {"aten::pixel_shuffle"}, {}, Q::Native, "pixel shuffle"},
+      {"nn.ZeroPad2d", K::Module, {"aten::pad", "aten::constant_pad_nd"}, {}, Q::Native, "zero padding"},
+      {"nn.ConstantPad2d", K::Module, {"aten::pad", "aten::constant_pad_nd"}, {}, Q::Native, "constant padding"},
+      // Static eager quantization has no LSTM/GRU/MHA modules (only dynamic or custom ones).
+      {"nn.LSTM", K::Module, {"aten::lstm.input"}, {}, Q::Float, "LSTM (returns output, (h, c))"},
+      {"nn.GRU", K::Module, {"aten::gru.input"}, {}, Q::Float, "GRU (returns output, h)"},
+      {"nn.MultiheadAttention", K::Module, {"aten::_native_multi_head_attention"}, {}, Q::Float, "multi-head attention"},
+
+      // ---------------------------------------------------------------------------------------
+      // activations
+      {"F.relu", K::Function, {"aten::relu"}, kAllPositional, Q::Native, "relu"},
+      {"F.relu6", K::Function, {"aten::relu6"}, kAllPositional, Q::Native, "relu6"},
+      {"F.hardtanh", K::Function, {"aten::hardtanh"}, kAllPositional, Q::Native, "hardtanh(input, min_val, max_val)"},
+      {"F.leaky_relu", K::Function, {"aten::leaky_relu"}, kAllPositional, Q::Native, "leaky_relu(input, negative_slope)"},
+      // aten::elu's scale/input_scale are always 1 for F.elu (selu/celu have their own ops).
+      {"F.elu", K::Function, {"aten::elu"}, {"", "", "-", "-"}, Q::NeedsModule, "elu(input, alpha)"},
+      {"F.gelu", K::Function, {"aten::gelu"}, {"", "approximate"}, Q::Native, "gelu"},
+      {"F.silu", K::Function, {"aten::silu"}, kAllPositional, Q::Float, "silu"},
+      {"F.mish", K::Function, {"aten::mish"}, kAllPositional, Q::Float, "mish"},
+      {"F.softplus", K::Function, {"aten::softplus"}, kAllPositional, Q::Float, "softplus(input, beta, threshold)"},
+      {"F.hardswish", K::Function, {"aten::hardswish"}, kAllPositional, Q::NeedsModule, "hardswish"},
+      {"F.hardsigmoid", K::Function, {"aten::hardsigmoid"}, kAllPositional, Q::Native, "hardsigmoid"},
+      {"F.prelu", K::Function, {"aten::prelu"}, kAllPositional, Q::NeedsModule, "prelu(input, weight)"},
+      {"F.glu", K::Function, {"aten::glu"}, kAllPositional, Q::Float, "glu(input, dim)"},
+      {"torch.sigmoid", K::Function, {"aten::sigmoid"}, kAllPositional, Q::Native, "sigmoid"},
+      {"torch.tanh", K::Function, {"aten::tanh"}, kAllPositional, Q::Native, "tanh"},
+      // F.softmax's third positional parameter is _stacklevel, so dtype must be a keyword.
+      {"F.softmax", K::Function, {"aten::softmax.int"}, {"", "", "dtype"}, Q::Float, "softmax(input, dim)"},
+      {"F.log_softmax", K::Function, {"aten::log_softmax.int"}, {"", "", "dtype"}, Q::Float, "log_softmax(input, dim)"},
+      {"F.dropout", K::Function, {"aten::dropout"}, kAllPositional, Q::Native, "dropout(input, p, training)"},
+
+      // ---------------------------------------------------------------------------------------
+      // linear / convolution / normalisation
+      {"F.linear", K::Function, {"aten::linear"}, kAllPositional, Q::NeedsModule, "linear(input, weight, bias)"},
+      {"F.conv1d", K::Function, {"aten::conv1d", "aten::conv1d.padding"}, kAllPositional, Q::NeedsModule, "conv1d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv2d", K::Function, {"aten::conv2d", "aten::conv2d.padding"}, kAllPositional, Q::NeedsModule, "conv2d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv3d", K::Function, {"aten::conv3d", "aten::conv3d.padding"}, kAllPositional, Q::NeedsModule, "conv3d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv_transpose1d", K::Function, {"aten::conv_transpose1d"}, kAllPositional, Q::NeedsModule, "conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      {"F.conv_transpose2d", K::Function, {"aten::conv_transpose2d.input"}, kAllPositional, Q::NeedsModule, "conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      {"F.conv_transpose3d", K::Function, {"aten::conv_transpose3d.input"}, kAllPositional, Q::NeedsModule, "conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      // ATen order (input, weight, bias, running_mean, running_var, ...) differs from Python's
+      // (input, running_mean, running_var, weight, bias, ...): keywords.
+      {"F.batch_norm", K::Function, {"aten::batch_norm"},
+       {"", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "-"},
+       Q::Float, "batch_norm"},
+      {"F.instance_norm", K::Function, {"aten::instance_norm"},
+       {"", "weight", "bias", "running_mean", "running_var", "use_input_stats", "momentum", "eps", "-"},
+       Q::Float, "instance_norm"},
+      {"F.layer_norm", K::Function, {"aten::layer_norm"}, {"", "", "", "", "", "-"}, Q::Float, "layer_norm(input, normalized_shape, weight, bias, eps)"},
+      {"F.group_norm", K::Function, {"aten::group_norm"}, {"", "", "", "", "", "-"}, Q::Float, "group_norm(input, num_groups, weight, bias, eps)"},
+      // ATen puts weight first; Python's F.embedding(input, weight, ...): keywords.
+      {"F.embedding", K::Function, {"aten::embedding"},
+       {"weight", "input", "padding_idx", "scale_grad_by_freq", "sparse"}, Q::Float, "embedding lookup"},
+
+      // ---------------------------------------------------------------------------------------
+      // pooling / resampling / padding
+      {"F.max_pool1d", K::Function, {"aten::max_pool1d"}, kAllPositional, Q::Native, "max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
+      {"F.max_pool2d", K::Function, {"aten::max_pool2d"}, kAllPositional, Q::Native, "max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
+      {"F.max_pool3d", K::Function, {"aten::max_pool3d"}, kAllPositional, Q::Native, "max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
+      {"F.max_pool1d_with_indices", K::Function, {"aten::max_pool1d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
+      {"F.max_pool2d_with_indices", K::Function, {"aten::max_pool2d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
+      {"F.max_pool3d_with_indices", K::Function, {"aten::max_pool3d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
+      {"F.avg_pool1d", K::Function, {"aten::avg_pool1d"}, kAllPositional, Q::Native, "avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)"},
+      {"F.avg_pool2d", K::Function, {"aten::avg_pool2d"}, kAllPositional, Q::Native, "avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)"},
+      {"F.avg_pool3d", K::Function, {"aten::avg_pool3d"}, kAllPositional, Q::Native, "avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)"},
+      {"F.adaptive_avg_pool1d", K::Function, {"aten::adaptive_avg_pool1d"}, kAllPositional, Q::Native, "adaptive_avg_pool1d(input, output_size)"},
+      {"F.adaptive_avg_pool2d", K::Function, {"aten::adaptive_avg_pool2d"}, kAllPositional, Q::Native, "adaptive_avg_pool2d(input, output_size)"},
+      {"F.adaptive_avg_pool3d", K::Function, {"aten::adaptive_avg_pool3d"}, kAllPositional, Q::Native, "adaptive_avg_pool3d(input, output_size)"},
+      // aten::adaptive_max_pool returns (values, indices); so does F.*_with_indices.
+      {"F.adaptive_max_pool1d_with_indices", K::Function, {"aten::adaptive_max_pool1d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
+      {"F.adaptive_max_pool2d_with_indices", K::Function, {"aten::adaptive_max_pool2d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
+      {"F.adaptive_max_pool3d_with_indices", K::Function, {"aten::adaptive_max_pool3d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
+      {"F.interpolate", K::Function,
+       {"aten::upsample_nearest1d.vec", "aten::upsample_nearest2d.vec", "aten::upsample_nearest3d.vec",
+        "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact2d.vec",
+        "aten::_upsample_nearest_exact3d.vec", "aten::upsample_linear1d.vec",
+        "aten::upsample_bilinear2d.vec", "aten::upsample_bicubic2d.vec",
+        "aten::upsample_trilinear3d.vec"},
+       {"", "size", "scale_factor", "mode", "align_corners"}, Q::Native,
+       "interpolate; inputs (input, size, scale_factor, mode, align_corners), not ATen order"},
+      {"F.pad", K::Function, {"aten::pad"}, kAllPositional, Q::Native, "pad(input, pad, mode, value)"},
+      {"F.pixel_shuffle", K::Function, {"aten::pixel_shuffle"}, kAllPositional, Q::Native, "pixel_shuffle(input, upscale_factor)"},
+      {"F.pixel_unshuffle", K::Function, {"aten::pixel_unshuffle"}, kAllPositional, Q::Native, "pixel_unshuffle(input, downscale_factor)"},
+
+      // ---------------------------------------------------------------------------------------
+      // elementwise arithmetic
+      {"torch.add", K::Function, {"aten::add.Tensor", "aten::add.Scalar"}, {"", "", "alpha"}, Q::FloatFunctional, "input + alpha * other"},
+      {"torch.sub", K::Function, {"aten::sub.Tensor", "aten::sub.Scalar"}, {"", "", "alpha"}, Q::Float, "input - alpha * other"},
+      {"torch.rsub", K::Function, {"aten::rsub.Tensor", "aten::rsub.Scalar"}, {"", "", "alpha"}, Q::Float, "other - alpha * input"},
+      {"torch.mul", K::Function, {"aten::mul.Tensor", "aten::mul.Scalar"}, kAllPositional, Q::FloatFunctional, "input * other"},
+      {"torch.div", K::Function,
+       {"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode", "aten::div.Scalar_mode"},
+       {"", "", "rounding_mode"}, Q::Float, "input / other"},
+      {"torch.floor_divide", K::Function, {"aten::floor_divide", "aten::floor_divide.Scalar"}, kAllPositional, Q::Float, "input // other"},
+      {"torch.remainder", K::Function, {"aten::remainder.Tensor", "aten::remainder.Scalar", "aten::remainder.Scalar_Tensor"}, kAllPositional, Q::Float, "input % other"},
+      {"torch.neg", K::Function, {"aten::neg"}, kAllPositional, Q::FloatFunctional, "-input"},
+      {"torch.pow", K::Function, {"aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar"}, kAllPositional, Q::Float, "input ** exponent"},
+      {"torch.exp", K::Function, {"aten::exp"}, kAllPositional, Q::Float, "exp"},
+      {"torch.log", K::Function, {"aten::log"}, kAllPositional, Q::Float, "log"},
+      {"torch.sqrt", K::Function, {"aten::sqrt"}, kAllPositional, Q::Float, "sqrt"},
+      {"torch.rsqrt", K::Function, {"aten::rsqrt"}, kAllPositional, Q::Float, "1/sqrt"},
+      {"torch.abs", K::Function, {"aten::abs"}, kAllPositional, Q::Float, "abs"},
+      {"torch.square", K::Function, {"aten::square"}, kAllPositional, Q::Float, "square"},
+      {"torch.reciprocal", K::Function, {"aten::reciprocal"}, kAllPositional, Q::Float, "1/x"},
+      {"torch.erf", K::Function, {"aten::erf"}, kAllPositional, Q::Float, "erf"},
+      {"torch.sin", K::Function, {"aten::sin"}, kAllPositional, Q::Float, "sin"},
+      {"torch.cos", K::Function, {"aten::cos"}, kAllPositional, Q::Float, "cos"},
+      {"torch.floor", K::Function, {"aten::floor"}, kAllPositional, Q::Float, "floor"},
+      {"torch.ceil", K::Function, {"aten::ceil"}, kAllPositional, Q::Float, "ceil"},
+      {"torch.clamp", K::Function, {"aten::clamp", "aten::clamp.Tensor"}, kAllPositional, Q::Native, "clamp(input, min, max)"},
+      {"torch.clamp_min", K::Function, {"aten::clamp_min", "aten::clamp_min.Tensor"}, kAllPositional, Q::Native, "clamp_min(input, min)"},
+      {"torch.clamp_max", K::Function, {"aten::clamp_max", "aten::clamp_max.Tensor"}, kAllPositional, Q::Native, "clamp_max(input, max)"},
+      {"torch.where", K::Function,
+       {"aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar"},
+       kAllPositional, Q::Float, "where(condition, input, other)"},
+      {"torch.eq", K::Function, {"aten::eq.Tensor", "aten::eq.Scalar"}, kAllPositional, Q::Float, "input == other"},
+      {"torch.ne", K::Function, {"aten::ne.Tensor", "aten::ne.Scalar"}, kAllPositional, Q::Float, "input != other"},
+      {"torch.gt", K::Function, {"aten::gt.Tensor", "aten::gt.Scalar"}, kAllPositional, Q::Float, "input > other"},
+      {"torch.ge", K::Function, {"aten::ge.Tensor", "aten::ge.Scalar"}, kAllPositional, Q::Float, "input >= other"},
+      {"torch.lt", K::Function, {"aten::lt.Tensor", "aten::lt.Scalar"}, kAllPositional, Q::Float, "input < other"},
+      {"torch.le", K::Function, {"aten::le.Tensor", "aten::le.Scalar"}, kAllPositional, Q::Float, "input <= other"},
+      {"torch.logical_not", K::Function, {"aten::logical_not"}, kAllPositional, Q::Float, "logical not"},
+      {"Tensor.masked_fill", K::Method, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"}, kAllPositional, Q::Float, "x.masked_fill(mask, value)"},
+
+      // ---------------------------------------------------------------------------------------
+      // matrix products
+      {"torch.matmul", K::Function, {"aten::matmul"}, kAllPositional, Q::Float, "matrix product"},
+      {"torch.bmm", K::Function, {"aten::bmm"}, kAllPositional, Q::Float, "batched matrix product"},
+      {"torch.mm", K::Function, {"aten::mm"}, kAllPositional, Q::Float, "matrix product (2-d)"},
+      {"torch.addmm", K::Function, {"aten::addmm"}, {"", "", "", "beta", "alpha"}, Q::Float, "beta*input + alpha*(mat1 @ mat2)"},
+      {"torch.baddbmm", K::Function, {"aten::baddbmm"}, {"", "", "", "beta", "alpha"}, Q::Float, "beta*input + alpha*(b1 @ b2)"},
+      // path is an opt_einsum contraction order hint: it never changes the result.
+      {"torch.einsum", K::Function, {"aten::einsum"}, {"", "", "-"}, Q::Float, "einsum(equation, tensors)"},
+
+      // ---------------------------------------------------------------------------------------
+      // reductions
+      {"torch.mean", K::Function, {"aten::mean.dim"}, {"", "", "", "dtype"}, Q::Native, "mean(input, dim, keepdim)"},
+      {"Tensor.mean", K::Method, {"aten::mean"}, {"", "dtype"}, Q::Native, "x.mean() over all elements"},
+      {"torch.sum", K::Function, {"aten::sum.dim_IntList"}, {"", "", "", "dtype"}, Q::Float, "sum(input, dim, keepdim)"},
+      {"Tensor.sum", K::Method, {"aten::sum"}, {"", "dtype"}, Q::Float, "x.sum() over all elements"},
+      {"torch.prod", K::Function, {"aten::prod.dim_int"}, {"", "", "", "dtype"}, Q::Float, "prod(input, dim, keepdim)"},
+      {"torch.cumsum", K::Function, {"aten::cumsum"}, {"", "", "dtype"}, Q::Float, "cumsum(input, dim)"},
+      {"torch.amax", K::Function, {"aten::amax"}, kAllPositional, Q::Float, "amax(input, dim, keepdim)"},
+      {"torch.max", K::Function, {"aten::max.dim", "aten::max", "aten::max.other"}, kAllPositional, Q::Float, "max (over dim: values, indices)"},
+      {"torch.min", K::Function, {"aten::min.dim", "aten::min", "aten::min.other"}, kAllPositional, Q::Float, "min (over dim: values, indices)"},
+      {"torch.argmax", K::Function, {"aten::argmax"}, kAllPositional, Q::Float, "argmax(input, dim, keepdim)"},
+      {"torch.argmin", K::Function, {"aten::argmin"}, kAllPositional, Q::Float, "argmin(input, dim, keepdim)"},
+      {"torch.topk", K::Function, {"aten::topk"}, kAllPositional, Q::Native, "topk(input, k, dim, largest, sorted)"},
+      {"torch.sort", K::Function, {"aten::sort"}, kAllPositional, Q::Float, "sort(input, dim, descending)"},
+
+      // ---------------------------------------------------------------------------------------
+      // joining / splitting
+      {"torch.cat", K::Function, {"aten::cat"}, kAllPositional, Q::FloatFunctional, "cat(tensors, dim)"},
+      {"torch.stack", K::Function, {"aten::stack"}, kAllPositional, Q::FloatFunctional, "stack(tensors, dim)"},
+      {"Tensor.chunk", K::Method, {"aten::chunk"}, kAllPositional, Q::Native, "x.chunk(chunks, dim)"},
+      {"Tensor.split", K::Method, {"aten::split.Tensor", "aten::split.sizes", "aten::split"}, kAllPositional, Q::Native, "x.split(split_size, dim)"},
+      {"Tensor.split_with_sizes", K::Method, {"aten::split_with_sizes"}, kAllPositional, Q::Native, "x.split_with_sizes(sizes, dim)"},
+      {"Tensor.unbind", K::Method, {"aten::unbind.int"}, kAllPositional, Q::Native, "x.unbind(dim)"},
+
+      // ---------------------------------------------------------------------------------------
+      // views and shape
+      {"torch.flatten", K::Function, {"aten::flatten.using_ints"}, kAllPositional, Q::Native, "flatten(input, start_dim, end_dim)"},
+      {"Tensor.view", K::Method, {"aten::view", "aten::view.dtype"}, kAllPositional, Q::Native, "x.view(size)"},
+      {"Tensor.reshape", K::Method, {"aten::reshape"}, kAllPositional, Q::Native, "x.reshape(shape)"},
+      {"Tensor.view_as", K::Method, {"aten::view_as"}, kAllPositional, Q::Native, "x.view_as(other)"},
+      {"Tensor.permute", K::Method, {"aten::permute"}, kAllPositional, Q::Native, "x.permute(dims)"},
+      {"Tensor.transpose", K::Method, {"aten::transpose.int"}, kAllPositional, Q::Native, "x.transpose(dim0, dim1)"},
+      {"Tensor.t", K::Method, {"aten::t"}, kAllPositional, Q::Native, "x.t()"},
+      {"Tensor.contiguous", K::Method, {"aten::contiguous"}, {"", "memory_format"}, Q::Native, "x.contiguous()"},
+      {"Tensor.unsqueeze", K::Method, {"aten::unsqueeze"}, kAllPositional, Q::Native, "x.unsqueeze(dim)"},
+      {"Tensor.squeeze", K::Method, {"aten::squeeze", "aten::squeeze.dim"}, kAllPositional, Q::Native, "x.squeeze([dim])"},
+      {"Tensor.unflatten", K::Method, {"aten::unflatten.int"}, kAllPositional, Q::Native, "x.unflatten(dim, sizes)"},
+      // `implicit` is a tracer flag, not part of the Python API.
+      {"Tensor.expand", K::Method, {"aten::expand"}, {"", "", "-"}, Q::Native, "x.expand(size)"},
+      {"Tensor.expand_as", K::Method, {"aten::expand_as"}, kAllPositional, Q::Native, "x.expand_as(other)"},
+      {"Tensor.repeat", K::Method, {"aten::repeat"}, kAllPositional, Q::Native, "x.repeat(repeats)"},
+      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
+      {"torch.flip", K::Function, {"aten::flip"}, kAllPositional, Q::Native, "flip(input, dims)"},
+      {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Native, "roll(input, shifts, dims)"},
+      {"torch.tril", K::Function, {"aten::tril"}, kAllPositional, Q::Float, "tril(input, diagonal)"},
+      {"torch.triu", K::Function, {"aten::triu"}, kAllPositional, Q::Float, "triu(input, diagonal)"},
+      // The Python emitter renders these as indexing: x[:, a:b:c] and x.select(d, i).
+      {"Tensor.slice", K::Method, {"aten::slice.Tensor"}, kAllPositional, Q::Native, "x[..., start:end:step] on dim (inputs: x, dim, start, end, step)"},
+      {"Tensor.select", K::Method, {"aten::select.int"}, kAllPositional, Q::Native, "x.select(dim, index)"},
+      {"torch.gather", K::Function, {"aten::gather"}, {"", "", "", "sparse_grad"}, Q::Float, "gather(input, dim, index)"},
+      {"torch.index_select", K::Function, {"aten::index_select"}, kAllPositional, Q::Native, "index_select(input, dim, index)"},
+      {"Tensor.size", K::Method, {"aten::size.int", "aten::size"}, kAllPositional, Q::Shape, "x.size([dim])"},
+      {"Tensor.numel", K::Method, {"aten::numel"}, kAllPositional, Q::Shape, "x.numel()"},
+      {"Tensor.dim", K::Method, {"aten::dim"}, kAllPositional, Q::Shape, "x.dim()"},
+      {"int", K::Function, {"aten::Int.Tensor"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
+      {"float", K::Function, {"aten::Float.Tensor"}, kAllPositional, Q::Shape, "float(t) of a 0-dim tensor"},
+      {"bool", K::Function, {"aten::Bool.Tensor"}, kAllPositional, Q::Shape, "bool(t) of a 0-dim tensor"},
+
+      // ---------------------------------------------------------------------------------------
+      // dtype / memory
+      // to.device and to.dtype_layout are normalised to to.dtype by the loader (CPU only).
+      {"Tensor.to", K::Method, {"aten::to.dtype", "aten::to.other"}, {"", "", "", "", "memory_format"}, Q::Native, "x.to(dtype or other, non_blocking, copy)"},
+      {"Tensor.type_as", K::Method, {"aten::type_as"}, kAllPositional, Q::Native, "x.type_as(other)"},
+      {"Tensor.detach", K::Method, {"aten::detach"}, kAllPositional, Q::Native, "x.detach()"},
+      {"Tensor.clone", K::Method, {"aten::clone"}, {"", "memory_format"}, Q::Native, "x.clone()"},
+
+      // ---------------------------------------------------------------------------------------
+      // factories
+      {"torch.zeros", K::Function, {"aten::zeros"}, {"", "dtype", "layout", "device", "pin_memory"}, Q::Shape, "zeros(size)"},
+      {"torch.ones", K::Function, {"aten::ones"}, {"", "dtype", "layout", "device", "pin_memory"}, Q::Shape, "ones(size)"},
+      {"torch.full", K::Function, {"aten::full"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Shape, "full(size, fill_value)"},
+      // aten::arange and arange.start are normalised to start_step by the loader.
+      {"torch.arange", K::Function, {"aten::arange.start_step"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Shape, "arange(start, end, step)"},
+      {"torch.zeros_like", K::Function, {"aten::zeros_like"}, {"", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "zeros_like(input)"},
+      {"torch.ones_like", K::Function, {"aten::ones_like"}, {"", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "ones_like(input)"},
+      {"torch.full_like", K::Function, {"aten::full_like"}, {"", "", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "full_like(input, fill_value)"},
+      {"Tensor.new_zeros", K::Method, {"aten::new_zeros"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_zeros(size)"},
+      {"Tensor.new_ones", K::Method, {"aten::new_ones"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_ones(size)"},
+      {"Tensor.new_full", K::Method, {"aten::new_full"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_full(size, fill_value)"},
+  };
+  return t;
+}
+
+// Rows that find_op_by_aten must not return because their inputs are not the ATen layout.
+bool aten_indexable(const OpInfo& op) {
+  return (op.kind == OpKind::Function || op.kind == OpKind::Method) && op.name != "F.interpolate";
+}
+
+struct Index {
+  std::unordered_map<std::string_view, const OpInfo*> by_name;
+  std::unordered_map<std::string, const OpInfo*> by_aten;
+};
+
+const Index& index() {
+  static const Index idx = [] {
+    Index i;
+    for (const OpInfo& op : all_ops()) {
+      i.by_name.emplace(op.name, &op);
+      if (!aten_indexable(op)) continue;
+      for (const std::string& a : op.aten) i.by_aten.emplace(a, &op);
+    }
+    return i;
+  }();
+  return idx;
+}
+
+}  // namespace
+
+const std::vector<OpInfo>& all_ops() {
+  static const std::vector<OpInfo> table = make_table();
+  return table;
+}
+
+const OpInfo* find_op(std::string_view name) {
+  const auto& m = index().by_name;
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+const OpInfo* find_op_by_aten(std::string_view aten_overload) {
+  // Split "aten::add_.Tensor" into name "aten::add_" and overload "Tensor".
+  std::string_view name = aten_overload, overload;
+  size_t ns = aten_overload.find("::");
+  size_t dot = aten_overload.find('.', ns == std::string_view::npos ? 0 : ns + 2);
+  if (dot != std::string_view::npos) {
+    name = aten_overload.substr(0, dot);
+    overload = aten_overload.substr(dot + 1);
+  }
+  if (overload == "default") overload = {};
+  auto lookup = [&](std::string_view n) -> const OpInfo* {
+    std::string key(n);
+    if (!overload.empty()) key += "." + std::string(overload);
+    const auto& m = index().by_aten;
+    auto it = m.find(key);
+    return it == m.end() ? nullptr : it->second;
+  };
+  if (const OpInfo* op = lookup(name)) return op;
+  // In-place variant "aten::relu_" -> "aten::relu" (but not dunder names like "aten::__and__").
+  if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_')
+    return lookup(name.substr(0, name.size() - 1));
+  return nullptr;
+}
+
+bool is_aten_fallback(std::string_view op) {
+  return op.substr(0, 6) == "aten::" && find_op(op) == nullptr;
+}
+
+}  // namespace tt

@@ -1,0 +1,1782 @@
+// TorchScript loader: lifts the forward method of a (traced) TorchScript module into the IR.
+//
+// Note [Lifting TorchScript]
+// torch::jit::load gives a Module whose methods are un-inlined JIT graphs: `self` is the first
+// input, submodules are reached with prim::GetAttr chains and called with prim::CallMethod
+// (forward, or forward1, forward2, ... when the tracer saw a module called several times).
+// The lifter walks the top module's forward graph with a Frame per method being lifted; a Frame
+// maps each JIT value either to an IR value or to a module reference (path + jit::Module).
+// - prim::GetAttr of a submodule gives a module reference; of a parameter/buffer gives a
+//   prim.GetAttr node with a weight ref; of anything else gives a constant.
+// - prim::CallMethod on a submodule whose type is a known torch.nn leaf AND whose method graph
+//   matches that leaf's recipe (Note [Leaf recipes]) becomes one module op node; any other call
+//   is inlined: the callee's graph is lifted in a new Frame whose nodes get scope = callee path.
+// - ATen ops go through the op table (find_op_by_aten); a few ATen forms are normalised first
+//   (Note [ATen normalisations]); unknown ATen ops keep their qualified name with a warning.
+// - Control flow and function calls (scripted models) are reported as Unsupported, naming the
+//   op and where it is.
+//
+// Note [Leaf recipes]
+// A recipe looks at the method graph of a call on a module of a known torch.nn type and returns
+// the constructor keywords, or rejects. It accepts only when the graph consists of exactly the
+// ATen ops nn.X.forward produces (besides constants, ListConstructs and GetAttrs of the module's
+// own tensors), the data input feeds the key op, the key op's result is returned, the
+// hyperparameters are constants, and the module's direct parameters/buffers are exactly the ones
+// the constructor would create with those keywords. So a subclass with its own forward, or an
+// instance that was modified after construction, is inlined rather than mislabelled.
+//
+// Note [ATen normalisations]
+// Where one Python spelling stands for ATen ops with different argument layouts, the lifter
+// rewrites to the layout of the op table row (exactly, never changing the result):
+//   aten::_convolution{,_mode}     -> F.conv{N}d / F.conv_transpose{N}d (conv{N}d schema order)
+//   aten::constant_pad_nd, reflection_pad*, replication_pad* -> F.pad (aten::pad order)
+//   aten::upsample_*.vec           -> F.interpolate(input, size, scale_factor, mode, align_corners)
+//   aten::arange, arange.start     -> torch.arange (arange.start_step order)
+//   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
+//   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
+#include "loaders/loader.h"
+
+#include "ir/op_table.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <caffe2/serialize/inline_container.h>
+#include <spdlog/spdlog.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tt {
+namespace {
+
+namespace jit = torch::jit;
+using c10::IValue;
+
+std::string first_line(const std::string& s) {
+  std::string l = s.substr(0, s.find('\n'));
+  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
+  return l;
+}
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
+// "file.py:123" for a node, from the source range of the Python code that generated it.
+std::string node_loc(const jit::Node* n) {
+  try {
+    jit::SourceRange sr = n->sourceRange();
+    if (auto orig = sr.findSourceRangeThatGenerated()) sr = *orig;
+    auto flc = sr.file_line_col();
+    if (!flc) return "";
+    const std::string& file = std::get<0>(*flc);
+    if (file.empty()) return "";
+    auto slash = file.find_last_of('/');
+    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
+           std::to_string(std::get<1>(*flc));
+  } catch (const std::exception&) {
+    return "";  // a missing source is not worth failing the load for
+  }
+}
+
+std::string kind_str(const jit::Node* n) { return n->kind().toQualString(); }
+
+// "aten::add.Tensor" / "aten::relu" (default overload: no suffix).
+std::string qualified_overload(const c10::FunctionSchema& s) {
+  return s.overload_name().empty() ? s.name() : s.name() + "." + s.overload_name();
+}
+
+// "torch.nn.modules.conv.Conv2d" from "__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d".
+std::string plain_type_name(const jit::Module& m) {
+  std::string q = m.type()->name() ? m.type()->name()->qualifiedName() : "";
+  const std::string pre = "__torch__.";
+  if (q.rfind(pre, 0) == 0) q = q.substr(pre.size());
+  std::string out;
+  size_t start = 0;
+  while (start <= q.size()) {
+    size_t dot = q.find('.', start);
+    std::string comp = q.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (comp.rfind("___torch_mangle_", 0) != 0) out += (out.empty() ? "" : ".") + comp;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+Type convert_type(const c10::TypePtr& t) {
+  using TK = c10::TypeKind;
+  switch (t->kind()) {
+    case TK::TensorType: {
+      auto tt = t->expect<c10::TensorType>();
+      Type r = Type::tensor(tt->scalarType()
+                                ? dtype_from_scalar_type(static_cast<int64_t>(*tt->scalarType()))
+                                : DType::Unknown);
+      if (auto sizes = tt->sizes().concrete_sizes()) r.shape = *sizes;
+      return r;
+    }
+    case TK::IntType:
+      return Type::of(Type::Kind::Int);
+    case TK::FloatType:
+      return Type::of(Type::Kind::Float);
+    case TK::BoolType:
+      return Type::of(Type::Kind::Bool);
+    case TK::StringType:
+      return Type::of(Type::Kind::Str);
+    case TK::NoneType:
+      return Type::of(Type::Kind::None);
+    case TK::DeviceObjType:
+      return Type::of(Type::Kind::Device);
+    case TK::ListType:
+      return Type::list(convert_type(t->expect<c10::ListType>()->getElementType()));
+    case TK::TupleType: {
+      std::vector<Type> elems;
+      for (const auto& e : t->expect<c10::TupleType>()->elements()) elems.push_back(convert_type(e));
+      return Type::tuple(std::move(elems));
+    }
+    case TK::OptionalType:
+      return Type::optional(convert_type(t->expect<c10::OptionalType>()->getElementType()));
+    default:
+      return Type::any();
+  }
+}
+
+// How an int constant is to be read when it feeds a schema argument.
+enum class IntRole { Plain, ScalarType, Layout, MemoryFormat };
+
+IntRole int_role(const c10::Argument& arg) {
+  c10::TypePtr t = arg.real_type();
+  if (auto o = t->cast<c10::OptionalType>()) t = o->getElementType();
+  switch (t->kind()) {
+    case c10::TypeKind::ScalarTypeType:
+      return IntRole::ScalarType;
+    case c10::TypeKind::LayoutType:
+      return IntRole::Layout;
+    case c10::TypeKind::MemoryFormatType:
+      return IntRole::MemoryFormat;
+    default:
+      return IntRole::Plain;
+  }
+}
+
+std::string shape_str(const at::Tensor& t) {
+  std::string s = "[";
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "," : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaf recipes (Note [Leaf recipes])
+
+// Read-only view of a leaf module's method graph.
+class MethodView {
+ public:
+  explicit MethodView(const jit::Graph& g) : g_(g) {
+    for (const jit::Node* n : g.nodes()) {
+      if (!n->blocks().empty()) clean_ = false;
+      auto k = n->kind();
+      if (k == c10::prim::GetAttr) {
+        // Only reads of the module's own tensors are part of a leaf's forward.
+        if (n->input(0) != g.inputs().at(0) ||
+            !n->output()->type()->isSubtypeOf(*c10::TensorType::get()))
+          clean_ = false;
+        continue;
+      }
+      if (k == c10::prim::Constant || k == c10::prim::ListConstruct) continue;
+      ops_.push_back(n);
+    }
+  }
+  bool clean() const { return clean_ && g_.outputs().size() == 1; }
+  const std::vector<const jit::Node*>& ops() const { return ops_; }
+  size_t num_inputs() const { return g_.inputs().size(); }
+  bool is_input(const jit::Value* v, size_t i) const {
+    return i < g_.inputs().size() && v == g_.inputs()[i];
+  }
+  const jit::Value* returned() const { return g_.outputs().at(0); }
+
+  std::optional<IValue> constant(const jit::Value* v) const {
+    if (v->node()->kind() != c10::prim::Constant) return std::nullopt;
+    return jit::toIValue(v);
+  }
+  std::optional<int64_t> as_int(const jit::Value* v) const {
+    auto c = constant(v);
+    if (c && c->isInt()) return c->toInt();
+    return std::nullopt;
+  }
+  std::optional<double> as_double(const jit::Value* v) const {
+    auto c = constant(v);
+    if (c && c->isDouble()) return c->toDouble();
+    if (c && c->isInt()) return static_cast<double>(c->toInt());
+    return std::nullopt;
+  }
+  std::optional<bool> as_bool(const jit::Value* v) const {
+    auto c = constant(v);
+    if (c && c->isBool()) return c->toBool();
+    return std::nullopt;
+  }
+  std::optional<std::string> as_str(const jit::Value* v) const {
+    auto c = constant(v);
+    if (c && c->isString()) return c->toStringRef();
+    return std::nullopt;
+  }
+  bool is_none(const jit::Value* v) const {
+    auto c = constant(v);
+    return c && c->isNone();
+  }
+  std::optional<std::vector<int64_t>> as_ints(const jit::Value* v) const {
+    if (v->node()->kind() == c10::prim::ListConstruct) {
+      std::vector<int64_t> out;
+      for (const jit::Value* e : v->node()->inputs()) {
+        auto i = as_int(e);
+        if (!i) return std::nullopt;
+        out.push_back(*i);
+      }
+      return out;
+    }
+    auto c = constant(v);
+    if (c && c->isIntList()) return c->toIntVector();
+    return std::nullopt;
+  }
+  std::optional<std::vector<double>> as_doubles(const jit::Value* v) const {
+    if (v->node()->kind() == c10::prim::ListConstruct) {
+      std::vector<double> out;
+      for (const jit::Value* e : v->node()->inputs()) {
+        auto d = as_double(e);
+        if (!d) return std::nullopt;
+        out.push_back(*d);
+      }
+      return out;
+    }
+    auto c = constant(v);
+    if (c && c->isDoubleList()) return c->toDoubleVector();
+    return std::nullopt;
+  }
+  // The attribute name when v is `self.<name>`.
+  std::optional<std::string> attr_name(const jit::Value* v) const {
+    const jit::Node* p = v->node();
+    if (p->kind() == c10::prim::GetAttr && p->input(0) == g_.inputs().at(0))
+      return p->s(c10::attr::name);
+    return std::nullopt;
+  }
+
+ private:
+  const jit::Graph& g_;
+  std::vector<const jit::Node*> ops_;
+  bool clean_ = true;
+};
+
+struct LeafMatch {
+  std::string op;
+  Attrs attrs;
+  std::set<std::string> weights;  // the direct parameters/buffers the constructor creates
+  // Python-level structure of the call (the tracer flattens tuples at module boundaries).
+  size_t hidden_inputs = 0;  // RNNs: 1 = (x, h0), 2 = LSTM (x, (h0, c0))
+  // RNNs return (output, h) / (output, (h, c)); the traced method returns the flattened
+  // results it needed: `flat_returned` indexes (output, h[, c]), as a tuple or a single value.
+  bool rnn = false, lstm = false;
+  std::vector<size_t> flat_returned;
+  bool returns_tuple = false;
+};
+
+struct LeafCtx {
+  const MethodView& g;
+  const jit::Module& module;
+  std::string why;  // reason for a rejection (for the "leaf-inlined" note)
+
+  at::Tensor tensor(const std::string& name) const {
+    if (!module.hasattr(name)) return {};
+    IValue v = module.attr(name);
+    return v.isTensor() ? v.toTensor() : at::Tensor();
+  }
+};
+
+using Recipe = std::function<std::optional<LeafMatch>(LeafCtx&)>;
+
+std::optional<LeafMatch> reject(LeafCtx& ctx, std::string why) {
+  ctx.why = std::move(why);
+  return std::nullopt;
+}
+
+// Argument reader for the key node of a recipe: collects the first failure.
+class Args {
+ public:
+  Args(LeafCtx& ctx, const jit::Node* n) : g_(ctx.g), n_(n) {}
+  bool ok() const { return why_.empty(); }
+  const std::string& why() const { return why_; }
+  const jit::Value* in(size_t i) const { return n_->input(i); }
+
+  int64_t i(size_t k) { return get(g_.as_int(in(k)), k, "an int constant"); }
+  double f(size_t k) { return get(g_.as_double(in(k)), k, "a float constant"); }
+  bool b(size_t k) { return get(g_.as_bool(in(k)), k, "a bool constant"); }
+  std::string s(size_t k) { return get(g_.as_str(in(k)), k, "a str constant"); }
+  std::vector<int64_t> ints(size_t k, size_t len) {
+    auto v = get(g_.as_ints(in(k)), k, "a constant int list");
+    if (ok() && v.size() != len) fail(k, "a list of " + std::to_string(len) + " ints");
+    return v;
+  }
+  bool none(size_t k) const { return g_.is_none(in(k)); }
+  // `self.<name>` (true) or None (false); anything else fails.
+  bool attr_or_none(size_t k, const std::string& name) {
+    if (none(k)) return false;
+    auto a = g_.attr_name(in(k));
+    if (!a || *a != name) fail(k, "self." + name + " or None");
+    return true;
+  }
+  void attr(size_t k, const std::string& name) {
+    auto a = g_.attr_name(in(k));
+    if (!a || *a != name) fail(k, "self." + name);
+  }
+  void data(size_t k, size_t input_index = 1) {
+    if (!g_.is_input(in(k), input_index)) fail(k, "the module's input");
+  }
+  void fail(size_t k, const std::string& expected) {
+    if (why_.empty())
+      why_ = "argument " + std::to_string(k) + " of " + kind_str(n_) + " is not " + expected;
+  }
+
+ private:
+  template <typename T>
+  T get(std::optional<T> v, size_t k, const char* what) {
+    if (!v) {
+      fail(k, what);
+      return T{};
+    }
+    return *v;
+  }
+  const MethodView& g_;
+  const jit::Node* n_;
+  std::string why_;
+};
+
+// The single op of the method (besides constants/lists/attribute reads), of one of `kinds`,
+// reading the module input and returning its result.
+const jit::Node* single_op(LeafCtx& ctx, std::initializer_list<const char*> kinds) {
+  const auto& ops = ctx.g.ops();
+  if (ops.size() != 1) {
+    ctx.why = "forward has " + std::to_string(ops.size()) + " ops, expected 1";
+    return nullptr;
+  }
+  const jit::Node* n = ops[0];
+  std::string k = kind_str(n);
+  if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) {
+    ctx.why = "forward calls " + k;
+    return nullptr;
+  }
+  if (ctx.g.num_inputs() != 2 || n->inputs().empty() || !ctx.g.is_input(n->input(0), 1) ||
+      ctx.g.returned() != n->output(0)) {
+    ctx.why = "forward does not map its input straight through " + k;
+    return nullptr;
+  }
+  return n;
+}
+
+bool is_inplace(const jit::Node* n) {
+  std::string k = kind_str(n);
+  return k.back() == '_';
+}
+
+std::vector<int64_t> tail_sizes(const at::Tensor& t, int64_t from) {
+  std::vector<int64_t> out;
+  for (int64_t d = from; d < t.dim(); ++d) out.push_back(t.size(d));
+  return out;
+}
+
+Recipe conv_recipe(int64_t dims, bool transposed) {
+  return [dims, transposed](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string cls = std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
+    const auto& ops = ctx.g.ops();
+    const jit::Node* pad = nullptr;
+    const jit::Node* conv = nullptr;
+    if (ops.size() == 1) {
+      conv = ops[0];
+    } else if (ops.size() == 2 && kind_str(ops[0]) == "aten::pad") {
+      pad = ops[0];
+      conv = ops[1];
+    } else {
+      return reject(ctx, "forward is not a single convolution");
+    }
+    std::string k = kind_str(conv);
+    bool mode = k == "aten::_convolution_mode";
+    if (k != "aten::_convolution" && !(mode && !transposed && !pad))
+      return reject(ctx, "forward calls " + k);
+    if (ctx.g.num_inputs() != 2 || ctx.g.returned() != conv->output())
+      return reject(ctx, "forward does not return the convolution");
+    Args a(ctx, conv);
+    if (pad) {
+      if (!ctx.g.is_input(pad->input(0), 1) || conv->input(0) != pad->output())
+        return reject(ctx, "padding does not feed the convolution");
+    } else {
+      a.data(0);
+    }
+    a.attr(1, "weight");
+    bool bias = a.attr_or_none(2, "bias");
+    std::vector<int64_t> stride = a.ints(3, dims);
+    std::vector<int64_t> dilation = a.ints(5, dims);
+    std::vector<int64_t> padding, output_padding;
+    std::string padding_str;
+    int64_t groups = 1;
+    if (mode) {
+      padding_str = a.s(4);
+      groups = a.i(6);
+    } else {
+      padding = a.ints(4, dims);
+      if (a.ok() && a.b(6) != transposed) return reject(ctx, "transposed flag does not match the type");
+      output_padding = a.ints(7, dims);
+      groups = a.i(8);
+    }
+    if (!a.ok()) return reject(ctx, a.why());
+    if (!transposed && std::any_of(output_padding.begin(), output_padding.end(), [](int64_t x) { return x != 0; }))
+      return reject(ctx, "non-zero output_padding on a forward convolution");
+    at::Tensor w = ctx.tensor("weight");
+    if (!w.defined() || w.dim() != dims + 2 || groups < 1) return reject(ctx, "unexpected weight shape");
+    std::string padding_mode = "zeros";
+    if (pad) {
+      Args p(ctx, pad);
+      std::vector<int64_t> amounts = p.ints(1, static_cast<size_t>(2 * dims));
+      padding_mode = p.s(2);
+      if (!p.ok()) return reject(ctx, p.why());
+      if (!p.none(3)) return reject(ctx, "padding with a value");
+      if (padding_mode != "reflect" && padding_mode != "replicate" && padding_mode != "circular")
+        return reject(ctx, "padding mode " + padding_mode);
+      if (std::any_of(padding.begin(), padding.end(), [](int64_t x) { return x != 0; }))
+        return reject(ctx, "explicit padding plus convolution padding");
+      // F.pad lists the last dim first: (w_left, w_right, h_top, h_bottom, ...).
+      padding.assign(static_cast<size_t>(dims), 0);
+      for (int64_t d = 0; d < dims; ++d) {
+        size_t at = static_cast<size_t>(2 * (dims - 1 - d));
+        if (amounts[at] != amounts[at + 1]) return reject(ctx, "asymmetric padding");
+        padding[static_cast<size_t>(d)] = amounts[at];
+      }
+      if (transposed) return reject(ctx, "padding_mode on a transposed convolution");
+    }
+    LeafMatch m;
+    m.op = cls;
+    int64_t in_ch = transposed ? w.size(0) : w.size(1) * groups;
+    int64_t out_ch = transposed ? w.size(1) * groups : w.size(0);
+    m.attrs.set("in_channels", in_ch);
+    m.attrs.set("out_channels", out_ch);
+    m.attrs.set("kernel_size", tail_sizes(w, 2));
+    m.attrs.set("stride", stride);
+    if (mode)
+      m.attrs.set("padding", padding_str);
+    else
+      m.attrs.set("padding", padding);
+    if (transposed) {
+      m.attrs.set("output_padding", output_padding);
+      m.attrs.set("groups", groups);
+      m.attrs.set("bias", bias);
+      m.attrs.set("dilation", dilation);
+    } else {
+      m.attrs.set("dilation", dilation);
+      m.attrs.set("groups", groups);
+      m.attrs.set("bias", bias);
+    }
+    m.attrs.set("padding_mode", padding_mode);
+    m.weights = {"weight"};
+    if (bias) m.weights.insert("bias");
+    return m;
+  };
+}
+
+std::optional<LeafMatch> linear_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::linear"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  a.attr(1, "weight");
+  bool bias = a.attr_or_none(2, "bias");
+  if (!a.ok()) return reject(ctx, a.why());
+  at::Tensor w = ctx.tensor("weight");
+  if (!w.defined() || w.dim() != 2) return reject(ctx, "unexpected weight shape");
+  LeafMatch m;
+  m.op = "nn.Linear";
+  m.attrs.set("in_features", w.size(1));
+  m.attrs.set("out_features", w.size(0));
+  m.attrs.set("bias", bias);
+  m.weights = {"weight"};
+  if (bias) m.weights.insert("bias");
+  return m;
+}
+
+// BatchNorm{N}d and InstanceNorm{N}d share the argument layout
+// (input, weight, bias, running_mean, running_var, training/use_input_stats, momentum, eps, cudnn).
+Recipe norm_recipe(std::string cls, const char* aten) {
+  return [cls, aten](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    const jit::Node* n = single_op(ctx, {aten});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    bool w = a.attr_or_none(1, "weight");
+    bool b = a.attr_or_none(2, "bias");
+    bool rm = a.attr_or_none(3, "running_mean");
+    bool rv = a.attr_or_none(4, "running_var");
+    double momentum = a.f(6);
+    double eps = a.f(7);
+    if (!a.ok()) return reject(ctx, a.why());
+    if (w != b || rm != rv) return reject(ctx, "only some of the affine/running-stat tensors are used");
+    at::Tensor t = w ? ctx.tensor("weight") : rm ? ctx.tensor("running_mean") : at::Tensor();
+    if (!t.defined() || t.dim() != 1)
+      return reject(ctx, "num_features cannot be recovered (no affine weight and no running stats)");
+    LeafMatch m;
+    m.op = cls;
+    m.attrs.set("num_features", t.size(0));
+    m.attrs.set("eps", eps);
+    m.attrs.set("momentum", momentum);
+    m.attrs.set("affine", w);
+    m.attrs.set("track_running_stats", rm);
+    if (w) m.weights.insert({"weight", "bias"});
+    if (rm) m.weights.insert({"running_mean", "running_var", "num_batches_tracked"});
+    return m;
+  };
+}
+
+std::optional<LeafMatch> layer_norm_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::layer_norm"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  auto shape = ctx.g.as_ints(n->input(1));
+  bool w = a.attr_or_none(2, "weight");
+  bool b = a.attr_or_none(3, "bias");
+  double eps = a.f(4);
+  if (!a.ok()) return reject(ctx, a.why());
+  if (!shape) return reject(ctx, "normalized_shape is not constant");
+  if (w != b) return reject(ctx, "only one of weight/bias is used");
+  LeafMatch m;
+  m.op = "nn.LayerNorm";
+  m.attrs.set("normalized_shape", *shape);
+  m.attrs.set("eps", eps);
+  m.attrs.set("elementwise_affine", w);
+  if (w) m.weights = {"weight", "bias"};
+  return m;
+}
+
+std::optional<LeafMatch> group_norm_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::group_norm"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  int64_t groups = a.i(1);
+  bool w = a.attr_or_none(2, "weight");
+  bool b = a.attr_or_none(3, "bias");
+  double eps = a.f(4);
+  if (!a.ok()) return reject(ctx, a.why());
+  if (!w || !b) return reject(ctx, "num_channels cannot be recovered without the affine weight");
+  at::Tensor t = ctx.tensor("weight");
+  if (!t.defined() || t.dim() != 1) return reject(ctx, "unexpected weight shape");
+  LeafMatch m;
+  m.op = "nn.GroupNorm";
+  m.attrs.set("num_groups", groups);
+  m.attrs.set("num_channels", t.size(0));
+  m.attrs.set("eps", eps);
+  m.attrs.set("affine", true);
+  m.weights = {"weight", "bias"};
+  return m;
+}
+
+std::optional<LeafMatch> embedding_recipe(LeafCtx& ctx) {
+  const auto& ops = ctx.g.ops();
+  if (ops.size() != 1 || kind_str(ops[0]) != "aten::embedding")
+    return reject(ctx, "forward is not a single aten::embedding");
+  const jit::Node* n = ops[0];
+  if (ctx.g.num_inputs() != 2 || ctx.g.returned() != n->output())
+    return reject(ctx, "forward does not return the lookup");
+  Args a(ctx, n);
+  a.attr(0, "weight");
+  a.data(1);
+  int64_t padding_idx = a.i(2);
+  bool scale_grad = a.b(3);
+  bool sparse = a.b(4);
+  if (!a.ok()) return reject(ctx, a.why());
+  at::Tensor w = ctx.tensor("weight");
+  if (!w.defined() || w.dim() != 2) return reject(ctx, "unexpected weight shape");
+  LeafMatch m;
+  m.op = "nn.Embedding";
+  m.attrs.set("num_embeddings", w.size(0));
+  m.attrs.set("embedding_dim", w.size(1));
+  // nn.Embedding turns a negative padding_idx into a non-negative one; -1 means None in ATen.
+  if (padding_idx < 0)
+    m.attrs.set("padding_idx", NoneAttr{});
+  else
+    m.attrs.set("padding_idx", padding_idx);
+  m.attrs.set("scale_grad_by_freq", scale_grad);
+  m.attrs.set("sparse", sparse);
+  m.weights = {"weight"};
+  return m;
+}
+
+// Activations of one input: `aten` (and `aten_` when the module has an inplace flag).
+Recipe unary_recipe(std::string cls, std::string aten, bool has_inplace) {
+  return [cls, aten, has_inplace](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string inplace_kind = aten + "_";
+    const jit::Node* n = has_inplace ? single_op(ctx, {aten.c_str(), inplace_kind.c_str()})
+                                     : single_op(ctx, {aten.c_str()});
+    if (!n) return std::nullopt;
+    if (n->inputs().size() != 1) return reject(ctx, "unexpected arguments to " + aten);
+    LeafMatch m;
+    m.op = cls;
+    if (has_inplace) m.attrs.set("inplace", is_inplace(n));
+    return m;
+  };
+}
+
+Recipe hardtanh_recipe(bool relu6) {
+  return [relu6](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    const jit::Node* n = single_op(ctx, {"aten::hardtanh", "aten::hardtanh_"});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    double lo = a.f(1), hi = a.f(2);
+    if (!a.ok()) return reject(ctx, a.why());
+    LeafMatch m;
+    if (relu6) {
+      if (lo != 0.0 || hi != 6.0) return reject(ctx, "bounds are not 0..6");
+      m.op = "nn.ReLU6";
+    } else {
+      m.op = "nn.Hardtanh";
+      m.attrs.set("min_val", lo);
+      m.attrs.set("max_val", hi);
+    }
+    m.attrs.set("inplace", is_inplace(n));
+    return m;
+  };
+}
+
+std::optional<LeafMatch> leaky_relu_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::leaky_relu", "aten::leaky_relu_"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  double slope = a.f(1);
+  if (!a.ok()) return reject(ctx, a.why());
+  LeafMatch m;
+  m.op = "nn.LeakyReLU";
+  m.attrs.set("negative_slope", slope);
+  m.attrs.set("inplace", is_inplace(n));
+  return m;
+}
+
+std::optional<LeafMatch> prelu_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::prelu"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  a.attr(1, "weight");
+  if (!a.ok()) return reject(ctx, a.why());
+  at::Tensor w = ctx.tensor("weight");
+  if (!w.defined() || w.dim() != 1) return reject(ctx, "unexpected weight shape");
+  LeafMatch m;
+  m.op = "nn.PReLU";
+  m.attrs.set("num_parameters", w.size(0));
+  m.weights = {"weight"};
+  return m;
+}
+
+std::optional<LeafMatch> elu_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::elu", "aten::elu_"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  double alpha = a.f(1), scale = a.f(2), input_scale = a.f(3);
+  if (!a.ok()) return reject(ctx, a.why());
+  if (scale != 1.0 || input_scale != 1.0) return reject(ctx, "scaled ELU");
+  LeafMatch m;
+  m.op = "nn.ELU";
+  m.attrs.set("alpha", alpha);
+  m.attrs.set("inplace", is_inplace(n));
+  return m;
+}
+
+std::optional<LeafMatch> gelu_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::gelu"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  std::string approximate = a.s(1);
+  if (!a.ok()) return reject(ctx, a.why());
+  LeafMatch m;
+  m.op = "nn.GELU";
+  m.attrs.set("approximate", approximate);
+  return m;
+}
+
+Recipe softmax_recipe(std::string cls, const char* aten) {
+  return [cls, aten](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    const jit::Node* n = single_op(ctx, {aten});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    int64_t dim = a.i(1);
+    if (!a.ok()) return reject(ctx, a.why());
+    if (!a.none(2)) return reject(ctx, "softmax with a dtype");
+    LeafMatch m;
+    m.op = cls;
+    m.attrs.set("dim", dim);
+    return m;
+  };
+}
+
+Recipe max_pool_recipe(int64_t dims) {
+  return [dims](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string aten = "aten::max_pool" + std::to_string(dims) + "d";
+    const jit::Node* n = single_op(ctx, {aten.c_str()});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    size_t d = static_cast<size_t>(dims);
+    std::vector<int64_t> kernel = a.ints(1, d);
+    auto stride = ctx.g.as_ints(n->input(2));
+    std::vector<int64_t> padding = a.ints(3, d), dilation = a.ints(4, d);
+    bool ceil_mode = a.b(5);
+    if (!a.ok()) return reject(ctx, a.why());
+    if (!stride || (!stride->empty() && stride->size() != d)) return reject(ctx, "stride is not constant");
+    LeafMatch m;
+    m.op = "nn.MaxPool" + std::to_string(dims) + "d";
+    m.attrs.set("kernel_size", kernel);
+    m.attrs.set("stride", stride->empty() ? kernel : *stride);
+    m.attrs.set("padding", padding);
+    m.attrs.set("dilation", dilation);
+    m.attrs.set("return_indices", false);
+    m.attrs.set("ceil_mode", ceil_mode);
+    return m;
+  };
+}
+
+Recipe avg_pool_recipe(int64_t dims) {
+  return [dims](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string aten = "aten::avg_pool" + std::to_string(dims) + "d";
+    const jit::Node* n = single_op(ctx, {aten.c_str()});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    size_t d = static_cast<size_t>(dims);
+    std::vector<int64_t> kernel = a.ints(1, d);
+    auto stride = ctx.g.as_ints(n->input(2));
+    std::vector<int64_t> padding = a.ints(3, d);
+    bool ceil_mode = a.b(4), count_include_pad = a.b(5);
+    if (!a.ok()) return reject(ctx, a.why());
+    if (!stride || (!stride->empty() && stride->size() != d)) return reject(ctx, "stride is not constant");
+    LeafMatch m;
+    m.op = "nn.AvgPool" + std::to_string(dims) + "d";
+    m.attrs.set("kernel_size", kernel);
+    m.attrs.set("stride", stride->empty() ? kernel : *stride);
+    m.attrs.set("padding", padding);
+    m.attrs.set("ceil_mode", ceil_mode);
+    m.attrs.set("count_include_pad", count_include_pad);
+    if (dims > 1) {  // AvgPool1d has no divisor_override
+      if (a.none(6)) {
+        m.attrs.set("divisor_override", NoneAttr{});
+      } else {
+        int64_t div = a.i(6);
+        if (!a.ok()) return reject(ctx, a.why());
+        m.attrs.set("divisor_override", div);
+      }
+    }
+    return m;
+  };
+}
+
+Recipe adaptive_pool_recipe(int64_t dims, bool max) {
+  return [dims, max](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string kind = max ? "Max" : "Avg";
+    std::string aten = std::string("aten::adaptive_") + (max ? "max" : "avg") + "_pool" + std::to_string(dims) + "d";
+    const jit::Node* n = single_op(ctx, {aten.c_str()});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    std::vector<int64_t> size = a.ints(1, static_cast<size_t>(dims));
+    if (!a.ok()) return reject(ctx, a.why());
+    LeafMatch m;
+    m.op = "nn.Adaptive" + kind + "Pool" + std::to_string(dims) + "d";
+    m.attrs.set("output_size", size);
+    if (max) m.attrs.set("return_indices", false);
+    return m;
+  };
+}
+
+std::optional<LeafMatch> flatten_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::flatten"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  int64_t start = a.i(1), end = a.i(2);
+  if (!a.ok()) return reject(ctx, a.why());
+  LeafMatch m;
+  m.op = "nn.Flatten";
+  m.attrs.set("start_dim", start);
+  m.attrs.set("end_dim", end);
+  return m;
+}
+
+std::optional<LeafMatch> dropout_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::dropout", "aten::dropout_"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  double p = a.f(1);
+  a.b(2);
+  if (!a.ok()) return reject(ctx, a.why());
+  LeafMatch m;
+  m.op = "nn.Dropout";
+  m.attrs.set("p", p);
+  m.attrs.set("inplace", is_inplace(n));
+  return m;
+}
+
+std::optional<LeafMatch> identity_recipe(LeafCtx& ctx) {
+  if (!ctx.g.ops().empty() || ctx.g.num_inputs() != 2 || !ctx.g.is_input(ctx.g.returned(), 1))
+    return reject(ctx, "forward is not the identity");
+  LeafMatch m;
+  m.op = "nn.Identity";
+  return m;
+}
+
+std::optional<LeafMatch> upsample_recipe(LeafCtx& ctx) {
+  static const std::map<std::string, std::pair<const char*, bool>> modes = {
+      // ATen op -> (mode, has align_corners argument)
+      {"aten::upsample_nearest1d", {"nearest", false}},
+      {"aten::upsample_nearest2d", {"nearest", false}},
+      {"aten::upsample_nearest3d", {"nearest", false}},
+      {"aten::_upsample_nearest_exact1d", {"nearest-exact", false}},
+      {"aten::_upsample_nearest_exact2d", {"nearest-exact", false}},
+      {"aten::_upsample_nearest_exact3d", {"nearest-exact", false}},
+      {"aten::upsample_linear1d", {"linear", true}},
+      {"aten::upsample_bilinear2d", {"bilinear", true}},
+      {"aten::upsample_bicubic2d", {"bicubic", true}},
+      {"aten::upsample_trilinear3d", {"trilinear", true}},
+  };
+  const auto& ops = ctx.g.ops();
+  if (ops.size() != 1) return reject(ctx, "forward is not a single upsample op");
+  auto it = modes.find(kind_str(ops[0]));
+  if (it == modes.end()) return reject(ctx, "forward calls " + kind_str(ops[0]));
+  const jit::Node* n = single_op(ctx, {it->first.c_str()});
+  if (!n) return std::nullopt;
+  const c10::FunctionSchema* s = n->maybeSchema();
+  if (!s || s->overload_name() != "vec") return reject(ctx, "not the .vec overload");
+  Args a(ctx, n);
+  bool has_align = it->second.second;
+  size_t scale_at = has_align ? 3 : 2;
+  LeafMatch m;
+  m.op = "nn.Upsample";
+  if (a.none(1)) {
+    m.attrs.set("size", NoneAttr{});
+  } else {
+    auto size = ctx.g.as_ints(n->input(1));
+    if (!size) return reject(ctx, "size is not constant");
+    m.attrs.set("size", *size);
+  }
+  if (a.none(scale_at)) {
+    m.attrs.set("scale_factor", NoneAttr{});
+  } else {
+    auto scale = ctx.g.as_doubles(n->input(scale_at));
+    if (!scale) return reject(ctx, "scale_factor is not constant");
+    m.attrs.set("scale_factor", *scale);
+  }
+  m.attrs.set("mode", std::string(it->second.first));
+  if (has_align) {
+    bool align = a.b(2);
+    if (!a.ok()) return reject(ctx, a.why());
+    m.attrs.set("align_corners", align);
+  } else {
+    m.attrs.set("align_corners", NoneAttr{});
+  }
+  return m;
+}
+
+std::optional<LeafMatch> pixel_shuffle_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::pixel_shuffle"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  int64_t r = a.i(1);
+  if (!a.ok()) return reject(ctx, a.why());
+  LeafMatch m;
+  m.op = "nn.PixelShuffle";
+  m.attrs.set("upscale_factor", r);
+  return m;
+}
+
+Recipe pad2d_recipe(bool zero) {
+  return [zero](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    const jit::Node* n = single_op(ctx, {"aten::pad", "aten::constant_pad_nd"});
+    if (!n) return std::nullopt;
+    Args a(ctx, n);
+    std::vector<int64_t> padding = a.ints(1, 4);
+    double value = 0.0;
+    if (kind_str(n) == "aten::pad") {
+      if (a.s(2) != "constant" && a.ok()) return reject(ctx, "not constant padding");
+      if (!a.none(3)) value = a.f(3);
+    } else {
+      value = a.f(2);
+    }
+    if (!a.ok()) return reject(ctx, a.why());
+    LeafMatch m;
+    m.op = zero ? "nn.ZeroPad2d" : "nn.ConstantPad2d";
+    m.attrs.set("padding", padding);
+    if (zero) {
+      if (value != 0.0) return reject(ctx, "non-zero padding value");
+    } else {
+      m.attrs.set("value", value);
+    }
+    return m;
+  };
+}
+
+// nn.LSTM / nn.GRU: aten::lstm.input(input, hx[], params[], has_biases, num_layers, dropout,
+// train, bidirectional, batch_first) and aten::gru.input(input, hx, params[], ...). Without an
+// explicit hidden state, forward builds zeros from the batch size (size/NumToTensor/Int/zeros).
+Recipe rnn_recipe(bool lstm) {
+  return [lstm](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    static const std::set<std::string> aux = {"aten::size", "prim::NumToTensor", "aten::Int",
+                                              "aten::zeros", "prim::TupleConstruct"};
+    std::string key = lstm ? "aten::lstm" : "aten::gru";
+    const jit::Node* n = nullptr;
+    for (const jit::Node* op : ctx.g.ops()) {
+      std::string k = kind_str(op);
+      if (k == key && !n) {
+        n = op;
+      } else if (!aux.count(k)) {
+        return reject(ctx, "forward calls " + k);
+      }
+    }
+    if (!n) return reject(ctx, "forward does not call " + key);
+    const c10::FunctionSchema* s = n->maybeSchema();
+    if (!s || s->overload_name() != "input") return reject(ctx, "packed sequences are not lifted");
+    Args a(ctx, n);
+    a.data(0);
+    bool has_biases = a.b(3);
+    int64_t num_layers = a.i(4);
+    double dropout = a.f(5);
+    bool bidirectional = a.b(7);
+    bool batch_first = a.b(8);
+    if (!a.ok()) return reject(ctx, a.why());
+
+    // Hidden state: built inside (zeros) or passed in (flattened by the tracer).
+    size_t hidden_inputs = ctx.g.num_inputs() - 2;
+    const jit::Value* hx = n->input(1);
+    std::vector<const jit::Value*> hx_parts;
+    if (lstm) {
+      if (hx->node()->kind() != c10::prim::ListConstruct || hx->node()->inputs().size() != 2)
+        return reject(ctx, "unexpected hidden state");
+      for (const jit::Value* v : hx->node()->inputs()) hx_parts.push_back(v);
+    } else {
+      hx_parts.push_back(hx);
+    }
+    if (hidden_inputs == 0) {
+      for (const jit::Value* v : hx_parts)
+        if (kind_str(v->node()) != "aten::zeros") return reject(ctx, "unexpected hidden state");
+    } else if (hidden_inputs == hx_parts.size()) {
+      for (size_t i = 0; i < hx_parts.size(); ++i)
+        if (!ctx.g.is_input(hx_parts[i], 2 + i)) return reject(ctx, "unexpected hidden state");
+    } else {
+      return reject(ctx, "unexpected inputs");
+    }
+
+    // Parameters: exactly nn.LSTM/nn.GRU's flat weight order.
+    at::Tensor w_ih = ctx.tensor("weight_ih_l0");
+    if (!w_ih.defined() || w_ih.dim() != 2) return reject(ctx, "no weight_ih_l0");
+    bool proj = lstm && ctx.tensor("weight_hr_l0").defined();
+    std::vector<std::string> expected;
+    for (int64_t l = 0; l < num_layers; ++l) {
+      for (int dir = 0; dir < (bidirectional ? 2 : 1); ++dir) {
+        std::string sfx = "_l" + std::to_string(l) + (dir ? "_reverse" : "");
+        expected.push_back("weight_ih" + sfx);
+        expected.push_back("weight_hh" + sfx);
+        if (has_biases) {
+          expected.push_back("bias_ih" + sfx);
+          expected.push_back("bias_hh" + sfx);
+        }
+        if (proj) expected.push_back("weight_hr" + sfx);
+      }
+    }
+    const jit::Node* params = n->input(2)->node();
+    if (params->kind() != c10::prim::ListConstruct || params->inputs().size() != expected.size())
+      return reject(ctx, "unexpected parameter list");
+    for (size_t i = 0; i < expected.size(); ++i) {
+      auto name = ctx.g.attr_name(params->input(i));
+      if (!name || *name != expected[i]) return reject(ctx, "unexpected parameter list");
+    }
+
+    // Result: the tracer returns the (flattened) results that were used: (output, h[, c]) or a
+    // part of it, as a tuple or a single value.
+    auto flat_index = [&](const jit::Value* v) -> std::optional<size_t> {
+      for (size_t i = 0; i < n->outputs().size(); ++i)
+        if (n->output(i) == v) return i;
+      return std::nullopt;
+    };
+    std::vector<size_t> returned;
+    const jit::Value* rv = ctx.g.returned();
+    bool returns_tuple = rv->node()->kind() == c10::prim::TupleConstruct;
+    if (returns_tuple) {
+      for (const jit::Value* v : rv->node()->inputs()) {
+        auto i = flat_index(v);
+        if (!i) return reject(ctx, "unexpected result");
+        returned.push_back(*i);
+      }
+    } else {
+      auto i = flat_index(rv);
+      if (!i) return reject(ctx, "unexpected result");
+      returned.push_back(*i);
+    }
+
+    int64_t gates = lstm ? 4 : 3;
+    LeafMatch m;
+    m.op = lstm ? "nn.LSTM" : "nn.GRU";
+    m.attrs.set("input_size", w_ih.size(1));
+    m.attrs.set("hidden_size", w_ih.size(0) / gates);
+    m.attrs.set("num_layers", num_layers);
+    m.attrs.set("bias", has_biases);
+    m.attrs.set("batch_first", batch_first);
+    m.attrs.set("dropout", dropout);
+    m.attrs.set("bidirectional", bidirectional);
+    if (lstm) m.attrs.set("proj_size", proj ? ctx.tensor("weight_hr_l0").size(0) : int64_t{0});
+    m.weights.insert(expected.begin(), expected.end());
+    m.hidden_inputs = hidden_inputs;
+    m.rnn = true;
+    m.lstm = lstm;
+    m.flat_returned = returned;
+    m.returns_tuple = returns_tuple;
+    return m;
+  };
+}
+
+// Keyed by the module's class name without "__torch__." and mangling.
+const std::map<std::string, Recipe>& recipes() {
+  static const std::map<std::string, Recipe> r = [] {
+    std::map<std::string, Recipe> m;
+    const std::string mods = "torch.nn.modules.";
+    for (int64_t d = 1; d <= 3; ++d) {
+      std::string nd = std::to_string(d) + "d";
+      m[mods + "conv.Conv" + nd] = conv_recipe(d, false);
+      m[mods + "conv.ConvTranspose" + nd] = conv_recipe(d, true);
+      m[mods + "batchnorm.BatchNorm" + nd] = norm_recipe("nn.BatchNorm" + nd, "aten::batch_norm");
+      m[mods + "instancenorm.InstanceNorm" + nd] = norm_recipe("nn.InstanceNorm" + nd, "aten::instance_norm");
+      m[mods + "pooling.MaxPool" + nd] = max_pool_recipe(d);
+      m[mods + "pooling.AvgPool" + nd] = avg_pool_recipe(d);
+      m[mods + "pooling.AdaptiveAvgPool" + nd] = adaptive_pool_recipe(d, false);
+      m[mods + "pooling.AdaptiveMaxPool" + nd] = adaptive_pool_recipe(d, true);
+    }
+    m[mods + "linear.Linear"] = linear_recipe;
+    m[mods + "linear.Identity"] = identity_recipe;
+    m[mods + "normalization.LayerNorm"] = layer_norm_recipe;
+    m[mods + "normalization.GroupNorm"] = group_norm_recipe;
+    m[mods + "sparse.Embedding"] = embedding_recipe;
+    m[mods + "activation.ReLU"] = unary_recipe("nn.ReLU", "aten::relu", true);
+    m[mods + "activation.SiLU"] = unary_recipe("nn.SiLU", "aten::silu", true);
+    m[mods + "activation.Hardswish"] = unary_recipe("nn.Hardswish", "aten::hardswish", true);
+    m[mods + "activation.Hardsigmoid"] = unary_recipe("nn.Hardsigmoid", "aten::hardsigmoid", true);
+    m[mods + "activation.Sigmoid"] = unary_recipe("nn.Sigmoid", "aten::sigmoid", false);
+    m[mods + "activation.Tanh"] = unary_recipe("nn.Tanh", "aten::tanh", false);
+    m[mods + "activation.ReLU6"] = hardtanh_recipe(true);
+    m[mods + "activation.Hardtanh"] = hardtanh_recipe(false);
+    m[mods + "activation.LeakyReLU"] = leaky_relu_recipe;
+    m[mods + "activation.PReLU"] = prelu_recipe;
+    m[mods + "activation.ELU"] = elu_recipe;
+    m[mods + "activation.GELU"] = gelu_recipe;
+    m[mods + "activation.Softmax"] = softmax_recipe("nn.Softmax", "aten::softmax");
+    m[mods + "activation.LogSoftmax"] = softmax_recipe("nn.LogSoftmax", "aten::log_softmax");
+    m[mods + "flatten.Flatten"] = flatten_recipe;
+    m[mods + "dropout.Dropout"] = dropout_recipe;
+    m[mods + "upsampling.Upsample"] = upsample_recipe;
+    m[mods + "pixelshuffle.PixelShuffle"] = pixel_shuffle_recipe;
+    m[mods + "padding.ZeroPad2d"] = pad2d_recipe(true);
+    m[mods + "padding.ConstantPad2d"] = pad2d_recipe(false);
+    m[mods + "rnn.LSTM"] = rnn_recipe(true);
+    m[mods + "rnn.GRU"] = rnn_recipe(false);
+    return m;
+  }();
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lifter
+
+struct ModuleRef {
+  jit::Module module;
+  std::string path;  // "" for the top module
+};
+
+// What a JIT value stands for while lifting one method.
+struct Binding {
+  Value* value = nullptr;
+  std::optional<ModuleRef> module;
+};
+
+struct Frame {
+  ModuleRef self;
+  std::string scope;
+  std::unordered_map<const jit::Value*, Binding> env;
+};
+
+class Lifter {
+ public:
+  Lifter(jit::Module root, Diagnostics& diags) : root_(std::move(root)), diags_(diags) {}
+
+  std::unique_ptr<Graph> run() {
+    graph_ = std::make_unique<Graph>();
+    collect_weights(root_, "");
+    auto method = root_.find_method("forward");
+    if (!method)
+      throw Error(ExitCode::Unsupported,
+                  "the TorchScript module has no forward method — export a module whose forward "
+                  "computes the model");
+    std::shared_ptr<jit::Graph> g = method->graph();
+    Frame f;
+    f.self = {root_, ""};
+    f.env[g->inputs().at(0)] = Binding{nullptr, f.self};
+    for (size_t i = 1; i < g->inputs().size(); ++i) {
+      const jit::Value* in = g->inputs()[i];
+      f.env[in] = Binding{graph_->add_input(convert_type(in->type()), name_hint(in)), {}};
+    }
+    lift_block(*g->block(), f);
+    for (const jit::Value* out : g->outputs()) graph_->add_output(value_of(f, out, nullptr));
+    sweep_dead_prims();
+    return std::move(graph_);
+  }
+
+ private:
+  // ---- weights ----
+
+  // State_dict order: each module's parameters, then its buffers, then its children.
+  void collect_weights(const jit::Module& m, const std::string& prefix) {
+    for (const auto& p : m.named_parameters(/*recurse=*/false)) add_weight(join_path(prefix, p.name), p.value, true);
+    for (const auto& b : m.named_buffers(/*recurse=*/false)) add_weight(join_path(prefix, b.name), b.value, false);
+    for (const auto& c : m.named_children()) collect_weights(c.value, join_path(prefix, c.name));
+  }
+  void add_weight(const std::string& name, const at::Tensor& t, bool is_param) {
+    // Detached and contiguous; the storage is shared with the module but reference-counted, so it
+    // outlives the jit::Module.
+    graph_->weights().set(name, Weight{t.detach().contiguous(), is_param});
+    state_dict_names_.insert(name);
+  }
+
+  // ---- values ----
+
+  static std::string name_hint(const jit::Value* v) {
+    return v->hasDebugName() ? sanitize_name(v->debugName()) : "";
+  }
+
+  Value* value_of(Frame& f, const jit::Value* v, const jit::Node* user, IntRole role = IntRole::Plain) {
+    auto it = f.env.find(v);
+    if (it == f.env.end())
+      throw Error(ExitCode::Internal, "value %" + v->debugName() + " used before it is defined");
+    if (!it->second.value)
+      unsupported(user, "a module object is used as a value", f,
+                  "only calls of submodules and reads of their tensors are supported");
+    Value* val = it->second.value;
+    if (role == IntRole::Plain) return val;
+    return typed_int(val, role, f, user);
+  }
+
+  // An int constant re-typed as ScalarType/Layout/MemoryFormat for the argument it feeds.
+  Value* typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user) {
+    const AttrValue* c = val->constant();
+    if (!c || !std::holds_alternative<int64_t>(*c) || val->type().kind != Type::Kind::Int) return val;
+    auto key = std::make_pair(val, static_cast<int>(role));
+    auto it = typed_consts_.find(key);
+    if (it != typed_consts_.end()) return it->second;
+    int64_t i = std::get<int64_t>(*c);
+    Value* out = nullptr;
+    switch (role) {
+      case IntRole::ScalarType:
+        out = add_constant(dtype_from_scalar_type(i), Type::of(Type::Kind::ScalarType), f, user);
+        break;
+      case IntRole::Layout:
+        out = add_constant(i, Type::of(Type::Kind::Layout), f, user);
+        break;
+      case IntRole::MemoryFormat:
+        out = add_constant(i, Type::of(Type::Kind::MemoryFormat), f, user);
+        break;
+      case IntRole::Plain:
+        return val;
+    }
+    typed_consts_[key] = out;
+    return out;
+  }
+
+  Node* append(const std::string& op, const std::vector<Value*>& ins, Frame& f, const jit::Node* src) {
+    Node* n = graph_->create(op, ins, 0);
+    n->set_scope(f.scope);
+    if (src) n->set_loc(node_loc(src));
+    graph_->block()->append(n);
+    return n;
+  }
+
+  // A node for `src` whose outputs are bound to src's outputs.
+  Node* emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src, Frame& f) {
+    Node* n = append(op, ins, f, src);
+    for (const jit::Value* o : src->outputs())
+      f.env[o] = Binding{n->add_output(convert_type(o->type()), name_hint(o)), {}};
+    return n;
+  }
+
+  Value* add_constant(AttrValue v, Type t, Frame& f, const jit::Node* src) {
+    Node* n = append("prim.Constant", {}, f, src);
+    n->attrs().set("value", std::move(v));
+    return n->add_output(std::move(t));
+  }
+
+  // ---- constants ----
+
+  Value* constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f, const jit::Node* src) {
+    if (iv.isNone()) return add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, src);
+    if (iv.isBool()) return add_constant(iv.toBool(), Type::of(Type::Kind::Bool), f, src);
+    if (iv.isInt()) return add_constant(iv.toInt(), Type::of(Type::Kind::Int), f, src);
+    if (iv.isDouble()) return add_constant(iv.toDouble(), Type::of(Type::Kind::Float), f, src);
+    if (iv.isString()) return add_constant(iv.toStringRef(), Type::of(Type::Kind::Str), f, src);
+    if (iv.isDevice()) return add_constant(DeviceAttr{iv.toDevice().str()}, Type::of(Type::Kind::Device), f, src);
+    if (iv.isIntList()) return add_constant(iv.toIntVector(), Type::list(Type::of(Type::Kind::Int)), f, src);
+    if (iv.isDoubleList())
+      return add_constant(iv.toDoubleVector(), Type::list(Type::of(Type::Kind::Float)), f, src);
+    if (iv.isBoolList()) {
+      std::vector<int64_t> bits;
+      for (bool b : iv.toBoolList()) bits.push_back(b ? 1 : 0);
+      return add_constant(bits, Type::list(Type::of(Type::Kind::Bool)), f, src);
+    }
+    if (iv.isTensor()) return tensor_constant(iv.toTensor(), f, src, "a tensor constant");
+    if (iv.isList()) {
+      auto list = iv.toListRef();
+      if (std::all_of(list.begin(), list.end(), [](const IValue& e) { return e.isString(); })) {
+        std::vector<std::string> strs;
+        for (const IValue& e : list) strs.push_back(e.toStringRef());
+        return add_constant(strs, Type::list(Type::of(Type::Kind::Str)), f, src);
+      }
+    }
+    if (iv.isTuple()) {
+      std::vector<Value*> elems;
+      auto tt = type ? type->cast<c10::TupleType>() : nullptr;
+      const auto& items = iv.toTupleRef().elements();
+      for (size_t i = 0; i < items.size(); ++i)
+        elems.push_back(constant_value(items[i], tt && i < tt->elements().size() ? tt->elements()[i] : nullptr, f, src));
+      Node* n = append("prim.TupleConstruct", elems, f, src);
+      std::vector<Type> types;
+      for (Value* e : elems) types.push_back(e->type());
+      return n->add_output(Type::tuple(types));
+    }
+    unsupported(src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
+                "only None, bool, int, float, str, device, lists, tuples and tensors are supported");
+  }
+
+  // Small tensors are inline constants; large ones become buffers (Note in IR_CONVENTIONS.md).
+  Value* tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src, const std::string& what) {
+    at::Tensor t = raw.detach();
+    Type type = Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec());
+    if (t.numel() <= 16) return add_constant(t.clone().contiguous(), type, f, src);
+    const void* key = t.unsafeGetTensorImpl();
+    std::string name;
+    auto it = constant_buffers_.find(key);
+    if (it != constant_buffers_.end()) {
+      name = it->second;
+    } else {
+      name = graph_->weights().unique_name("_constants.c" + std::to_string(constant_buffers_.size()));
+      graph_->weights().set(name, Weight{t.clone().contiguous(), false});
+      constant_buffers_[key] = name;
+      diags_.warn("tensor-constant",
+                  what + " of shape " + shape_str(t) + " became the buffer '" + name +
+                      "': the original model's state_dict has no such key, so load its checkpoints "
+                      "with strict=False",
+                  "", f.scope, src ? node_loc(src) : "");
+    }
+    Node* n = append("prim.GetAttr", {}, f, src);
+    n->set_weight("value", name);
+    return n->add_output(type);
+  }
+
+  // ---- nodes ----
+
+  [[noreturn]] void unsupported(const jit::Node* n, const std::string& what, const Frame& f,
+                                const std::string& fix) const {
+    std::string where;
+    if (n) {
+      std::string loc = node_loc(n);
+      if (!loc.empty()) where += " at " + loc;
+    }
+    if (!f.scope.empty()) where += " in module '" + f.scope + "'";
+    std::string op = n ? kind_str(n) + ": " : "";
+    throw Error(ExitCode::Unsupported, op + what + where + " — " + fix);
+  }
+
+  void lift_block(const jit::Block& b, Frame& f) {
+    // Report control flow first: in a scripted method it is the root cause of whatever else
+    // (aten::Bool, list ops, ...) would fail on the way to it.
+    for (const jit::Node* n : b.nodes()) {
+      if (!n->blocks().empty() || n->kind() == c10::prim::CallFunction) lift_node(n, f);
+    }
+    for (const jit::Node* n : b.nodes()) lift_node(n, f);
+  }
+
+  void lift_node(const jit::Node* n, Frame& f) {
+    using namespace c10;
+    const auto k = n->kind();
+    if (k == prim::Constant) {
+      auto iv = jit::toIValue(n->output());
+      if (!iv) unsupported(n, "a constant without a value", f, "re-export the model");
+      f.env[n->output()] = Binding{constant_value(*iv, n->output()->type(), f, n), {}};
+      return;
+    }
+    if (k == prim::GetAttr) return lift_get_attr(n, f);
+    if (k == prim::CallMethod) return lift_call(n, f);
+    if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
+    if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
+    if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
+    if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
+    if (k == prim::TupleIndex) return lift_tuple_index(n, f);
+    if (!n->blocks().empty() || k.is_prim()) {
+      std::string fix = "tinytrace converts traced models; trace it with "
+                        "torch.jit.trace(model.eval(), example) instead of torch.jit.script";
+      if (k == prim::If || k == prim::Loop)
+        unsupported(n, "control flow is not supported yet", f, fix);
+      if (k == prim::CallFunction)
+        unsupported(n, "calls of TorchScript functions are not supported yet", f, fix);
+      unsupported(n, "this TorchScript construct is not supported", f, fix);
+    }
+    lift_op(n, f);
+  }
+
+  std::vector<Value*> inputs_of(const jit::Node* n, Frame& f) {
+    std::vector<Value*> ins;
+    for (const jit::Value* v : n->inputs()) ins.push_back(value_of(f, v, n));
+    return ins;
+  }
+
+  void lift_get_attr(const jit::Node* n, Frame& f) {
+    auto it = f.env.find(n->input(0));
+    if (it == f.env.end() || !it->second.module)
+      unsupported(n, "attribute read on something that is not a module", f,
+                  "only module attributes can be read");
+    const ModuleRef& owner = *it->second.module;
+    std::string name = n->s(c10::attr::name);
+    std::string full = join_path(owner.path, name);
+    const jit::Value* out = n->output();
+    if (auto ct = out->type()->cast<c10::ClassType>()) {
+      if (!ct->is_module())
+        unsupported(n, "attribute '" + full + "' is a TorchScript object", f,
+                    "only tensors, numbers, strings and submodules can be read");
+      f.env[out] = Binding{nullptr, ModuleRef{jit::Module(owner.module.attr(name).toObject()), full}};
+      return;
+    }
+    IValue iv = owner.module.attr(name);
+    if (iv.isTensor()) {
+      if (state_dict_names_.count(full)) {
+        Node* g = emit("prim.GetAttr", {}, n, f);
+        g->set_weight("value", full);
+        return;
+      }
+      f.env[out] = Binding{tensor_constant(iv.toTensor(), f, n, "the tensor attribute '" + full + "'"), {}};
+      return;
+    }
+    f.env[out] = Binding{constant_value(iv, out->type(), f, n), {}};
+  }
+
+  void lift_unpack(const jit::Node* n, Frame& f) {
+    Value* in = value_of(f, n->input(), n);
+    const char* build = n->kind() == c10::prim::TupleUnpack ? "prim.TupleConstruct" : "prim.ListConstruct";
+    Node* p = in->node();
+    if (p->is(build) && p->num_inputs() == n->outputs().size()) {
+      // Unpacking what was just packed (the tracer does this at every module boundary).
+      for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{p->input(i), {}};
+      return;
+    }
+    emit(n->kind() == c10::prim::TupleUnpack ? "prim.TupleUnpack" : "prim.ListUnpack", {in}, n, f);
+  }
+
+  void lift_tuple_index(const jit::Node* n, Frame& f) {
+    Value* tuple = value_of(f, n->input(0), n);
+    Value* index = value_of(f, n->input(1), n);
+    const AttrValue* c = index->constant();
+    Node* p = tuple->node();
+    if (c && std::holds_alternative<int64_t>(*c) && p->is("prim.TupleConstruct")) {
+      int64_t i = std::get<int64_t>(*c);
+      if (i < 0) i += static_cast<int64_t>(p->num_inputs());
+      if (i >= 0 && i < static_cast<int64_t>(p->num_inputs())) {
+        f.env[n->output()] = Binding{p->input(static_cast<size_t>(i)), {}};
+        return;
+      }
+    }
+    emit("prim.TupleIndex", {tuple, index}, n, f);
+  }
+
+  // ---- calls ----
+
+  void lift_call(const jit::Node* n, Frame& f) {
+    auto it = f.env.find(n->input(0));
+    if (it == f.env.end() || !it->second.module)
+      unsupported(n, "method call on something that is not a module", f,
+                  "only calls of submodules are supported");
+    ModuleRef callee = *it->second.module;
+    std::string method = n->s(c10::attr::name);
+    auto m = callee.module.find_method(method);
+    if (!m)
+      unsupported(n, "module '" + callee.path + "' has no method " + method, f, "re-export the model");
+    std::shared_ptr<jit::Graph> g = m->graph();
+    if (callee.path != f.self.path && try_leaf(n, callee, *g, f)) return;
+    if (++depth_ > 200)
+      unsupported(n, "modules are nested more than 200 deep", f, "simplify the model");
+    Frame sub;
+    sub.self = callee;
+    sub.scope = callee.path;
+    sub.env[g->inputs().at(0)] = Binding{nullptr, callee};
+    for (size_t i = 1; i < g->inputs().size() && i < n->inputs().size(); ++i)
+      sub.env[g->inputs()[i]] = f.env.at(n->input(i));
+    lift_block(*g->block(), sub);
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      auto r = sub.env.find(g->outputs().at(i));
+      TT_ASSERT(r != sub.env.end(), "inlined method result not lifted");
+      f.env[n->output(i)] = r->second;
+    }
+    --depth_;
+  }
+
+  bool try_leaf(const jit::Node* call, const ModuleRef& callee, const jit::Graph& g, Frame& f) {
+    std::string type = plain_type_name(callee.module);
+    auto rit = recipes().find(type);
+    if (rit == recipes().end()) return false;
+    MethodView view(g);
+    LeafCtx ctx{view, callee.module, ""};
+    std::optional<LeafMatch> match;
+    if (!view.clean())
+      ctx.why = "forward reads non-tensor attributes or has control flow";
+    else
+      match = rit->second(ctx);
+    if (match) {
+      std::set<std::string> have;
+      for (const auto& p : callee.module.named_parameters(false)) have.insert(p.name);
+      for (const auto& b : callee.module.named_buffers(false)) have.insert(b.name);
+      if (have != match->weights) {
+        ctx.why = "its parameters/buffers differ from what the constructor creates";
+        match.reset();
+      } else if (callee.module.children().size() != 0) {
+        ctx.why = "it has submodules";
+        match.reset();
+      }
+    }
+    if (!match) {
+      spdlog::debug("inlining {} ({}): {}", callee.path, type, ctx.why);
+      if (inlined_notes_.insert(callee.path).second) {
+        diags_.add({Severity::Note, "leaf-inlined",
+                    "module '" + callee.path + "' (" + type + ") was inlined, not lifted as a module: " + ctx.why,
+                    "", f.scope, node_loc(call)});
+      }
+      return false;
+    }
+
+    // Inputs: the call's arguments in the module's Python structure.
+    std::vector<Value*> args;
+    for (size_t i = 1; i < call->inputs().size(); ++i) args.push_back(value_of(f, call->input(i), call));
+    std::vector<Value*> ins;
+    if (match->hidden_inputs == 2) {
+      Node* t = append("prim.TupleConstruct", {args.at(1), args.at(2)}, f, call);
+      Value* hc = t->add_output(Type::tuple({args[1]->type(), args[2]->type()}));
+      ins = {args.at(0), hc};
+    } else {
+      ins = args;
+    }
+
+    Node* node = append(match->op, ins, f, call);
+    node->attrs() = match->attrs;
+    // Weight refs in the module's own (state_dict) order.
+    for (const auto& p : callee.module.named_parameters(false)) node->set_weight(p.name, join_path(callee.path, p.name));
+    for (const auto& b : callee.module.named_buffers(false)) node->set_weight(b.name, join_path(callee.path, b.name));
+    node->set_module(callee.path);
+
+    std::string out_name = call->outputs().size() == 1 ? name_hint(call->output()) : "";
+    if (!match->rnn) {
+      f.env[call->output()] = Binding{node->add_output(convert_type(g.outputs().at(0)->type()), out_name), {}};
+      return true;
+    }
+    // nn.LSTM returns (output, (h, c)) and nn.GRU (output, h); the call site saw the flattened
+    // (output, h[, c]) or the part of it that was used.
+    Type tensor = Type::tensor();
+    Type hidden = match->lstm ? Type::tuple({tensor, tensor}) : tensor;
+    Value* r = node->add_output(Type::tuple({tensor, hidden}));
+    Node* u1 = append("prim.TupleUnpack", {r}, f, call);
+    std::vector<Value*> flat = {u1->add_output(tensor)};
+    Value* h = u1->add_output(hidden);
+    if (match->lstm) {
+      Node* u2 = append("prim.TupleUnpack", {h}, f, call);
+      flat.push_back(u2->add_output(tensor));
+      flat.push_back(u2->add_output(tensor));
+    } else {
+      flat.push_back(h);
+    }
+    if (!match->returns_tuple) {
+      f.env[call->output()] = Binding{flat.at(match->flat_returned.at(0)), {}};
+      return true;
+    }
+    std::vector<Value*> parts;
+    std::vector<Type> types;
+    for (size_t i : match->flat_returned) {
+      parts.push_back(flat.at(i));
+      types.push_back(flat.at(i)->type());
+    }
+    Node* t = append("prim.TupleConstruct", parts, f, call);
+    f.env[call->output()] = Binding{t->add_output(Type::tuple(types)), {}};
+    return true;
+  }
+
+  // ---- ATen ops ----
+
+  void lift_op(const jit::Node* n, Frame& f) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    if (!schema)
+      unsupported(n, "an operator without a known schema", f,
+                  "load the library that defines it, or replace the op in the model");
+    std::string qual = qualified_overload(*schema);
+    const auto& args = schema->arguments();
+    if (n->inputs().size() > args.size())
+      unsupported(n, "a variadic operator", f, "replace the op in the model");
+    std::vector<Value*> ins;
+    for (size_t i = 0; i < n->inputs().size(); ++i) ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
+
+    // aten::Int(prim::NumToTensor(x)) -> x, and the same for ScalarImplicit (tracer noise).
+    if ((qual == "aten::Int.Tensor" || qual == "aten::ScalarImplicit") && ins.size() == 1) {
+      Node* p = ins[0]->node();
+      if (p->is("prim.NumToTensor") && p->num_inputs() == 1) {
+        auto kind = p->input(0)->type().kind;
+        if (kind == Type::Kind::Int || (qual == "aten::ScalarImplicit" && kind == Type::Kind::Float)) {
+          f.env[n->output()] = Binding{p->input(0), {}};
+          return;
+        }
+      }
+    }
+
+    std::string op;
+    if (!normalize(qual, ins, n, f, op)) {
+      if (const OpInfo* info = find_op_by_aten(qual)) {
+        op = info->name;
+      } else {
+        if (schema->name().rfind("aten::", 0) != 0)
+          unsupported(n, "operator " + schema->name() + " from a custom library is not supported", f,
+                      "replace it in the model or ask for it to be added");
+        if (!c10::Dispatcher::singleton().findOp(c10::OperatorName(schema->name(), schema->overload_name())))
+          unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
+                      "trace the model with torch.jit.trace(model.eval(), example)");
+        op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
+      }
+    }
+    Node* node = emit(op, ins, n, f);
+    if (is_aten_fallback(op)) {
+      diags_.warn("aten-fallback",
+                  "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
+                      op.substr(6) + "(...)",
+                  node->num_outputs() ? node->output()->name() : "", f.scope, node->loc());
+    }
+  }
+
+  // Note [ATen normalisations]. Returns true (and sets op, rewrites ins) when it applies.
+  bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
+                 std::string& op) {
+    auto const_int = [](Value* v) -> std::optional<int64_t> {
+      const AttrValue* c = v->constant();
+      if (c && std::holds_alternative<int64_t>(*c)) return std::get<int64_t>(*c);
+      return std::nullopt;
+    };
+    auto const_bool = [](Value* v) -> std::optional<bool> {
+      const AttrValue* c = v->constant();
+      if (c && std::holds_alternative<bool>(*c)) return std::get<bool>(*c);
+      return std::nullopt;
+    };
+    auto is_none = [](Value* v) {
+      const AttrValue* c = v->constant();
+      return c && std::holds_alternative<NoneAttr>(*c);
+    };
+    auto is_cpu = [](Value* v) {
+      const AttrValue* c = v->constant();
+      return c && std::holds_alternative<DeviceAttr>(*c) && std::get<DeviceAttr>(*c).name == "cpu";
+    };
+    // Length of a list value (prim.ListConstruct or a constant list), 0 when unknown.
+    auto list_len = [](Value* v) -> size_t {
+      if (v->node()->is("prim.ListConstruct")) return v->node()->num_inputs();
+      const AttrValue* c = v->constant();
+      if (c && std::holds_alternative<std::vector<int64_t>>(*c)) return std::get<std::vector<int64_t>>(*c).size();
+      return 0;
+    };
+    auto all_zero = [&](Value* v) {
+      if (v->node()->is("prim.ListConstruct")) {
+        for (Value* e : v->node()->inputs())
+          if (const_int(e) != std::optional<int64_t>(0)) return false;
+        return true;
+      }
+      const AttrValue* c = v->constant();
+      if (c && std::holds_alternative<std::vector<int64_t>>(*c)) {
+        const auto& l = std::get<std::vector<int64_t>>(*c);
+        return std::all_of(l.begin(), l.end(), [](int64_t x) { return x == 0; });
+      }
+      return false;
+    };
+    auto pick = [&](std::initializer_list<size_t> idx) {
+      std::vector<Value*> out;
+      for (size_t i : idx) out.push_back(ins.at(i));
+      ins = std::move(out);
+    };
+
+    if (qual == "aten::_convolution" || qual == "aten::_convolution.deprecated") {
+      size_t dims = list_len(ins.at(3));
+      auto transposed = const_bool(ins.at(6));
+      if (dims < 1 || dims > 3 || !transposed) return false;
+      std::string nd = std::to_string(dims) + "d";
+      if (*transposed) {
+        op = "F.conv_transpose" + nd;
+        pick({0, 1, 2, 3, 4, 7, 8, 5});  // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+      } else {
+        if (!all_zero(ins.at(7))) return false;
+        op = "F.conv" + nd;
+        pick({0, 1, 2, 3, 4, 5, 8});  // (input, weight, bias, stride, padding, dilation, groups)
+      }
+      return true;
+    }
+    if (qual == "aten::_convolution_mode") {
+      size_t dims = list_len(ins.at(3));
+      if (dims < 1 || dims > 3) return false;
+      op = "F.conv" + std::to_string(dims) + "d";  // same layout as conv{N}d.padding
+      return true;
+    }
+    if (qual == "aten::constant_pad_nd") {
+      Value* mode = add_constant(std::string("constant"), Type::of(Type::Kind::Str), f, n);
+      ins = {ins.at(0), ins.at(1), mode, ins.at(2)};
+      op = "F.pad";
+      return true;
+    }
+    for (const char* family : {"reflection", "replication"}) {
+      for (int d = 1; d <= 3; ++d) {
+        if (qual != std::string("aten::") + family + "_pad" + std::to_string(d) + "d") continue;
+        Value* mode = add_constant(std::string(family[2] == 'f' ? "reflect" : "replicate"), Type::of(Type::Kind::Str), f, n);
+        Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+        ins = {ins.at(0), ins.at(1), mode, none};
+        op = "F.pad";
+        return true;
+      }
+    }
+    {
+      static const std::map<std::string, std::pair<const char*, bool>> upsample = {
+          {"aten::upsample_nearest1d.vec", {"nearest", false}},
+          {"aten::upsample_nearest2d.vec", {"nearest", false}},
+          {"aten::upsample_nearest3d.vec", {"nearest", false}},
+          {"aten::_upsample_nearest_exact1d.vec", {"nearest-exact", false}},
+          {"aten::_upsample_nearest_exact2d.vec", {"nearest-exact", false}},
+          {"aten::_upsample_nearest_exact3d.vec", {"nearest-exact", false}},
+          {"aten::upsample_linear1d.vec", {"linear", true}},
+          {"aten::upsample_bilinear2d.vec", {"bilinear", true}},
+          {"aten::upsample_bicubic2d.vec", {"bicubic", true}},
+          {"aten::upsample_trilinear3d.vec", {"trilinear", true}},
+      };
+      auto it = upsample.find(qual);
+      if (it != upsample.end()) {
+        Value* mode = add_constant(std::string(it->second.first), Type::of(Type::Kind::Str), f, n);
+        if (it->second.second) {
+          ins = {ins.at(0), ins.at(1), ins.at(3), mode, ins.at(2)};  // (x, size, scales, mode, align)
+        } else {
+          Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+          ins = {ins.at(0), ins.at(1), ins.at(2), mode, none};
+        }
+        op = "F.interpolate";
+        return true;
+      }
+    }
+    if (qual == "aten::arange" || qual == "aten::arange.start") {
+      // arange(end, ...) == arange(0, end, 1, ...); arange(start, end, ...) == arange(start, end, 1, ...)
+      Value* one = add_constant(int64_t{1}, Type::of(Type::Kind::Int), f, n);
+      if (qual == "aten::arange") {
+        Value* zero = add_constant(int64_t{0}, Type::of(Type::Kind::Int), f, n);
+        ins.insert(ins.begin(), zero);
+      }
+      ins.insert(ins.begin() + 2, one);
+      op = "torch.arange";
+      return true;
+    }
+    if (qual == "aten::to.device") {
+      // (self, device, dtype, non_blocking, copy, memory_format): every tensor is on the CPU.
+      if (!is_cpu(ins.at(1))) return false;
+      pick({0, 2, 3, 4, 5});
+      op = "Tensor.to";
+      return true;
+    }
+    if (qual == "aten::to.dtype_layout") {
+      // (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+      bool layout_ok = is_none(ins.at(2)) || const_int(ins.at(2)) == std::optional<int64_t>(0);
+      bool device_ok = is_none(ins.at(3)) || is_cpu(ins.at(3));
+      bool pin_ok = is_none(ins.at(4)) || const_bool(ins.at(4)) == std::optional<bool>(false);
+      if (is_none(ins.at(1)) || !layout_ok || !device_ok || !pin_ok) return false;
+      pick({0, 1, 5, 6, 7});
+      op = "Tensor.to";
+      return true;
+    }
+    return false;
+  }
+
+  // Removes constants, list/tuple builders, NumToTensor and GetAttr nodes left unused by the
+  // folds above (pure nodes only).
+  void sweep_dead_prims() {
+    static const std::set<std::string> pure = {"prim.Constant", "prim.ListConstruct", "prim.TupleConstruct",
+                                               "prim.NumToTensor", "prim.GetAttr"};
+    std::vector<Node*> nodes = graph_->block()->nodes();
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      Node* n = *it;
+      if (!pure.count(n->op())) continue;
+      bool used = std::any_of(n->outputs().begin(), n->outputs().end(), [](Value* v) { return v->has_uses(); });
+      if (!used) n->destroy();
+    }
+  }
+
+  jit::Module root_;
+  Diagnostics& diags_;
+  std::unique_ptr<Graph> graph_;
+  std::set<std::string> state_dict_names_;
+  std::map<std::pair<Value*, int>, Value*> typed_consts_;
+  std::map<const void*, std::string> constant_buffers_;
+  std::set<std::string> inlined_notes_;
+  int depth_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(path)";
+
+// Turns a torch::jit::load failure into a message about the file.
+[[noreturn]] void explain_load_failure(const std::string& path, const std::string& what) {
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    records = reader.getAllRecords();
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::BadInput,
+                "not a readable TorchScript archive (" + first_line(e.what()) +
+                    ") — the file may be truncated or corrupt; re-export it: " + kSaveHint);
+  }
+  bool has_code = false, has_data = false, has_constants = false;
+  for (const auto& r : records) {
+    if (r.rfind("code/", 0) == 0) has_code = true;
+    if (r == "data.pkl") has_data = true;
+    if (r == "constants.pkl") has_constants = true;
+  }
+  if (has_data && !has_code && !has_constants)
+    throw Error(ExitCode::BadInput,
+                std::string("this is a state_dict/pickled module written by torch.save, not "
+                            "TorchScript — ") + kSaveHint);
+  throw Error(ExitCode::BadInput,
+              "LibTorch cannot load this TorchScript archive (" + first_line(what) +
+                  ") — it may come from a newer PyTorch or need a custom op library; re-export it "
+                  "with PyTorch 1.13: " + kSaveHint);
+}
+
+jit::Module load_module(const std::string& path) {
+  try {
+    return jit::load(path, c10::Device(c10::kCPU));
+  } catch (const c10::Error& e) {
+    explain_load_failure(path, e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    explain_load_failure(path, e.what());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags) {
+  try {
+    jit::Module module = load_module(path);
+    module.eval();
+    return Lifter(module, diags).run();
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot lift the TorchScript model: " + first_line(e.what_without_backtrace()) +
+                    " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot lift the TorchScript model: " + first_line(e.what()) +
+                    " — please report this with the model");
+  }
+}
+
+}  // namespace tt
