@@ -453,3 +453,30 @@ TEST_CASE("tir: LibTorch errors never escape raw") {
   std::string msg = parse_error("graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<qi8[1]>[1]]()\n  return %a\n}\n");
   CHECK(msg.find("cannot write qi8 tensors inline") != std::string::npos);
 }
+
+TEST_CASE("tir: every truncation and byte flip of the testdata fails cleanly") {
+  // Malformed input must give BadInput (never a crash, an assertion or a raw LibTorch error),
+  // and a half-built graph must tear down cleanly.
+  const fs::path dir = fs::path(TT_SOURCE_DIR) / "testdata" / "tir";
+  int errors = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".tir") continue;
+    const std::string text = read_file(e.path());
+    auto attempt = [&](const std::string& t) {
+      try {
+        parse_tir(t);
+      } catch (const Error& err) {
+        if (err.code() != ExitCode::BadInput) FAIL_CHECK(err.what());
+        ++errors;
+      }
+    };
+    for (size_t n = 0; n < text.size(); ++n) attempt(text.substr(0, n));
+    const char flips[] = {'%', '}', '{', '"', '[', '(', ',', '#', '@', '='};
+    for (size_t i = 0; i < text.size(); i += 3) {
+      std::string t = text;
+      t[i] = flips[i % sizeof flips];
+      attempt(t);
+    }
+  }
+  CHECK(errors > 1000);
+}
