@@ -490,7 +490,7 @@ class PyEmitter {
     std::vector<std::string> init = emit_init();
     reserve_names();
     std::vector<std::string> params;
-    for (Value* v : g_.inputs()) params.push_back(bind_name(v, v->name().empty() ? "input" : v->name()));
+    for (Value* v : g_.inputs()) params.push_back(bind_name(v, "input"));
     std::vector<std::string> body;
     for (Node* n : g_.block()->nodes()) emit_node(*n, body);
     body.push_back(emit_return());
@@ -543,13 +543,16 @@ class PyEmitter {
     for (char ch : c) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
     if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "Model" + out;
     if (is_py_keyword(out)) out += "_";
+    if (python_reserved(out)) out += "Model";  // `class F` would shadow torch.nn.functional
     return out;
   }
 
   // -------------------------------------------------------------------------------------------
   // __init__
 
-  ModEntry* entry(const std::string& path) {
+  // The entry for `path`, created (with its missing ancestors) when needed. A new entry goes
+  // right after the sibling that contains `after` (the module called just before it), else last.
+  ModEntry* entry(const std::string& path, const std::string& after = "") {
     auto it = entries_.find(path);
     if (it != entries_.end()) return it->second;
     storage_.emplace_back();
@@ -565,8 +568,14 @@ class PyEmitter {
       e->name = dot == std::string::npos ? path : path.substr(dot + 1);
       if (e->name.empty())
         throw Error(ExitCode::Unsupported, "module path '" + path + "' has an empty component");
-      e->parent = entry(parent);
-      e->parent->children.push_back(e);
+      e->parent = entry(parent, after);
+      auto& siblings = e->parent->children;
+      auto pos = siblings.end();
+      if (!after.empty()) {
+        for (auto s = siblings.begin(); s != siblings.end(); ++s)
+          if (after == (*s)->path || after.rfind((*s)->path + ".", 0) == 0) pos = std::next(s);
+      }
+      siblings.insert(pos, e);
       e->parent->by_name[e->name] = e;
     }
     return e;
@@ -615,7 +624,13 @@ class PyEmitter {
       ModEntry* container = entry(dot == std::string::npos ? "" : name.substr(0, dot));
       (g_.weights().at(name).is_param ? container->params : container->buffers).push_back(name);
     }
-    for (const Node* n : module_ops) entry(n->module())->op = module_nodes_.at(n->module());
+    // Modules without weights (activations, pooling) are declared where they are first called,
+    // so __init__ reads in the model's order: conv1, bn1, relu, maxpool, layer1, ...
+    std::string last_called;
+    for (const Node* n : module_ops) {
+      entry(n->module(), last_called)->op = module_nodes_.at(n->module());
+      last_called = n->module();
+    }
   }
 
   static bool same_attrs(const Node& a, const Node& b) {
@@ -1073,8 +1088,20 @@ class PyEmitter {
     return out;
   }
 
-  // Function rows whose inputs are not in ATen order (see Note [Op table rows]).
+  // Function rows whose inputs are not in ATen order (see Note [Op table rows]); their keyword
+  // defaults come from the Python signature instead of a schema.
   static bool not_in_aten_order(const std::string& op) { return op == "F.interpolate"; }
+
+  static std::string python_default(const std::string& op, const std::string& keyword) {
+    static const std::map<std::pair<std::string, std::string>, std::string> defaults = {
+        {{"F.interpolate", "size"}, "None"},
+        {{"F.interpolate", "scale_factor"}, "None"},
+        {{"F.interpolate", "mode"}, "\"nearest\""},
+        {{"F.interpolate", "align_corners"}, "None"},
+    };
+    auto it = defaults.find({op, keyword});
+    return it == defaults.end() ? std::string("\x01") : it->second;  // \x01: never a literal
+  }
 
   static bool constant_fits(const AttrValue& c, const c10::Argument& arg) {
     c10::TypePtr t = arg.type();
@@ -1153,6 +1180,7 @@ class PyEmitter {
         }
       }
       bool is_default = is_default_in_all(schemas, i, c);
+      if (info && not_in_aten_order(info->name) && !role.empty()) is_default = python_default(info->name, role) == e.text;
       if (role.empty())
         pos.push_back({"", e, is_default});
       else

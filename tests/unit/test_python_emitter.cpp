@@ -660,3 +660,70 @@ sys.exit(1 if bad else 0)
   INFO(out);
   CHECK(rc == 0);
 }
+
+TEST_CASE("python emitter: modules without weights are declared where they are first called") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32, {1, 4}), "x");
+  auto linear = [&](const std::string& path, Value* in) {
+    return module_op(g, "nn.Linear", path, {in},
+                     {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}, {"bias", false}}, {"weight"});
+  };
+  Node* a = linear("fc1", x);
+  Node* r = module_op(g, "nn.ReLU", "relu", {a->output()}, {}, {});
+  Node* b = linear("blocks.0.fc", r->output());
+  Node* r2 = module_op(g, "nn.ReLU", "blocks.0.act", {b->output()}, {}, {});
+  Node* c = linear("blocks.0.proj", r2->output());
+  Node* p = module_op(g, "nn.Identity", "head", {c->output()}, {}, {});
+  Node* d = linear("fc2", p->output());
+  g.add_output(d->output());
+  for (const char* w : {"fc1.weight", "blocks.0.fc.weight", "blocks.0.proj.weight", "fc2.weight"})
+    g.weights().set(w, {at::zeros({4, 4}), true});
+  std::string py = emit(g, "Order", "order.pth");
+  INFO(py);
+  std::vector<std::string> expected = {
+      "self.fc1 = nn.Linear(4, 4, bias=False)\n",
+      "self.relu = nn.ReLU()\n",
+      "self.blocks = nn.Module()\n",
+      "setattr(self.blocks, \"0\", nn.Module())\n",
+      "getattr(self.blocks, \"0\").fc = nn.Linear(4, 4, bias=False)\n",
+      "getattr(self.blocks, \"0\").act = nn.ReLU()\n",
+      "getattr(self.blocks, \"0\").proj = nn.Linear(4, 4, bias=False)\n",
+      "self.head = nn.Identity()\n",
+      "self.fc2 = nn.Linear(4, 4, bias=False)\n",
+  };
+  size_t pos = 0;
+  for (const auto& line : expected) {
+    size_t at = py.find(line);
+    INFO(line);
+    REQUIRE(at != std::string::npos);
+    CHECK(at >= pos);
+    pos = at;
+  }
+}
+
+TEST_CASE("python emitter: F.interpolate keeps only non-default keywords") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32, {1, 2, 4, 4}), "x");
+  Node* up = g.insert("F.interpolate",
+                      {x, g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
+                       g.constant(std::vector<double>{2.0, 2.0}, Type::list(Type::of(Type::Kind::Float))),
+                       g.constant(std::string("nearest"), Type::of(Type::Kind::Str)),
+                       g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
+                      1, nullptr);
+  Node* up2 = g.insert("F.interpolate",
+                       {up->output(), g.constant(std::vector<int64_t>{5, 6}, Type::list(Type::of(Type::Kind::Int))),
+                        g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
+                        g.constant(std::string("bilinear"), Type::of(Type::Kind::Str)),
+                        g.constant(false, Type::of(Type::Kind::Bool))},
+                       1, nullptr);
+  g.add_output(up2->output());
+  std::string py = emit(g, "F", "interp.pth");  // a class named F must not shadow the F import
+  INFO(py);
+  CHECK(py.find("class FModel(nn.Module):") != std::string::npos);
+  CHECK(py.find("interpolate = F.interpolate(x, scale_factor=[2.0, 2.0])\n") != std::string::npos);
+  CHECK(py.find("interpolate_1 = F.interpolate(interpolate, size=[5, 6], mode=\"bilinear\", align_corners=False)\n") !=
+        std::string::npos);
+  run_python_checks(g, py, "interp",
+                    "y = module.FModel()(torch.randn(1, 2, 4, 4))\n"
+                    "assert y.shape == (1, 2, 5, 6), y.shape\n");
+}
