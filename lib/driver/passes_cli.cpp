@@ -1,0 +1,103 @@
+// CLI glue for the pass pipeline (see passes_cli.h).
+#include "driver/passes_cli.h"
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/pass_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace tt {
+
+std::string pipeline_text(const PassCliOptions& o) {
+  std::string text;
+  if (o.fuse) text = "fuse";
+  if (!o.passes.empty()) text += (text.empty() ? "" : ",") + o.passes;
+  return text;
+}
+
+namespace {
+
+PassManager make_manager(const PassCliOptions& o, std::ostream* ir_stream) {
+  std::string text = pipeline_text(o);
+  if (text.empty() && !o.print_ir_after.empty())
+    throw Error(ExitCode::Usage,
+                "--print-ir-after needs a pipeline — add --passes PIPELINE or --fuse");
+  // Parse --passes alone first so that error columns count in the text the user typed.
+  if (!o.passes.empty()) parse_pipeline(o.passes);
+  Pipeline p = parse_pipeline(text);
+  PassManagerOptions pm;
+  pm.print_ir_after = o.print_ir_after;
+  pm.verify_each = o.verify_each;
+  pm.ir_stream = ir_stream;
+  return PassManager(std::move(p), pm);
+}
+
+}  // namespace
+
+void check_pass_options(const PassCliOptions& o) { make_manager(o, nullptr); }
+
+std::vector<PassStat> run_pass_options(Graph& g, Diagnostics& diags, const PassCliOptions& o,
+                                       std::ostream* ir_stream) {
+  PassManager pm = make_manager(o, ir_stream);
+  if (pm.pipeline().empty() && !o.verify_each) return {};
+  spdlog::info("pipeline: {}", pm.pipeline().empty() ? "(none)" : pm.pipeline().str());
+  pm.run(g, diags);
+  return pm.stats();
+}
+
+void print_pass_list(std::ostream& os) {
+  size_t width = 8;
+  for (const auto& p : all_passes()) width = std::max(width, std::strlen(p.name));
+  for (const auto& p : all_pipelines()) width = std::max(width, std::strlen(p.name));
+  width += 2;
+  os << "Passes (use with --passes a,b{key=value},fixpoint(c,d)):\n";
+  for (const auto& p : all_passes())
+    os << "  " << std::left << std::setw(static_cast<int>(width)) << p.name << p.summary << "\n";
+  os << "Named pipelines (use as a pass name in --passes; fuse is also --fuse):\n";
+  for (const auto& p : all_pipelines())
+    os << "  " << std::left << std::setw(static_cast<int>(width)) << p.name << p.summary << " = "
+       << p.pipeline << "\n";
+  os << "  " << std::left << std::setw(static_cast<int>(width)) << "fixpoint"
+     << "fixpoint{max-iterations=N}(a,b): repeat a,b until nothing changes (default at most 10 "
+        "rounds)\n";
+}
+
+void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream) {
+  PrintOptions po;
+  if (o.weights == "inline")
+    po.weights = PrintOptions::Weights::Inline;
+  else if (o.weights == "declare")
+    po.weights = PrintOptions::Weights::Declare;
+  else
+    throw Error(ExitCode::Usage, "--weights: unknown mode '" + o.weights + "' — use inline or declare");
+  // Validate the pipeline before reading anything.
+  check_pass_options(o.passes);
+
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in)
+    throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
+                                        ") — check the path and its permissions");
+  std::ostringstream text;
+  text << in.rdbuf();
+
+  auto cases = split_tir_cases(text.str());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    auto g = parse_tir(cases[i], o.file);
+    Diagnostics diags;
+    run_pass_options(*g, diags, o.passes, ir_stream);
+    for (const auto& d : diags.items()) spdlog::warn("{}", d.message);
+    if (i) out << "// -----\n";
+    out << print_graph(*g, po);
+  }
+  out.flush();
+}
+
+}  // namespace tt

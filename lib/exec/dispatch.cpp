@@ -1,0 +1,366 @@
+// Boxed ATen calls by name with schema-based overload choice (see dispatch.h,
+// Note [Picking an ATen overload]).
+#include "exec/dispatch.h"
+
+#include "ir/op_table.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace tt {
+namespace {
+
+using c10::IValue;
+
+// ---------------------------------------------------------------------------------------------
+// names
+
+struct OpName {
+  std::string base;      // "aten::add"
+  std::string overload;  // "Tensor", "" = default overload
+  bool any_overload = false;
+};
+
+OpName split_qualified(const std::string& q) {
+  OpName n;
+  size_t ns = q.find("::");
+  size_t dot = q.find('.', ns == std::string::npos ? 0 : ns + 2);
+  if (dot == std::string::npos) {
+    n.base = q;
+  } else {
+    n.base = q.substr(0, dot);
+    n.overload = q.substr(dot + 1);
+    if (n.overload == "default") n.overload.clear();
+  }
+  return n;
+}
+
+// The candidate ATen names for an op, in order of preference.
+std::vector<OpName> candidates_for(const std::string& op) {
+  std::vector<OpName> out;
+  if (op.rfind("aten::", 0) == 0) {
+    OpName n = split_qualified(op);
+    // "aten::relu": the default overload first, then any other if that does not fit.
+    bool had_dot = op.find('.', 6) != std::string::npos;
+    out.push_back(n);
+    if (!had_dot) {
+      OpName any = n;
+      any.any_overload = true;
+      out.push_back(any);
+    }
+    return out;
+  }
+  if (const OpInfo* info = find_op(op)) {
+    if (info->kind == OpKind::Module || info->kind == OpKind::Prim) return out;
+    for (const auto& a : info->aten) out.push_back(split_qualified(a));
+    if (!out.empty()) return out;
+  }
+  // Unknown spelling: Tensor.foo / torch.foo / F.foo -> every overload of aten::foo.
+  for (const char* prefix : {"Tensor.", "torch.", "F."}) {
+    std::string p = prefix;
+    if (op.rfind(p, 0) == 0 && op.size() > p.size()) {
+      OpName n;
+      n.base = "aten::" + op.substr(p.size());
+      n.any_overload = true;
+      out.push_back(n);
+      break;
+    }
+  }
+  return out;
+}
+
+// Every registered overload of each op name, default overload first (built once).
+const std::vector<c10::OperatorHandle>& overloads_of(const std::string& base) {
+  static std::once_flag once;
+  static std::unordered_map<std::string, std::vector<c10::OperatorHandle>>* table = nullptr;
+  std::call_once(once, [] {
+    table = new std::unordered_map<std::string, std::vector<c10::OperatorHandle>>();
+    auto& d = c10::Dispatcher::singleton();
+    auto names = d.getAllOpNames();
+    std::sort(names.begin(), names.end(), [](const c10::OperatorName& a, const c10::OperatorName& b) {
+      return a.name != b.name ? a.name < b.name : a.overload_name < b.overload_name;
+    });
+    for (const auto& on : names) {
+      auto h = d.findSchema(on);
+      if (h) (*table)[on.name].push_back(*h);
+    }
+  });
+  static const std::vector<c10::OperatorHandle> none;
+  auto it = table->find(base);
+  return it == table->end() ? none : it->second;
+}
+
+std::vector<c10::OperatorHandle> handles_for(const OpName& n) {
+  if (n.any_overload) return overloads_of(n.base);
+  auto h = c10::Dispatcher::singleton().findSchema({n.base, n.overload});
+  if (h) return {*h};
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// binding inputs to a schema
+
+std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::optional<int32_t> n) {
+  using K = c10::TypeKind;
+  switch (t->kind()) {
+    case K::OptionalType:
+      if (v.isNone()) return v;
+      return coerce(v, t->castRaw<c10::OptionalType>()->getElementType(), n);
+    case K::AnyType:
+      return v;
+    case K::TensorType:
+      if (v.isTensor()) return v;
+      return std::nullopt;
+    case K::IntType:
+    case K::SymIntType:
+      if (v.isInt()) return v;
+      return std::nullopt;
+    case K::FloatType:
+      if (v.isDouble()) return v;
+      if (v.isInt()) return IValue(static_cast<double>(v.toInt()));
+      return std::nullopt;
+    case K::NumberType:
+      if (v.isInt() || v.isDouble() || v.isBool()) return v;
+      return std::nullopt;
+    case K::BoolType:
+      if (v.isBool()) return v;
+      return std::nullopt;
+    case K::StringType:
+      if (v.isString()) return v;
+      return std::nullopt;
+    case K::DeviceObjType:
+      if (v.isDevice()) return v;
+      if (v.isString()) return IValue(c10::Device(v.toStringRef()));
+      return std::nullopt;
+    case K::ListType: {
+      auto elem = t->castRaw<c10::ListType>()->getElementType();
+      switch (elem->kind()) {
+        case K::IntType:
+        case K::SymIntType:
+          if (v.isIntList()) return v;
+          if (v.isInt() && n) return IValue(c10::List<int64_t>(std::vector<int64_t>(*n, v.toInt())));
+          return std::nullopt;
+        case K::FloatType:
+          if (v.isDoubleList()) return v;
+          if (v.isIntList()) {
+            c10::List<double> out;
+            for (int64_t x : v.toIntVector()) out.push_back(static_cast<double>(x));
+            return IValue(out);
+          }
+          if ((v.isDouble() || v.isInt()) && n)
+            return IValue(c10::List<double>(
+                std::vector<double>(*n, v.isDouble() ? v.toDouble() : double(v.toInt()))));
+          return std::nullopt;
+        case K::BoolType:
+          if (v.isBoolList()) return v;
+          return std::nullopt;
+        case K::TensorType:
+          if (v.isTensorList()) return v;
+          if (v.isList()) {
+            c10::List<at::Tensor> out;
+            for (const IValue& x : v.toListRef()) {
+              if (!x.isTensor()) return std::nullopt;
+              out.push_back(x.toTensor());
+            }
+            return IValue(out);
+          }
+          return std::nullopt;
+        case K::OptionalType: {
+          // Tensor?[] (aten::index): a list of tensors or None.
+          auto inner = elem->castRaw<c10::OptionalType>()->getElementType();
+          if (inner->kind() != K::TensorType || !v.isList()) return std::nullopt;
+          c10::List<c10::optional<at::Tensor>> out;
+          for (const IValue& x : v.toListRef()) {
+            if (x.isNone())
+              out.push_back(c10::nullopt);
+            else if (x.isTensor())
+              out.push_back(x.toTensor());
+            else
+              return std::nullopt;
+          }
+          return IValue(out);
+        }
+        default:
+          return std::nullopt;
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<torch::jit::Stack> bind_schema(const c10::FunctionSchema& s, const std::vector<IValue>& in) {
+  if (s.is_mutable() || s.is_vararg()) return std::nullopt;
+  const auto& args = s.arguments();
+  if (in.size() > args.size()) return std::nullopt;
+  torch::jit::Stack st;
+  st.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (i < in.size()) {
+      auto v = coerce(in[i], a.type(), a.N());
+      if (!v) return std::nullopt;
+      st.push_back(std::move(*v));
+    } else if (a.default_value()) {
+      st.push_back(*a.default_value());
+    } else {
+      return std::nullopt;
+    }
+  }
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ops TorchScript runs outside the dispatcher
+
+bool is_number(const IValue& v) { return v.isInt() || v.isDouble() || v.isBool(); }
+double as_double(const IValue& v) {
+  return v.isDouble() ? v.toDouble() : v.isInt() ? double(v.toInt()) : double(v.toBool());
+}
+int64_t as_int(const IValue& v) { return v.isInt() ? v.toInt() : int64_t(v.toBool()); }
+
+int64_t py_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t py_mod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+double py_fmod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vector<IValue>& in) {
+  const std::string& b = n.base;
+  auto one = [](IValue v) { return std::optional<std::vector<IValue>>(std::vector<IValue>{std::move(v)}); };
+
+  // Conversions.
+  if (in.size() == 1 && (b == "aten::Int" || b == "aten::Float" || b == "aten::Bool")) {
+    const IValue& v = in[0];
+    IValue s;
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      if (t.numel() != 1) return std::nullopt;
+      at::Scalar sc = t.item();
+      s = sc.isFloatingPoint() ? IValue(sc.toDouble())
+          : sc.isBoolean()     ? IValue(sc.toBool())
+                               : IValue(sc.toLong());
+    } else if (is_number(v)) {
+      s = v;
+    } else {
+      return std::nullopt;
+    }
+    if (b == "aten::Int")
+      return one(s.isDouble() ? IValue(static_cast<int64_t>(std::trunc(s.toDouble()))) : IValue(as_int(s)));
+    if (b == "aten::Float") return one(as_double(s));
+    return one(s.isDouble() ? s.toDouble() != 0 : as_int(s) != 0);
+  }
+  if (b == "aten::size" && in.size() == 1 && in[0].isTensor())
+    return one(c10::List<int64_t>(in[0].toTensor().sizes().vec()));
+  if (b == "aten::dim" && in.size() == 1 && in[0].isTensor())
+    return one(static_cast<int64_t>(in[0].toTensor().dim()));
+  if (b == "aten::len" && in.size() == 1) {
+    if (in[0].isTensor() && in[0].toTensor().dim() > 0) return one(in[0].toTensor().size(0));
+    if (in[0].isList()) return one(static_cast<int64_t>(in[0].toListRef().size()));
+    return std::nullopt;
+  }
+
+  // int / float arithmetic (Python semantics).
+  for (const auto& v : in)
+    if (!is_number(v)) return std::nullopt;
+  if (in.size() == 1) {
+    const IValue& a = in[0];
+    if (b == "aten::neg") return one(a.isDouble() ? IValue(-a.toDouble()) : IValue(-as_int(a)));
+    if (b == "aten::floor") return one(a.isDouble() ? static_cast<int64_t>(std::floor(a.toDouble())) : as_int(a));
+    if (b == "aten::ceil") return one(a.isDouble() ? static_cast<int64_t>(std::ceil(a.toDouble())) : as_int(a));
+    if (b == "aten::sqrt") return one(std::sqrt(as_double(a)));
+    if (b == "aten::abs") return one(a.isDouble() ? IValue(std::fabs(a.toDouble())) : IValue(static_cast<int64_t>(std::llabs(as_int(a)))));
+    if (b == "aten::__not__" && a.isBool()) return one(!a.toBool());
+    return std::nullopt;
+  }
+  if (in.size() != 2) return std::nullopt;
+  const IValue &x = in[0], &y = in[1];
+  const bool fp = x.isDouble() || y.isDouble();
+  auto cmp = [&](auto op) { return one(fp ? op(as_double(x), as_double(y)) : op(as_int(x), as_int(y))); };
+  if (b == "aten::eq") return cmp([](auto p, auto q) { return p == q; });
+  if (b == "aten::ne") return cmp([](auto p, auto q) { return p != q; });
+  if (b == "aten::lt") return cmp([](auto p, auto q) { return p < q; });
+  if (b == "aten::le") return cmp([](auto p, auto q) { return p <= q; });
+  if (b == "aten::gt") return cmp([](auto p, auto q) { return p > q; });
+  if (b == "aten::ge") return cmp([](auto p, auto q) { return p >= q; });
+  if (b == "aten::__and__" && !fp) return one(as_int(x) & as_int(y));
+  if (b == "aten::__or__" && !fp) return one(as_int(x) | as_int(y));
+  if (b == "aten::__xor__" && !fp) return one(as_int(x) ^ as_int(y));
+  if (b == "aten::add") return one(fp ? IValue(as_double(x) + as_double(y)) : IValue(as_int(x) + as_int(y)));
+  if (b == "aten::sub") return one(fp ? IValue(as_double(x) - as_double(y)) : IValue(as_int(x) - as_int(y)));
+  if (b == "aten::mul") return one(fp ? IValue(as_double(x) * as_double(y)) : IValue(as_int(x) * as_int(y)));
+  if (b == "aten::div") {
+    if (as_double(y) == 0) throw std::runtime_error("division by zero");
+    return one(as_double(x) / as_double(y));
+  }
+  if (b == "aten::floordiv") {
+    if (as_double(y) == 0) throw std::runtime_error("integer division or modulo by zero");
+    if (fp) return one(std::floor(as_double(x) / as_double(y)));
+    return one(py_floordiv(as_int(x), as_int(y)));
+  }
+  if (b == "aten::remainder" || b == "aten::fmod") {
+    if (as_double(y) == 0) throw std::runtime_error("integer division or modulo by zero");
+    if (b == "aten::fmod") return one(std::fmod(as_double(x), as_double(y)));
+    if (fp) return one(py_fmod(as_double(x), as_double(y)));
+    return one(py_mod(as_int(x), as_int(y)));
+  }
+  if (b == "aten::pow") {
+    if (n.overload == "int_to_int" && !fp) {
+      int64_t r = 1, base = as_int(x), e = as_int(y);
+      if (e < 0) return std::nullopt;
+      while (e-- > 0) r *= base;
+      return one(r);
+    }
+    return one(std::pow(as_double(x), as_double(y)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
+                                                  std::vector<c10::IValue> inputs) {
+  auto cands = candidates_for(op);
+  for (const auto& c : cands) {
+    for (const auto& h : handles_for(c)) {
+      auto st = bind_schema(h.schema(), inputs);
+      if (!st) continue;
+      h.callBoxed(*st);
+      return std::vector<c10::IValue>(std::make_move_iterator(st->begin()),
+                                      std::make_move_iterator(st->end()));
+    }
+  }
+  for (const auto& c : cands)
+    if (auto r = call_builtin(c, inputs)) return r;
+  return std::nullopt;
+}
+
+std::string resolve_aten_schema(const std::string& op, const std::vector<c10::IValue>& inputs) {
+  for (const auto& c : candidates_for(op))
+    for (const auto& h : handles_for(c))
+      if (bind_schema(h.schema(), inputs)) {
+        std::ostringstream os;
+        os << h.schema();
+        return os.str();
+      }
+  return "";
+}
+
+}  // namespace tt

@@ -1,0 +1,40 @@
+// Calling an ATen op by name through the c10 dispatcher (boxed), picking the overload whose
+// schema fits the inputs. Shared by the interpreter and the fold-constants pass.
+//
+// Note [Picking an ATen overload]
+// `name` is either a qualified ATen op ("aten::add.Tensor", "aten::special_erfcx.default",
+// "aten::relu" = the default overload, "aten::add" when unsure = every overload) or an IR op
+// ("torch.add", "Tensor.view", "int"): its op table row lists the ATen overloads in order of
+// preference; an IR op the table does not know ("Tensor.foo", "torch.foo", "F.foo") tries every
+// overload of aten::foo. The first overload whose schema fits wins:
+//   - inputs are the schema's arguments in order (kwarg-only ones included, as the IR stores
+//     them); missing trailing arguments take their defaults;
+//   - a value fits an argument when its kind matches (int for int/ScalarType/Layout/
+//     MemoryFormat, int or float for float, number for Scalar, None for Optional, list of the
+//     element kind, an int for int[N]);
+//   - overloads that write to an argument (in-place, out=) are never chosen.
+// A few ops that TorchScript implements outside the dispatcher (int/float arithmetic such as
+// aten::add.int or aten::floordiv.int, aten::Int/Float/Bool, aten::size(Tensor) -> int[],
+// aten::dim, aten::len) are evaluated here directly with Python semantics.
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tt {
+
+// Returns the op's outputs, or nullopt when no overload fits the inputs (or the op is unknown).
+// Errors raised by the kernel itself (c10::Error, or std::runtime_error for a division by zero
+// in int arithmetic) propagate to the caller, which knows the node to blame.
+std::optional<std::vector<c10::IValue>> call_aten(const std::string& qualified_overload_or_ir_op,
+                                                  std::vector<c10::IValue> inputs);
+
+// The schema text of the overload call_aten would pick ("aten::add.Tensor(Tensor self, ...)"),
+// or "" when none fits; for messages and tests.
+std::string resolve_aten_schema(const std::string& qualified_overload_or_ir_op,
+                                const std::vector<c10::IValue>& inputs);
+
+}  // namespace tt

@@ -1,0 +1,187 @@
+// eliminate-noops: remove nodes that return their input unchanged.
+//
+// Before:
+//   %d : f32[1,8] = nn.Dropout[p=0.5, inplace=false](%x) #module=drop
+//   %e : f32[1,8] = Tensor.detach(%d)
+//   %f : f32[1,8] = Tensor.to(%e, %f32, %false, %false, %none)
+//   %g : f32[1,8] = Tensor.view(%f, %shape)            // %shape = [1,8]
+//   return %g
+// After:
+//   return %x
+//
+// Each rule replaces every use of the node's result by its input and deletes the node:
+// - nn.Dropout* (and other dropout modules) without `training=true`, and F.dropout /
+//   feature_dropout / alpha_dropout with `train` a constant false: identity in eval;
+// - nn.Identity with one input;
+// - Tensor.detach: no autograd in the generated inference code;
+// - Tensor.contiguous(memory_format=contiguous_format) when no user needs a contiguous tensor.
+//   Users that do: Tensor.view / view_as (they fail on non-contiguous input), ops tinytrace does
+//   not know (aten:: fallbacks), prim ops and block/graph outputs (the value escapes). Other
+//   known ops accept any strides;
+// - Tensor.to(dtype) / Tensor.type_as(other) when the input's dtype is known and equal to the
+//   target, with copy=false and memory_format None/preserve_format (tinytrace models run on CPU,
+//   so .to(other) does not move devices);
+// - Tensor.view / Tensor.reshape to the shape the input already has, when the input's shape is
+//   complete and the target is known (a complete output type, or a constant size list).
+//
+// Linear: one walk; the contiguity check looks at the uses of contiguous nodes only.
+#include "passes/pass.h"
+#include "passes/pass_util.h"
+
+#include "ir/op_table.h"
+
+namespace tt {
+namespace {
+
+bool is_dropout_module(const Node* n) {
+  return is_module_op(n) && n->op().find("Dropout") != std::string::npos;
+}
+
+// The rule name and the input to forward, or nullptr when `n` is not a no-op.
+class NoopMatcher {
+ public:
+  explicit NoopMatcher(PassContext& ctx) : ctx_(ctx) {}
+
+  Value* match(Node* n, const char*& rule) {
+    if (n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty()) return nullptr;
+    if (is_module_op(n)) {
+      if (is_dropout_module(n)) {
+        rule = "dropout";
+        if (n->attrs().get_bool("training", false))
+          return reject(rule, n, "module is in training mode");
+        return n->input(0);
+      }
+      if (n->is("nn.Identity")) {
+        rule = "identity";
+        if (n->num_inputs() != 1) return reject(rule, n, "identity with several inputs");
+        return n->input(0);
+      }
+      return nullptr;
+    }
+    if (calls_aten(n, "aten::dropout") || calls_aten(n, "aten::feature_dropout") ||
+        calls_aten(n, "aten::alpha_dropout") || calls_aten(n, "aten::feature_alpha_dropout")) {
+      rule = "dropout";
+      auto train = n->num_inputs() > 2 ? const_bool(n->input(2)) : std::nullopt;
+      if (!train || *train) return reject(rule, n, "train is not a constant false");
+      return n->input(0);
+    }
+    if (calls_aten(n, "aten::detach")) {
+      rule = "detach";
+      return n->input(0);
+    }
+    if (calls_aten(n, "aten::contiguous")) return match_contiguous(n, rule);
+    if (calls_aten(n, "aten::to") || calls_aten(n, "aten::type_as")) return match_to(n, rule);
+    if (calls_aten(n, "aten::view") || calls_aten(n, "aten::reshape")) return match_reshape(n, rule);
+    return nullptr;
+  }
+
+ private:
+  Value* reject(const char* rule, const Node* n, const char* why) {
+    ctx_.reject(rule, n, why);
+    return nullptr;
+  }
+
+  static bool needs_contiguous(const Node* user) {
+    if (user->op() == "prim.Return") return true;
+    if (user->op().rfind("prim.", 0) == 0) return true;
+    if (is_aten_fallback(user->op())) return true;
+    return calls_aten(user, "aten::view") || calls_aten(user, "aten::view_as");
+  }
+
+  Value* match_contiguous(Node* n, const char*& rule) {
+    rule = "contiguous";
+    if (n->num_inputs() > 1) {
+      const Value* mf = n->input(1);
+      auto code = const_int(mf);
+      if (!const_is_none(mf) && !(code && *code == 0))
+        return reject(rule, n, "memory_format is not contiguous_format");
+    }
+    for (const Use& u : n->output()->uses())
+      if (needs_contiguous(u.user)) return reject(rule, n, "a user needs a contiguous tensor");
+    return n->input(0);
+  }
+
+  Value* match_to(Node* n, const char*& rule) {
+    rule = "to-same-dtype";
+    Value* self = n->input(0);
+    if (!self->type().is_tensor() || self->type().dtype == DType::Unknown)
+      return reject(rule, n, "input dtype unknown");
+    if (n->num_inputs() < 2) return reject(rule, n, "unexpected inputs");
+    Value* target = n->input(1);
+    std::optional<DType> to;
+    if (target->type().is_tensor())
+      to = target->type().dtype == DType::Unknown ? std::nullopt : std::optional<DType>(target->type().dtype);
+    else
+      to = const_dtype(target);
+    if (!to) return reject(rule, n, "target dtype unknown");
+    if (*to != self->type().dtype) return reject(rule, n, "dtype changes");
+    if (calls_aten(n, "aten::type_as")) return n->num_inputs() == 2 ? self : nullptr;
+    // aten::to.dtype / to.other: (self, dtype|other, non_blocking, copy, memory_format)
+    if (n->num_inputs() > 3) {
+      auto copy = const_bool(n->input(3));
+      if (!copy || *copy) return reject(rule, n, "copy is not a constant false");
+    }
+    if (n->num_inputs() > 4) {
+      const Value* mf = n->input(4);
+      auto code = const_int(mf);
+      if (!const_is_none(mf) && !(code && *code == 1))
+        return reject(rule, n, "memory_format is neither None nor preserve_format");
+    }
+    if (n->num_inputs() > 5) return reject(rule, n, "unexpected inputs (device overload)");
+    return self;
+  }
+
+  Value* match_reshape(Node* n, const char*& rule) {
+    rule = "same-shape";
+    Value* self = n->input(0);
+    if (n->num_inputs() != 2) return reject(rule, n, "unexpected inputs");
+    if (!has_complete_shape(self)) return reject(rule, n, "input shape not fully known");
+    const auto& in_shape = *shape_of(self);
+    const Value* size = n->input(1);
+    if (size->type().kind == Type::Kind::ScalarType || const_dtype(size))
+      return reject(rule, n, "view(dtype) reinterprets the data");
+    if (has_complete_shape(n->output())) {
+      if (*shape_of(n->output()) != in_shape) return reject(rule, n, "shape changes");
+      return self;
+    }
+    const AttrValue* c = size->constant();
+    const auto* dims = c ? std::get_if<std::vector<int64_t>>(c) : nullptr;
+    if (!dims) return reject(rule, n, "target shape unknown");
+    if (dims->size() != in_shape.size()) return reject(rule, n, "rank changes");
+    int unknown = 0;
+    for (size_t i = 0; i < dims->size(); ++i) {
+      if ((*dims)[i] == -1) {
+        ++unknown;
+        continue;
+      }
+      if ((*dims)[i] != in_shape[i]) return reject(rule, n, "shape changes");
+    }
+    // With one -1 and every other dim equal, the -1 is the input's dim too (when numel > 0).
+    if (unknown > 1) return reject(rule, n, "several -1 dims");
+    for (int64_t d : in_shape)
+      if (d == 0 && unknown) return reject(rule, n, "-1 with an empty tensor is ambiguous");
+    return self;
+  }
+
+  PassContext& ctx_;
+};
+
+}  // namespace
+
+bool run_eliminate_noops(Graph& g, PassContext& ctx) {
+  bool changed = false;
+  NoopMatcher m(ctx);
+  walk_pre(g.block(), [&](Node* n) {
+    const char* rule = "";
+    Value* src = m.match(n, rule);
+    if (!src) return true;
+    ctx.rewrite(rule, n);
+    n->output()->replace_all_uses_with(src);
+    n->destroy();
+    changed = true;
+    return false;
+  });
+  return changed;
+}
+
+}  // namespace tt

@@ -1,0 +1,100 @@
+// Pass interface: what every pass sees (PassContext) and the central registry (passes.def).
+//
+// Note [Writing a pass]
+// - A pass is a free function `bool run_xxx(Graph&, PassContext&)` that returns whether it changed
+//   the graph. It is declared once, in passes/passes.def; its CLI name is its file name with '_'
+//   replaced by '-' (passes/fold_batchnorm.cpp is `fold-batchnorm`).
+// - A pass is linear in the graph size: one walk over the nodes (nested blocks included), no
+//   restart from the top after a rewrite, no walk over all uses of a value per node.
+// - A matcher checks everything before its first change, so a "no" leaves the graph untouched.
+//   Every rejection says why through ctx.reject() (logged at trace level).
+// - Every rewrite is reported through ctx.rewrite() (counted for the report, logged at debug).
+// - Rewrites keep provenance: new nodes copy scope and loc from the node they replace.
+// - A pass never prints and never throws for a model it cannot improve; problems worth telling
+//   the user go to ctx.diags().
+#pragma once
+
+#include "ir/ir.h"
+#include "support/diag.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tt {
+
+// One rewrite a pass made, for logs and the report ("fold-batchnorm: conv+bn at %conv1 in layer1").
+struct RewriteLogEntry {
+  std::string pass;   // CLI name of the pass
+  std::string rule;   // short name of the rewrite ("conv+bn", "dead-node", "detach")
+  std::string node;   // value name of the node's first output ("" when none)
+  std::string scope;  // module scope of the node
+};
+
+class PassContext {
+ public:
+  explicit PassContext(Diagnostics& diags) : diags_(diags) {}
+
+  Diagnostics& diags() { return diags_; }
+
+  // Options of the running pass, from the pipeline text (`cse{key=value}`).
+  void set_options(std::map<std::string, std::string> opts);
+  const std::map<std::string, std::string>& options() const { return options_; }
+  bool has_option(const std::string& key);
+  std::string option(const std::string& key, const std::string& def);
+  // Throw Error(Usage) when the value is not an integer / not true|false.
+  int64_t option_int(const std::string& key, int64_t def);
+  bool option_bool(const std::string& key, bool def);
+  // Keys given in the pipeline that the pass never asked for (the PassManager reports them).
+  std::vector<std::string> unused_options() const;
+
+  // The pass being run (set by the PassManager; used in logs).
+  const std::string& pass_name() const { return pass_name_; }
+  void set_pass_name(std::string n) { pass_name_ = std::move(n); }
+
+  // Records one rewrite at node `n` (the node being replaced, or the new one).
+  void rewrite(const char* rule, const Node* n);
+  // Why a match at `n` was rejected (trace level only; costs nothing when trace is off).
+  void reject(const char* rule, const Node* n, const char* why);
+  size_t rewrites() const { return rewrites_; }
+  const std::vector<RewriteLogEntry>& log() const { return log_; }
+
+ private:
+  Diagnostics& diags_;
+  std::map<std::string, std::string> options_;
+  std::set<std::string> used_options_;
+  std::string pass_name_;
+  size_t rewrites_ = 0;
+  std::vector<RewriteLogEntry> log_;
+};
+
+using PassFn = bool (*)(Graph&, PassContext&);
+
+struct PassInfo {
+  const char* name;  // CLI name ("fold-batchnorm")
+  PassFn fn;
+  const char* summary;
+};
+
+struct PipelineInfo {
+  const char* name;      // "fuse"
+  const char* pipeline;  // pipeline text ("eliminate-noops,fold-constants,...")
+  const char* summary;
+};
+
+// Every pass / named pipeline of passes/passes.def, in declaration order.
+const std::vector<PassInfo>& all_passes();
+const std::vector<PipelineInfo>& all_pipelines();
+const PassInfo* find_pass(std::string_view name);
+const PipelineInfo* find_pipeline(std::string_view name);
+
+// The pass functions themselves.
+#define TT_PASS(name, fn, summary) bool fn(Graph& g, PassContext& ctx);
+#define TT_PIPELINE(name, pipeline, summary)
+#include "passes/passes.def"
+#undef TT_PASS
+#undef TT_PIPELINE
+
+}  // namespace tt

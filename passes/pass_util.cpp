@@ -1,0 +1,205 @@
+// Structural matchers shared by the passes (see pass_util.h).
+#include "passes/pass_util.h"
+
+#include "ir/op_table.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tt {
+namespace {
+
+// Short ATen names ("append", not "aten::append") whose ops change their inputs or the world even
+// though their name has no trailing '_'.
+const std::unordered_set<std::string>& mutating_names() {
+  static const std::unordered_set<std::string> s = {
+      "append",   "insert",     "pop",    "remove",  "clear",    "extend",  "_set_item",
+      "__setitem__", "__delitem__", "setdefault", "update", "popitem", "warn", "print",
+      "manual_seed", "seed",   "backward", "set_grad_enabled", "_assert_async", "Delete",
+      "reverse",  "sort_list"};
+  return s;
+}
+
+const std::unordered_set<std::string>& random_names() {
+  static const std::unordered_set<std::string> s = {
+      "rand",      "rand_like",  "randn",       "randn_like",  "randint",     "randint_like",
+      "randperm",  "bernoulli",  "normal",      "multinomial", "poisson",     "binomial",
+      "rrelu_with_noise",        "native_dropout", "uniform",  "exponential", "geometric",
+      "cauchy",    "log_normal", "random",      "empty",       "empty_like",  "empty_strided",
+      "new_empty", "new_empty_strided",         "_standard_gamma", "_sample_dirichlet"};
+  return s;
+}
+
+// Prim ops that only compute their outputs from their inputs.
+const std::unordered_set<std::string>& pure_prims() {
+  static const std::unordered_set<std::string> s = {
+      "prim.Constant",   "prim.GetAttr",   "prim.ListConstruct", "prim.TupleConstruct",
+      "prim.ListUnpack", "prim.TupleUnpack", "prim.TupleIndex",  "prim.NumToTensor",
+      "prim.If",         "prim.Loop",      "prim.dtype",         "prim.device",
+      "prim.Uninitialized", "prim.unchecked_cast", "prim.DictConstruct"};
+  return s;
+}
+
+std::string short_name(const std::string& base) {
+  size_t p = base.find("::");
+  return p == std::string::npos ? base : base.substr(p + 2);
+}
+
+bool is_inplace_name(const std::string& s) {
+  if (s.size() < 2 || s.back() != '_') return false;
+  return !(s.rfind("__", 0) == 0 && s.size() >= 4 && s.compare(s.size() - 2, 2, "__") == 0);
+}
+
+}  // namespace
+
+std::string aten_base(std::string_view q) {
+  size_t ns = q.find("::");
+  size_t dot = q.find('.', ns == std::string_view::npos ? 0 : ns + 2);
+  return std::string(dot == std::string_view::npos ? q : q.substr(0, dot));
+}
+
+const std::vector<std::string>& aten_bases(const std::string& op) {
+  // Passes run on one thread; the cache only grows by op names seen in graphs.
+  static std::unordered_map<std::string, std::vector<std::string>> cache;
+  auto it = cache.find(op);
+  if (it != cache.end()) return it->second;
+  std::vector<std::string> bases;
+  if (op.rfind("aten::", 0) == 0) {
+    bases.push_back(aten_base(op));
+  } else if (const OpInfo* info = find_op(op)) {
+    if (info->kind != OpKind::Module && info->kind != OpKind::Prim)
+      for (const auto& a : info->aten) {
+        std::string b = aten_base(a);
+        if (std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);
+      }
+  } else if (op.rfind("nn.", 0) != 0 && op.rfind("prim.", 0) != 0) {
+    for (const char* prefix : {"Tensor.", "torch.", "F."}) {
+      std::string p = prefix;
+      if (op.rfind(p, 0) == 0 && op.size() > p.size()) {
+        bases.push_back("aten::" + op.substr(p.size()));
+        break;
+      }
+    }
+  }
+  return cache.emplace(op, std::move(bases)).first->second;
+}
+
+bool calls_aten(const Node* n, std::string_view base) {
+  for (const auto& b : aten_bases(n->op()))
+    if (b == base) return true;
+  return false;
+}
+
+bool is_module_op(const Node* n) {
+  if (!n->module().empty()) return true;
+  if (n->op().rfind("nn.", 0) == 0) return true;
+  const OpInfo* info = find_op(n->op());
+  return info && info->kind == OpKind::Module;
+}
+
+bool has_side_effects(const Node* n) {
+  const std::string& op = n->op();
+  if (op.rfind("prim.", 0) == 0) return !pure_prims().count(op);
+  if (is_module_op(n)) return false;
+  if (n->num_outputs() == 0) return true;
+  for (const auto& b : aten_bases(op)) {
+    std::string s = short_name(b);
+    if (is_inplace_name(s) || mutating_names().count(s)) return true;
+  }
+  // An op no table knows, spelled as a method/function with a trailing '_' ("Tensor.add_").
+  auto dot = op.rfind('.');
+  std::string last = dot == std::string::npos ? op : op.substr(dot + 1);
+  if (op.rfind("aten::", 0) != 0 && is_inplace_name(last)) return true;
+  return false;
+}
+
+bool has_side_effects_deep(const Node* n) {
+  if (has_side_effects(n)) return true;
+  for (const auto& b : n->blocks())
+    for (Node* m = b->front(); m; m = m->next())
+      if (has_side_effects_deep(m)) return true;
+  return false;
+}
+
+bool is_nondeterministic(const Node* n) {
+  if (is_module_op(n)) {
+    const std::string& op = n->op();
+    bool random_in_training = op.find("Dropout") != std::string::npos || op.find("RReLU") != std::string::npos;
+    return random_in_training && n->attrs().get_bool("training", false);
+  }
+  for (const auto& b : aten_bases(n->op())) {
+    std::string s = short_name(b);
+    if (random_names().count(s)) return true;
+    if (s == "dropout" || s == "feature_dropout" || s == "alpha_dropout" ||
+        s == "feature_alpha_dropout") {
+      // (input, p, train): deterministic only when train is a constant false.
+      auto train = n->num_inputs() > 2 ? const_bool(n->input(2)) : std::nullopt;
+      return !(train && !*train);
+    }
+    if (s == "rrelu") {
+      auto train = n->num_inputs() > 3 ? const_bool(n->input(3)) : std::optional<bool>(false);
+      return !(train && !*train);
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::optional<int64_t> const_int(const Value* v) {
+  const AttrValue* a = v->constant();
+  if (!a) return std::nullopt;
+  if (const auto* i = std::get_if<int64_t>(a)) return *i;
+  return std::nullopt;
+}
+
+std::optional<double> const_float(const Value* v) {
+  const AttrValue* a = v->constant();
+  if (!a) return std::nullopt;
+  if (const auto* d = std::get_if<double>(a)) return *d;
+  if (const auto* i = std::get_if<int64_t>(a)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+std::optional<bool> const_bool(const Value* v) {
+  const AttrValue* a = v->constant();
+  if (!a) return std::nullopt;
+  if (const auto* b = std::get_if<bool>(a)) return *b;
+  return std::nullopt;
+}
+
+bool const_is_none(const Value* v) {
+  const AttrValue* a = v->constant();
+  return a && std::holds_alternative<NoneAttr>(*a);
+}
+
+std::optional<DType> const_dtype(const Value* v) {
+  const AttrValue* a = v->constant();
+  if (!a) return std::nullopt;
+  if (const auto* d = std::get_if<DType>(a)) return *d;
+  if (const auto* i = std::get_if<int64_t>(a))
+    if (v->type().kind == Type::Kind::ScalarType) {
+      DType d = dtype_from_scalar_type(*i);
+      if (d != DType::Unknown) return d;
+    }
+  return std::nullopt;
+}
+
+Node* producer_is(const Value* v, const char* op) {
+  Node* p = v->node();
+  if (!p || p->op() != op) return nullptr;
+  return p;
+}
+
+const std::optional<std::vector<int64_t>>& shape_of(const Value* v) {
+  static const std::optional<std::vector<int64_t>> unknown;
+  return v->type().is_tensor() ? v->type().shape : unknown;
+}
+
+bool has_complete_shape(const Value* v) {
+  const auto& s = shape_of(v);
+  return s && std::all_of(s->begin(), s->end(), [](int64_t d) { return d >= 0; });
+}
+
+}  // namespace tt
