@@ -181,13 +181,31 @@ class MethodView {
       if (!n->blocks().empty()) clean_ = false;
       auto k = n->kind();
       if (k == c10::prim::GetAttr) {
-        // Only reads of the module's own tensors are part of a leaf's forward.
-        if (n->input(0) != g.inputs().at(0) ||
-            !n->output()->type()->isSubtypeOf(*c10::TensorType::get()))
+        // Only reads of the module's own tensors (or its submodules' tensors, for
+        // nn.MultiheadAttention's out_proj) are part of a leaf's forward.
+        const jit::Value* owner = n->input(0);
+        std::string prefix;
+        if (owner != g.inputs().at(0)) {
+          auto it = submodules_.find(owner);
+          if (it == submodules_.end()) {
+            clean_ = false;
+            continue;
+          }
+          prefix = it->second + ".";
+        }
+        std::string name = prefix + n->s(c10::attr::name);
+        auto ct = n->output()->type()->cast<c10::ClassType>();
+        if (ct && ct->is_module())
+          submodules_[n->output()] = name;
+        else if (n->output()->type()->isSubtypeOf(*c10::TensorType::get()))
+          tensors_[n->output()] = name;
+        else
           clean_ = false;
         continue;
       }
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct) continue;
+      // The tuple of results (the tracer packs a module's results into one).
+      if (k == c10::prim::TupleConstruct && g.outputs().size() == 1 && n->output() == g.outputs()[0]) continue;
       ops_.push_back(n);
     }
   }
@@ -256,17 +274,23 @@ class MethodView {
     if (c && c->isDoubleList()) return c->toDoubleVector();
     return std::nullopt;
   }
-  // The attribute name when v is `self.<name>`.
+  // The attribute path when v is `self.<name>` (or `self.<sub>.<name>`).
   std::optional<std::string> attr_name(const jit::Value* v) const {
-    const jit::Node* p = v->node();
-    if (p->kind() == c10::prim::GetAttr && p->input(0) == g_.inputs().at(0))
-      return p->s(c10::attr::name);
+    auto it = tensors_.find(v);
+    if (it == tensors_.end()) return std::nullopt;
+    return it->second;
+  }
+  // Index of the method input v is, if any.
+  std::optional<size_t> input_index(const jit::Value* v) const {
+    for (size_t i = 1; i < g_.inputs().size(); ++i)
+      if (g_.inputs()[i] == v) return i;
     return std::nullopt;
   }
 
  private:
   const jit::Graph& g_;
   std::vector<const jit::Node*> ops_;
+  std::unordered_map<const jit::Value*, std::string> submodules_, tensors_;
   bool clean_ = true;
 };
 
@@ -275,10 +299,15 @@ struct LeafMatch {
   Attrs attrs;
   std::set<std::string> weights;  // the direct parameters/buffers the constructor creates
   // Python-level structure of the call (the tracer flattens tuples at module boundaries).
+  // The module call's arguments: empty = the method's inputs as they are; otherwise built from
+  // `call_args` entries (>= 1: method input index; 0: the constant in `call_consts`, in order).
+  std::vector<size_t> call_args;
+  std::vector<IValue> call_consts;
   size_t hidden_inputs = 0;  // RNNs: 1 = (x, h0), 2 = LSTM (x, (h0, c0))
-  // RNNs return (output, h) / (output, (h, c)); the traced method returns the flattened
-  // results it needed: `flat_returned` indexes (output, h[, c]), as a tuple or a single value.
-  bool rnn = false, lstm = false;
+  // Python result structure. The tracer flattens tuples at module boundaries and drops unused
+  // results: the traced method returns `flat_returned` (indexes into the flattened results), as a
+  // tuple or as a single value.
+  enum class Result { Single, Pair, OutAndPair } result = Result::Single;  // x / (a, b) / (a, (b, c))
   std::vector<size_t> flat_returned;
   bool returns_tuple = false;
 };
@@ -296,6 +325,9 @@ struct LeafCtx {
 };
 
 using Recipe = std::function<std::optional<LeafMatch>(LeafCtx&)>;
+
+// Which of the key node's outputs the method returns (see LeafMatch::flat_returned).
+bool match_flat_results(LeafCtx& ctx, const jit::Node* key, LeafMatch& m);
 
 std::optional<LeafMatch> reject(LeafCtx& ctx, std::string why) {
   ctx.why = std::move(why);
@@ -986,30 +1018,10 @@ Recipe rnn_recipe(bool lstm) {
       if (!name || *name != expected[i]) return reject(ctx, "unexpected parameter list");
     }
 
-    // Result: the tracer returns the (flattened) results that were used: (output, h[, c]) or a
-    // part of it, as a tuple or a single value.
-    auto flat_index = [&](const jit::Value* v) -> std::optional<size_t> {
-      for (size_t i = 0; i < n->outputs().size(); ++i)
-        if (n->output(i) == v) return i;
-      return std::nullopt;
-    };
-    std::vector<size_t> returned;
-    const jit::Value* rv = ctx.g.returned();
-    bool returns_tuple = rv->node()->kind() == c10::prim::TupleConstruct;
-    if (returns_tuple) {
-      for (const jit::Value* v : rv->node()->inputs()) {
-        auto i = flat_index(v);
-        if (!i) return reject(ctx, "unexpected result");
-        returned.push_back(*i);
-      }
-    } else {
-      auto i = flat_index(rv);
-      if (!i) return reject(ctx, "unexpected result");
-      returned.push_back(*i);
-    }
+    LeafMatch m;
+    if (!match_flat_results(ctx, n, m)) return std::nullopt;
 
     int64_t gates = lstm ? 4 : 3;
-    LeafMatch m;
     m.op = lstm ? "nn.LSTM" : "nn.GRU";
     m.attrs.set("input_size", w_ih.size(1));
     m.attrs.set("hidden_size", w_ih.size(0) / gates);
@@ -1021,12 +1033,91 @@ Recipe rnn_recipe(bool lstm) {
     if (lstm) m.attrs.set("proj_size", proj ? ctx.tensor("weight_hr_l0").size(0) : int64_t{0});
     m.weights.insert(expected.begin(), expected.end());
     m.hidden_inputs = hidden_inputs;
-    m.rnn = true;
-    m.lstm = lstm;
-    m.flat_returned = returned;
-    m.returns_tuple = returns_tuple;
+    m.result = lstm ? LeafMatch::Result::OutAndPair : LeafMatch::Result::Pair;
     return m;
   };
+}
+
+bool match_flat_results(LeafCtx& ctx, const jit::Node* key, LeafMatch& m) {
+  auto flat_index = [&](const jit::Value* v) -> std::optional<size_t> {
+    for (size_t i = 0; i < key->outputs().size(); ++i)
+      if (key->output(i) == v) return i;
+    return std::nullopt;
+  };
+  const jit::Value* rv = ctx.g.returned();
+  m.returns_tuple = rv->node()->kind() == c10::prim::TupleConstruct;
+  std::vector<const jit::Value*> parts;
+  if (m.returns_tuple)
+    parts.assign(rv->node()->inputs().begin(), rv->node()->inputs().end());
+  else
+    parts.push_back(rv);
+  for (const jit::Value* v : parts) {
+    auto i = flat_index(v);
+    if (!i) {
+      ctx.why = "forward returns something else than " + kind_str(key) + "'s results";
+      return false;
+    }
+    m.flat_returned.push_back(*i);
+  }
+  return true;
+}
+
+// nn.MultiheadAttention when its fast path ran (eval, batch_first, packed in_proj):
+// aten::_native_multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+// proj_weight, proj_bias, mask, need_weights, average_attn_weights, mask_type). The slow path
+// is inlined instead. `dropout` only acts in training and is not in the graph: it becomes 0.0.
+std::optional<LeafMatch> mha_recipe(LeafCtx& ctx) {
+  const auto& ops = ctx.g.ops();
+  if (ops.size() != 1 || kind_str(ops[0]) != "aten::_native_multi_head_attention")
+    return reject(ctx, "forward does not use the fused attention kernel (only that form is lifted)");
+  const jit::Node* n = ops[0];
+  Args a(ctx, n);
+  int64_t embed_dim = a.i(3), num_heads = a.i(4);
+  a.attr(5, "in_proj_weight");
+  a.attr(6, "in_proj_bias");
+  a.attr(7, "out_proj.weight");
+  a.attr(8, "out_proj.bias");
+  bool need_weights = a.b(10);
+  bool average = a.b(11);
+  if (!a.ok()) return reject(ctx, a.why());
+  if (!a.none(9) || !a.none(12)) return reject(ctx, "attention with a mask");
+  LeafMatch m;
+  for (size_t i = 0; i < 3; ++i) {
+    auto idx = ctx.g.input_index(n->input(i));
+    if (!idx) return reject(ctx, "query/key/value are not the module's inputs");
+    m.call_args.push_back(*idx);
+  }
+  if (!match_flat_results(ctx, n, m)) return std::nullopt;
+  at::Tensor w = ctx.tensor("in_proj_weight");
+  if (!w.defined() || w.dim() != 2 || w.size(0) != 3 * embed_dim || w.size(1) != embed_dim)
+    return reject(ctx, "in_proj_weight does not match embed_dim");
+  // forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+  //         average_attn_weights=True)
+  if (!need_weights || !average) {
+    m.call_args.push_back(0);
+    m.call_consts.push_back(IValue());
+    m.call_args.push_back(0);
+    m.call_consts.push_back(IValue(need_weights));
+  }
+  if (!average) {
+    m.call_args.push_back(0);
+    m.call_consts.push_back(IValue());
+    m.call_args.push_back(0);
+    m.call_consts.push_back(IValue(average));
+  }
+  m.op = "nn.MultiheadAttention";
+  m.attrs.set("embed_dim", embed_dim);
+  m.attrs.set("num_heads", num_heads);
+  m.attrs.set("dropout", 0.0);
+  m.attrs.set("bias", true);
+  m.attrs.set("add_bias_kv", false);
+  m.attrs.set("add_zero_attn", false);
+  m.attrs.set("kdim", embed_dim);
+  m.attrs.set("vdim", embed_dim);
+  m.attrs.set("batch_first", true);
+  m.weights = {"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"};
+  m.result = LeafMatch::Result::Pair;  // (attn_output, attn_weights or None)
+  return m;
 }
 
 // Keyed by the module's class name without "__torch__." and mangling.
@@ -1072,6 +1163,7 @@ const std::map<std::string, Recipe>& recipes() {
     m[mods + "padding.ConstantPad2d"] = pad2d_recipe(false);
     m[mods + "rnn.LSTM"] = rnn_recipe(true);
     m[mods + "rnn.GRU"] = rnn_recipe(false);
+    m[mods + "activation.MultiheadAttention"] = mha_recipe;
     return m;
   }();
   return r;
@@ -1131,6 +1223,13 @@ class Lifter {
     for (const auto& p : m.named_parameters(/*recurse=*/false)) add_weight(join_path(prefix, p.name), p.value, true);
     for (const auto& b : m.named_buffers(/*recurse=*/false)) add_weight(join_path(prefix, b.name), b.value, false);
     for (const auto& c : m.named_children()) collect_weights(c.value, join_path(prefix, c.name));
+  }
+  // A module's parameters/buffers, recursively, by relative name in state_dict order.
+  static void collect_names(const jit::Module& m, const std::string& prefix,
+                            std::vector<std::pair<std::string, bool>>& out) {
+    for (const auto& p : m.named_parameters(false)) out.emplace_back(join_path(prefix, p.name), true);
+    for (const auto& b : m.named_buffers(false)) out.emplace_back(join_path(prefix, b.name), false);
+    for (const auto& c : m.named_children()) collect_names(c.value, join_path(prefix, c.name), out);
   }
   void add_weight(const std::string& name, const at::Tensor& t, bool is_param) {
     // Detached and contiguous; the storage is shared with the module but reference-counted, so it
@@ -1427,21 +1526,23 @@ class Lifter {
       ctx.why = "forward reads non-tensor attributes or has control flow";
     else
       match = rit->second(ctx);
+    std::vector<std::pair<std::string, bool>> own;  // (relative name, is_param), state_dict order
     if (match) {
+      collect_names(callee.module, "", own);
       std::set<std::string> have;
-      for (const auto& p : callee.module.named_parameters(false)) have.insert(p.name);
-      for (const auto& b : callee.module.named_buffers(false)) have.insert(b.name);
+      for (const auto& o : own) have.insert(o.first);
       if (have != match->weights) {
         ctx.why = "its parameters/buffers differ from what the constructor creates";
-        match.reset();
-      } else if (callee.module.children().size() != 0) {
-        ctx.why = "it has submodules";
         match.reset();
       }
     }
     if (!match) {
       spdlog::debug("inlining {} ({}): {}", callee.path, type, ctx.why);
-      if (inlined_notes_.insert(callee.path).second) {
+      // A call whose results are unused (e.g. an nn.Identity, which the tracer does not see) is
+      // not worth a note.
+      bool used = std::any_of(call->outputs().begin(), call->outputs().end(),
+                              [](const jit::Value* v) { return v->hasUses(); });
+      if (used && inlined_notes_.insert(callee.path).second) {
         diags_.add({Severity::Note, "leaf-inlined",
                     "module '" + callee.path + "' (" + type + ") was inlined, not lifted as a module: " + ctx.why,
                     "", f.scope, node_loc(call)});
@@ -1453,7 +1554,15 @@ class Lifter {
     std::vector<Value*> args;
     for (size_t i = 1; i < call->inputs().size(); ++i) args.push_back(value_of(f, call->input(i), call));
     std::vector<Value*> ins;
-    if (match->hidden_inputs == 2) {
+    if (!match->call_args.empty()) {
+      size_t next_const = 0;
+      for (size_t idx : match->call_args) {
+        if (idx == 0)
+          ins.push_back(constant_value(match->call_consts.at(next_const++), nullptr, f, call));
+        else
+          ins.push_back(args.at(idx - 1));
+      }
+    } else if (match->hidden_inputs == 2) {
       Node* t = append("prim.TupleConstruct", {args.at(1), args.at(2)}, f, call);
       Value* hc = t->add_output(Type::tuple({args[1]->type(), args[2]->type()}));
       ins = {args.at(0), hc};
@@ -1464,39 +1573,45 @@ class Lifter {
     Node* node = append(match->op, ins, f, call);
     node->attrs() = match->attrs;
     // Weight refs in the module's own (state_dict) order.
-    for (const auto& p : callee.module.named_parameters(false)) node->set_weight(p.name, join_path(callee.path, p.name));
-    for (const auto& b : callee.module.named_buffers(false)) node->set_weight(b.name, join_path(callee.path, b.name));
+    for (const auto& o : own) node->set_weight(o.first, join_path(callee.path, o.first));
     node->set_module(callee.path);
 
     std::string out_name = call->outputs().size() == 1 ? name_hint(call->output()) : "";
-    if (!match->rnn) {
+    if (match->result == LeafMatch::Result::Single) {
       f.env[call->output()] = Binding{node->add_output(convert_type(g.outputs().at(0)->type()), out_name), {}};
       return true;
     }
-    // nn.LSTM returns (output, (h, c)) and nn.GRU (output, h); the call site saw the flattened
-    // (output, h[, c]) or the part of it that was used.
-    Type tensor = Type::tensor();
-    Type hidden = match->lstm ? Type::tuple({tensor, tensor}) : tensor;
-    Value* r = node->add_output(Type::tuple({tensor, hidden}));
+    // (a, b) or (a, (b, c)) in Python; the call site saw the flattened (a, b[, c]) or the part of
+    // it that was used.
+    Type any = Type::any();
+    bool nested = match->result == LeafMatch::Result::OutAndPair;
+    Type second = nested ? Type::tuple({any, any}) : any;
+    Value* r = node->add_output(Type::tuple({any, second}));
     Node* u1 = append("prim.TupleUnpack", {r}, f, call);
-    std::vector<Value*> flat = {u1->add_output(tensor)};
-    Value* h = u1->add_output(hidden);
-    if (match->lstm) {
-      Node* u2 = append("prim.TupleUnpack", {h}, f, call);
-      flat.push_back(u2->add_output(tensor));
-      flat.push_back(u2->add_output(tensor));
+    std::vector<Value*> flat = {u1->add_output(any)};
+    Value* b = u1->add_output(second);
+    if (nested) {
+      Node* u2 = append("prim.TupleUnpack", {b}, f, call);
+      flat.push_back(u2->add_output(any));
+      flat.push_back(u2->add_output(any));
     } else {
-      flat.push_back(h);
+      flat.push_back(b);
     }
+    // Types of the flattened results from the method's key node where known.
     if (!match->returns_tuple) {
-      f.env[call->output()] = Binding{flat.at(match->flat_returned.at(0)), {}};
+      Value* v = flat.at(match->flat_returned.at(0));
+      v->set_type(convert_type(g.outputs().at(0)->type()));
+      f.env[call->output()] = Binding{v, {}};
       return true;
     }
     std::vector<Value*> parts;
     std::vector<Type> types;
-    for (size_t i : match->flat_returned) {
-      parts.push_back(flat.at(i));
-      types.push_back(flat.at(i)->type());
+    const auto* tt = g.outputs().at(0)->type()->cast<c10::TupleType>().get();
+    for (size_t k = 0; k < match->flat_returned.size(); ++k) {
+      Value* v = flat.at(match->flat_returned[k]);
+      if (tt && k < tt->elements().size()) v->set_type(convert_type(tt->elements()[k]));
+      parts.push_back(v);
+      types.push_back(v->type());
     }
     Node* t = append("prim.TupleConstruct", parts, f, call);
     f.env[call->output()] = Binding{t->add_output(Type::tuple(types)), {}};
