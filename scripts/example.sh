@@ -5,14 +5,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$root/out/example}
+build_dir=${BUILD_DIR:-$root/build}
 model=$root/testdata/models/tiny_cnn.pt
 
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+BUILD_DIR=$build_dir "$root/scripts/build.sh"
 
 echo
-echo "+ build/tinytrace convert testdata/models/tiny_cnn.pt -o $out --input-shape 1,3,32,32"
-"$root/build/tinytrace" convert "$model" -o "$out" --input-shape 1,3,32,32
+echo "+ $build_dir/tinytrace convert testdata/models/tiny_cnn.pt -o $out --input-shape 1,3,32,32"
+"$build_dir/tinytrace" convert "$model" -o "$out" --input-shape 1,3,32,32
 
 echo
 echo "+ /usr/bin/python3 $out/tiny_cnn.py"
