@@ -1,6 +1,7 @@
 // tinytrace command-line front end: argument parsing, logging set-up and exit codes only.
 // Everything it runs lives in lib/ (see lib/driver/) so that tests reach it without the CLI.
 #include "driver/convert.h"
+#include "driver/passes_cli.h"
 #include "support/diag.h"
 #include "support/input_spec.h"
 
@@ -91,6 +92,31 @@ int main(int argc, char** argv) {
                    "Comma-separated outputs: python,weights,report,tir (default: "
                    "python,weights,report)")
       ->delimiter(',');
+  convert->add_flag("--fuse", copts.passes.fuse,
+                    "Fold BatchNorm into the preceding conv/linear and clean up (the pipeline "
+                    "'fuse'; see 'tinytrace passes')");
+  convert->add_option("--passes", copts.passes.passes,
+                      "Pass pipeline to run, e.g. 'cse,dce' or 'fixpoint(fold-constants,dce)' "
+                      "(after --fuse when both are given; see 'tinytrace passes')");
+  convert->add_option("--print-ir-after", copts.passes.print_ir_after,
+                      "Print the IR (.tir) to stderr after this pass, or after every pass: all");
+  convert->add_flag("--verify-each", copts.passes.verify_each,
+                    "Run the IR verifier before the pipeline and after every pass");
+
+  auto* passes_cmd = app.add_subcommand("passes", "List every pass and named pipeline");
+  tt::OptOptions oopts;
+  auto* opt_cmd = app.add_subcommand(
+      "opt", "Run passes on a .tir file and print the resulting .tir on stdout (cases separated "
+             "by '// -----' are run one by one)");
+  opt_cmd->add_option("FILE", oopts.file, ".tir text IR file")->required();
+  opt_cmd->add_option("--passes", oopts.passes.passes, "Pass pipeline (see 'tinytrace passes')");
+  opt_cmd->add_flag("--fuse", oopts.passes.fuse, "Run the pipeline 'fuse' (before --passes)");
+  opt_cmd->add_option("--print-ir-after", oopts.passes.print_ir_after,
+                      "Print the IR to stderr after this pass, or after every pass: all");
+  opt_cmd->add_flag("--verify-each", oopts.passes.verify_each,
+                    "Run the IR verifier before the pipeline and after every pass");
+  opt_cmd->add_option("--weights", oopts.weights,
+                      "How to print the weights section: inline (values, default) or declare");
 
   try {
     app.parse(argc, argv);
@@ -120,6 +146,9 @@ int main(int argc, char** argv) {
       std::cout << ")\n";
       for (const auto& w : r.written) std::cout << "  wrote " << w << "\n";
     }
+    if (passes_cmd->parsed()) tt::print_pass_list(std::cout);
+    // opt's messages name the file themselves (parse errors carry file:line:col).
+    if (opt_cmd->parsed()) tt::run_opt(oopts, std::cout);
   } catch (const tt::Error& e) {
     // Usage errors about the input-shape or options are not about the file.
     return report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);

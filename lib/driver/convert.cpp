@@ -91,6 +91,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       std::find(emit.begin(), emit.end(), "weights") == emit.end())
     emit.push_back("weights");
   auto wants = [&](const char* kind) { return std::find(emit.begin(), emit.end(), kind) != emit.end(); };
+  check_pass_options(opts.passes);  // a pipeline typo fails before the model is loaded
 
   Model m = load_model(opts.model_path);
   Graph& g = *m.graph;
@@ -104,6 +105,8 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     for (size_t i = 0; i < opts.input_shapes.size(); ++i)
       g.inputs()[i]->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
   }
+
+  std::vector<PassStat> pass_stats = run_pass_options(g, m.diags, opts.passes);
 
   // Stage every output; nothing becomes visible unless all of them were written.
   OutputSet out(opts.out_dir);
@@ -139,6 +142,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   if (wants("report")) {
     ReportExtras extras;
     extras.outputs = finals;
+    extras.pipeline = pass_stats;
     out.write_text(res.name + ".json", build_report(m, extras).dump(2) + "\n");
   }
   res.written = out.commit();

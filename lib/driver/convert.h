@@ -1,6 +1,7 @@
 // `tinytrace convert`: load -> (passes) -> emit, all-or-nothing.
 #pragma once
 
+#include "driver/passes_cli.h"
 #include "support/input_spec.h"
 
 #include <string>
@@ -14,6 +15,7 @@ struct ConvertOptions {
   std::string name;  // empty: derived from the model file name
   std::vector<InputSpec> input_shapes;
   std::vector<std::string> emit = {"python", "weights", "report"};
+  PassCliOptions passes;  // --passes / --fuse / --print-ir-after / --verify-each
 };
 
 struct ConvertResult {
