@@ -589,6 +589,7 @@ class PyEmitter {
     for (Node* n : g_.block()->nodes()) {
       if (n->module().empty()) continue;
       module_ops.push_back(n);
+      module_calls_[n->module()].push_back(n);
       auto it = module_nodes_.find(n->module());
       if (it == module_nodes_.end()) {
         module_nodes_[n->module()] = n;
@@ -738,6 +739,7 @@ class PyEmitter {
     for (const auto& [name, value] : n.attrs().items()) {
       if (done.count(name)) continue;
       std::string text = module_attr_text(name, value);
+      if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";
       if (sig) {
         auto p = std::find_if(sig->begin(), sig->end(), [&](const CtorParam& c) { return c.name == name; });
         if (p != sig->end() && p->def && (*p->def == text || numeric_equal(*p->def, text))) continue;
@@ -745,6 +747,51 @@ class PyEmitter {
       args.push_back(name + "=" + text);
     }
     return callee + "(" + join(args, ", ") + ")";
+  }
+
+  // Note [In-place modules]
+  // The IR is functional: a module that had inplace=True (nn.ReLU(inplace=True) in ResNet) is a
+  // node whose input may still be read by a later node, for example after a pass rewired uses.
+  // inplace=True is kept, for fidelity, only when every call mutates a tensor nothing else can
+  // see: the input is used by that call alone and is a fresh result (not a graph input, weight,
+  // view or possible alias of another value). Otherwise the module is built with inplace=False,
+  // which gives the same numbers; inplace is not part of the state_dict.
+  bool inplace_is_safe(const std::string& path) const {
+    auto it = module_calls_.find(path);
+    if (it == module_calls_.end()) return false;
+    for (const Node* n : it->second) {
+      if (n->num_inputs() == 0) continue;
+      const Value* in = n->input(0);
+      if (in->num_uses() != 1 || !fresh_value(in)) return false;
+    }
+    return true;
+  }
+
+  bool fresh_value(const Value* v) const {
+    const Node* p = v->node();
+    if (!p || p->owning_block() != g_.block() || p == g_.block()->param_node()) return false;
+    if (!p->module().empty()) {
+      static const std::set<std::string> aliasing = {"nn.Identity",    "nn.Flatten",  "nn.Unflatten",
+                                                     "nn.Dropout",     "nn.Dropout1d", "nn.Dropout2d",
+                                                     "nn.Dropout3d",   "nn.AlphaDropout",
+                                                     "nn.FeatureAlphaDropout"};
+      if (aliasing.count(p->op())) return false;
+      if (p->attrs().get_bool("inplace", false)) {
+        // Its result is its (mutated) input: fresh only if that input was.
+        return p->num_inputs() > 0 && p->input(0)->num_uses() == 1 && fresh_value(p->input(0));
+      }
+      return find_op(p->op()) != nullptr;
+    }
+    const OpInfo* info = find_op(p->op());
+    if (!info || (info->kind != OpKind::Function && info->kind != OpKind::Method)) return false;
+    // Results that may share storage with an input.
+    static const std::set<std::string> views = {
+        "Tensor.view",   "Tensor.reshape",  "Tensor.view_as",  "Tensor.permute",   "Tensor.transpose",
+        "Tensor.t",      "Tensor.expand",   "Tensor.expand_as", "Tensor.slice",    "Tensor.select",
+        "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous", "Tensor.to",
+        "Tensor.type_as", "Tensor.detach",  "Tensor.chunk",    "Tensor.split",     "Tensor.split_with_sizes",
+        "Tensor.unbind", "torch.flatten",   "F.dropout",       "int",              "float"};
+    return views.count(p->op()) == 0;
   }
 
   std::string module_attr_text(const std::string& name, const AttrValue& v) {
@@ -1497,6 +1544,7 @@ class PyEmitter {
   std::deque<ModEntry> storage_;
   std::map<std::string, ModEntry*> entries_;
   std::map<std::string, const Node*> module_nodes_;
+  std::map<std::string, std::vector<const Node*>> module_calls_;
 
   std::set<std::string> taken_;
   std::unordered_map<const Value*, Expr> expr_;

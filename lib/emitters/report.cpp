@@ -19,7 +19,7 @@
 namespace tt {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
@@ -132,13 +132,14 @@ std::string node_kind(const Node& n) {
   return "unknown";
 }
 
-json weight_info(const WeightStore& ws, const std::string& name) {
+// Adds kind/dtype/shape of weight `name` to `o` (null when the store lacks it).
+json& add_weight_info(json& o, const WeightStore& ws, const std::string& name) {
   const Weight* w = ws.find(name);
-  if (!w || !w->tensor.defined())
-    return json{{"kind", nullptr}, {"dtype", nullptr}, {"shape", nullptr}};
-  return json{{"kind", w->is_param ? "param" : "buffer"},
-              {"dtype", dtype_json(tensor_dtype(w->tensor))},
-              {"shape", sizes_json(w->tensor)}};
+  bool known = w && w->tensor.defined();
+  o["kind"] = known ? json(w->is_param ? "param" : "buffer") : json(nullptr);
+  o["dtype"] = known ? dtype_json(tensor_dtype(w->tensor)) : json(nullptr);
+  o["shape"] = known ? sizes_json(w->tensor) : json(nullptr);
+  return o;
 }
 
 json node_json(const Graph& g, const Node& n);
@@ -157,10 +158,8 @@ json node_json(const Graph& g, const Node& n) {
   for (const Value* v : n.outputs()) outputs.push_back(value_json(v));
   for (const auto& [name, value] : n.attrs().items()) attrs[name] = attr_json(value);
   for (const auto& [key, name] : n.weights()) {
-    json w = weight_info(g.weights(), name);
-    w["key"] = key;
-    w["name"] = name;
-    weights.push_back(w);
+    json w = {{"key", key}, {"name", name}};
+    weights.push_back(add_weight_info(w, g.weights(), name));
   }
   json o = {{"name", n.num_outputs() ? json(n.output(0)->name()) : json(nullptr)},
             {"op", n.op()},
@@ -203,8 +202,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
   int64_t param_numel = 0, buffer_numel = 0, param_tensors = 0, buffer_tensors = 0, bytes = 0;
   for (const std::string& name : g.weights().names()) {
     const Weight& w = g.weights().at(name);
-    json entry = weight_info(g.weights(), name);
-    entry["name"] = name;
+    json entry = {{"name", name}};
+    add_weight_info(entry, g.weights(), name);
     int64_t numel = w.tensor.defined() ? w.tensor.numel() : 0;
     int64_t nbytes = w.tensor.defined() ? static_cast<int64_t>(w.tensor.nbytes()) : 0;
     entry["numel"] = numel;
@@ -270,7 +269,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
                            {"aten_fallbacks", fallbacks},
                            {"warning_count", warning_count}};
   report["pipeline"] = pipeline;
-  report["verification"] = extras.verification.is_null() ? json(nullptr) : extras.verification;
+  report["verification"] = extras.verification.is_null() ? json(nullptr) : json(extras.verification);
   report["diagnostics"] = diagnostics;
   report["outputs"] = extras.outputs;
   return report;

@@ -25,6 +25,8 @@ struct ReportExtras {
 
 constexpr int kReportVersion = 1;
 
-nlohmann::json build_report(const Model& m, const ReportExtras& extras);
+// ordered_json keeps keys in the order written (format and version first, attributes in
+// constructor order); it converts implicitly to nlohmann::json.
+nlohmann::ordered_json build_report(const Model& m, const ReportExtras& extras);
 
 }  // namespace tt

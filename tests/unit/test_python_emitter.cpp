@@ -727,3 +727,26 @@ TEST_CASE("python emitter: F.interpolate keeps only non-default keywords") {
                     "y = module.FModel()(torch.randn(1, 2, 4, 4))\n"
                     "assert y.shape == (1, 2, 5, 6), y.shape\n");
 }
+
+TEST_CASE("python emitter: inplace=True only where nothing else sees the mutated tensor") {
+  auto build = [](int variant) {
+    auto g = std::make_unique<Graph>();
+    Value* x = g->add_input(Type::tensor(DType::F32, {1, 4}), "x");
+    Node* fc = module_op(*g, "nn.Linear", "fc", {x},
+                         {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}}, {"weight", "bias"});
+    g->weights().set("fc.weight", {at::zeros({4, 4}), true});
+    g->weights().set("fc.bias", {at::zeros({4}), true});
+    Value* in = variant == 0 ? fc->output() : x;  // variant 1: the graph input itself
+    Node* relu = module_op(*g, "nn.ReLU", "relu", {in}, {{"inplace", true}}, {});
+    Value* out = relu->output();
+    if (variant == 2) {  // the linear's output is read again after the relu
+      Node* add = g->insert("torch.add", {relu->output(), fc->output()}, 1, nullptr);
+      out = add->output();
+    }
+    g->add_output(out);
+    return g;
+  };
+  CHECK(emit(*build(0), "M", "m.pth").find("self.relu = nn.ReLU(inplace=True)\n") != std::string::npos);
+  CHECK(emit(*build(1), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
+  CHECK(emit(*build(2), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
+}

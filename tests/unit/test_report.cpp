@@ -17,7 +17,7 @@
 #include <limits>
 
 using namespace tt;
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 namespace {
