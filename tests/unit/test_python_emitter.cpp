@@ -750,3 +750,52 @@ TEST_CASE("python emitter: inplace=True only where nothing else sees the mutated
   CHECK(emit(*build(1), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
   CHECK(emit(*build(2), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
 }
+
+TEST_CASE("python emitter: slicing forms") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32, {4, 6, 8}), "x");
+  Value* max = cint(g, std::numeric_limits<int64_t>::max());
+  Value* none = g.constant(NoneAttr{}, Type::of(Type::Kind::None));
+  Node* n = g.insert("Tensor.size", {x, cint(g, 0)}, 1, nullptr);
+  n->output()->set_name("n");
+  Node* a = g.insert("Tensor.slice", {x, cint(g, -1), cint(g, 2), max, cint(g, 3)}, 1, nullptr);
+  Node* b = g.insert("Tensor.slice", {a->output(), cint(g, 0), none, n->output(), cint(g, 1)}, 1, nullptr);
+  Value* y = g.add_input(Type::tensor(DType::F32, {1}), "y");
+  Node* dim = g.insert("Tensor.size", {y, cint(g, 0)}, 1, nullptr);
+  dim->output()->set_name("dim");
+  Node* c = g.insert("Tensor.slice", {b->output(), dim->output(), cint(g, 0), cint(g, 1), cint(g, 1)}, 1, nullptr);
+  Node* d = g.insert("Tensor.slice", {c->output(), cint(g, -2), cint(g, -3), max, cint(g, 1)}, 1, nullptr);
+  g.add_output(d->output());
+  std::string py = emit(g, "Slices", "slices.pth");
+  INFO(py);
+  CHECK(py.find("slice = x[..., 2::3]\n") != std::string::npos);
+  CHECK(py.find("slice_1 = slice[:n]\n") != std::string::npos);
+  // A dim that is not a constant: the ATen op itself (Tensor has no .slice method).
+  CHECK(py.find("slice_2 = torch.ops.aten.slice.Tensor(slice_1, dim, 0, 1)\n") != std::string::npos);
+  CHECK(py.find("slice_3 = slice_2[..., -3:, :]\n") != std::string::npos);
+  run_python_checks(g, py, "slices",
+                    "x = torch.randn(4, 6, 8)\n"
+                    "out = module.Slices()(x, torch.zeros(1))\n"
+                    "assert torch.equal(out, x[..., 2::3][:, 0:1][..., -3:, :]), out.shape\n");
+}
+
+TEST_CASE("python emitter: quantization modules") {
+  Graph g;
+  Value* a = g.add_input(Type::tensor(DType::F32, {2, 3}), "a");
+  Value* b = g.add_input(Type::tensor(DType::F32, {2, 3}), "b");
+  Node* q = module_op(g, "quant.QuantStub", "quant", {a}, {}, {});
+  Node* add = module_op(g, "FloatFunctional.add", "ff", {q->output(), b}, {}, {});
+  Node* dq = module_op(g, "quant.DeQuantStub", "dequant", {add->output()}, {}, {});
+  g.add_output(dq->output());
+  std::string py = emit(g, "Q", "q.pth");
+  INFO(py);
+  CHECK(py.find("import torch.ao.nn.quantized as nnq\n") != std::string::npos);
+  CHECK(py.find("import torch.ao.quantization as quant\n") != std::string::npos);
+  CHECK(py.find("self.quant = quant.QuantStub()\n") != std::string::npos);
+  CHECK(py.find("self.ff = nnq.FloatFunctional()\n") != std::string::npos);
+  CHECK(py.find("quant_ = self.quant(a)\n") != std::string::npos);
+  CHECK(py.find("ff = self.ff.add(quant_, b)\n") != std::string::npos);
+  run_python_checks(g, py, "q",
+                    "a, b = torch.randn(2, 3), torch.randn(2, 3)\n"
+                    "assert torch.equal(module.Q()(a, b), a + b)\n");
+}
