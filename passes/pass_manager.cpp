@@ -344,7 +344,7 @@ bool PassManager::run_steps(const std::vector<PipelineStep>& steps, Graph& g, Di
       std::string text;
       step_str(st, text);
       std::string msg = text + " still changed the graph after " + std::to_string(round) +
-                        " rounds; stopped there (raise fixpoint{max-iterations=N} if needed)";
+                        " round(s); stopped there (raise fixpoint{max-iterations=N} if needed)";
       spdlog::warn("{}", msg);
       diags.warn("fixpoint-cap", msg);
     } else {

@@ -131,8 +131,11 @@ def run_checks(checks, output, where):
             m = rx.search(output, pos, end)
             if kind == "CHECK-NEXT":
                 want = (line_of(output, prev_end) + 1) if prev_end is not None else 0
-                if not m or line_of(output, m.start()) != want:
-                    raise CheckFailure(f"{where}:{ln}: CHECK-NEXT: '{pat}' is not on the next line")
+                if not m:
+                    raise CheckFailure(f"{where}:{ln}: CHECK-NEXT: '{pat}' not found")
+                if line_of(output, m.start()) != want:
+                    raise CheckFailure(f"{where}:{ln}: CHECK-NEXT: '{pat}' found on output line "
+                                       f"{line_of(output, m.start()) + 1}, expected line {want + 1}")
             elif kind == "CHECK-SAME":
                 if not m or prev_end is None or line_of(output, m.start()) != line_of(output, prev_end):
                     raise CheckFailure(f"{where}:{ln}: CHECK-SAME: '{pat}' is not on the same line")
