@@ -34,6 +34,7 @@
 //   aten::arange, arange.start     -> torch.arange (arange.start_step order)
 //   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
 //   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
+//   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
 #include "loaders/loader.h"
 
 #include "ir/op_table.h"
@@ -48,6 +49,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -1641,6 +1643,24 @@ class Lifter {
           f.env[n->output()] = Binding{p->input(0), {}};
           return;
         }
+      }
+    }
+
+    // x[:] on some dim (start 0, end INT64_MAX, step 1): the tracer records one for every `:`
+    // in an indexing expression; it is the tensor itself.
+    if (qual == "aten::slice.Tensor" && ins.size() == 5) {
+      auto int_is = [](Value* v, int64_t want) {
+        const AttrValue* c = v->constant();
+        return c && std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) == want;
+      };
+      auto none_or = [&](Value* v, int64_t want) {
+        const AttrValue* c = v->constant();
+        return c && (std::holds_alternative<NoneAttr>(*c) || int_is(v, want));
+      };
+      if (ins[1]->constant() && none_or(ins[2], 0) &&
+          none_or(ins[3], std::numeric_limits<int64_t>::max()) && int_is(ins[4], 1)) {
+        f.env[n->output()] = Binding{ins[0], {}};
+        return;
       }
     }
 
