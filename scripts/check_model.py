@@ -227,7 +227,8 @@ def main():
 
     t0 = time.time()
     torch.manual_seed(0)
-    base = args.original[:-3] if args.original.endswith(".pt") else args.original
+    base = (os.path.splitext(args.original)[0] if args.original.endswith((".pt", ".onnx"))
+            else args.original)
     py_path = os.path.join(args.out_dir, args.name + ".py")
     pth_path = os.path.join(args.out_dir, args.name + ".pth")
     json_path = os.path.join(args.out_dir, args.name + ".json")

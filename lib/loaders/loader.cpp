@@ -214,9 +214,7 @@ Model load_model(const std::string& path) {
   } else if (m.source.format == "tir") {
     m.graph = parse_tir(read_all(path), path);
   } else {
-    throw Error(ExitCode::Unsupported,
-                "ONNX input is not supported yet — convert from the TorchScript export instead "
-                "(torch.jit.trace(model.eval(), example).save(path))");
+    m.graph = load_onnx(path, m.diags);
   }
   return m;
 }

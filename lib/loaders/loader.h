@@ -32,4 +32,8 @@ std::string detect_format(const std::string& path);
 // torch_io.cpp). Throws tt::Error; adds warnings to diags.
 std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags);
 
+// The ONNX loader (lib/loaders/onnx.cpp; the only TU with ONNX/protobuf headers). Throws
+// tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).
+std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags);
+
 }  // namespace tt

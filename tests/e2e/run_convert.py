@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """End-to-end test driver for one model: `tinytrace convert`, then scripts/check_model.py.
 
-    run_convert.py TINYTRACE MODEL.pt OUT_DIR [extra convert args...]
+    run_convert.py TINYTRACE MODEL.pt|MODEL.onnx OUT_DIR [extra convert args...]
 
 Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
-and the warnings the report must contain. OUT_DIR is emptied first. Fails when the CLI exits
-non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
+and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
+scripts/gen_onnx_models.py) skips the check that the original's state_dict loads. OUT_DIR is
+emptied first. Fails when the CLI exits non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
 file that was never renamed, say), modifies the input, or when the checker fails.
 """
 import hashlib
@@ -40,7 +41,7 @@ def main():
         die(__doc__)
     tinytrace, model, out_dir = sys.argv[1:4]
     extra = sys.argv[4:]
-    base = model[:-3] if model.endswith(".pt") else model
+    base = os.path.splitext(model)[0] if model.endswith((".pt", ".onnx")) else model
     name = os.path.basename(base)
     meta_path = base + ".json"
     if not os.path.isfile(meta_path):
@@ -86,6 +87,9 @@ def main():
     check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(meta.get("tolerance", 1e-4))]
     for w in meta.get("expect_warnings", []):
         check += ["--expect-warning", w]
+    if meta.get("skip_state_dict"):
+        # ONNX models: the converted state_dict's keys are the ONNX initializer names.
+        check += ["--state-dict-from", "none"]
     print("+", " ".join(check), flush=True)
     sys.stdout.flush()
     r = subprocess.run(check)
