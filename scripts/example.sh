@@ -27,5 +27,5 @@ Outputs are in $out:
   tiny_cnn.json  the graph report
 Run it again:      /usr/bin/python3 $out/tiny_cnn.py
 Check it against the original (outputs, strict state_dict load, pyflakes):
-                   /usr/bin/python3 scripts/check_model.py $out tiny_cnn testdata/models/tiny_cnn.pt
+                   /usr/bin/python3 $root/scripts/check_model.py $out tiny_cnn $model
 MSG
