@@ -697,9 +697,21 @@ class Importer {
       r = in[0];
       for (size_t k = 0; k < starts.size(); ++k) {
         int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
+        if (a < 0) a += r.dim();
         int64_t st = steps.empty() ? 1 : steps[k];
-        if (st <= 0) return false;
-        r = r.slice(a, starts[k], ends[k], st);
+        if (st == 0) return false;
+        // ONNX clamping rules (negative steps run from the end, as in F.pad's sub-graph).
+        int64_t dim = r.size(a);
+        int64_t s0 = starts[k] < 0 ? starts[k] + dim : starts[k];
+        int64_t e0 = ends[k] < 0 ? ends[k] + dim : ends[k];
+        if (st > 0) {
+          s0 = std::clamp<int64_t>(s0, 0, dim);
+          e0 = std::clamp<int64_t>(e0, 0, dim);
+        } else {
+          s0 = std::clamp<int64_t>(s0, 0, dim - 1);
+          e0 = std::clamp<int64_t>(e0, -1, dim - 1);
+        }
+        r = at::index_select(r, a, at::arange(s0, e0, st, at::kLong));
       }
     } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
       if (op == "Add") r = in[0] + in[1];

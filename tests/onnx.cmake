@@ -1,0 +1,58 @@
+# ONNX input tests (issue 7), included from the top-level CMakeLists.txt. Labels as in
+# tests/tests.cmake: setup (export fixture), e2e (convert + scripts/check_model.py per model, and
+# the --fuse structure comparison), badinput (malformed ONNX files, an op without a mapping).
+# scripts/gen_onnx_models.py exports into ${CMAKE_BINARY_DIR}/testmodels_onnx at test time and
+# reuses what is current.
+
+set(TT_ONNX_PYTHON /usr/bin/python3)
+set(TT_ONNX_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_onnx_models.py)
+set(TT_ONNX_DIR ${CMAKE_BINARY_DIR}/testmodels_onnx)
+set(TT_ONNX_OUT ${CMAKE_BINARY_DIR}/e2e_onnx_out)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_ONNX_GEN})
+
+if(NOT TARGET onnx)
+  message(STATUS "tests/onnx.cmake: libonnx-dev not found, ONNX tests not registered")
+  return()
+endif()
+
+add_test(NAME gen_onnx_models COMMAND ${TT_ONNX_PYTHON} ${TT_ONNX_GEN} --out ${TT_ONNX_DIR})
+set_tests_properties(gen_onnx_models PROPERTIES FIXTURES_SETUP tt_models_onnx LABELS setup
+                     TIMEOUT 900 COST 900)
+
+execute_process(COMMAND ${TT_ONNX_PYTHON} ${TT_ONNX_GEN} --list
+                OUTPUT_VARIABLE tt_onnx_list RESULT_VARIABLE tt_onnx_rc)
+if(NOT tt_onnx_rc EQUAL 0)
+  message(FATAL_ERROR "tests/onnx.cmake: '${TT_ONNX_GEN} --list' failed")
+endif()
+string(REPLACE "\n" ";" tt_onnx_lines "${tt_onnx_list}")
+foreach(line IN LISTS tt_onnx_lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE " " ";" fields "${line}")
+  list(GET fields 0 name)
+  list(GET fields 1 kind)
+  if(kind STREQUAL "e2e")
+    add_test(NAME e2e_onnx_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx ${TT_ONNX_OUT}/${name})
+    set_tests_properties(e2e_onnx_${name} PROPERTIES LABELS e2e TIMEOUT 600
+                         FIXTURES_REQUIRED tt_models_onnx)
+  elseif(kind STREQUAL "unsupported")
+    # An op without a mapping (the exported nn.LSTM, the only "unsupported" case): exit 4,
+    # naming the op type and the node.
+    add_test(NAME badinput_onnx_unsupported_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx
+                     ${TT_ONNX_OUT}/fail_${name} 4 "ONNX op LSTM" "node '/lstm/LSTM'")
+    set_tests_properties(badinput_onnx_unsupported_${name} PROPERTIES LABELS badinput TIMEOUT 300
+                         FIXTURES_REQUIRED tt_models_onnx)
+  else()
+    add_test(NAME badinput_onnx_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/badinput/${name}.onnx
+                     ${TT_ONNX_OUT}/bad_${name} 3)
+    set_tests_properties(badinput_onnx_${name} PROPERTIES LABELS badinput TIMEOUT 300
+                         FIXTURES_REQUIRED tt_models_onnx)
+  endif()
+endforeach()
