@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
       ->take_all();
   convert
       ->add_option("--emit", emit,
-                   "Comma-separated outputs: python,weights,report,tir (default: "
+                   "Comma-separated outputs: python,weights,report,torchscript,tir (default: "
                    "python,weights,report)")
       ->delimiter(',');
   convert->add_flag("--fuse", copts.passes.fuse,

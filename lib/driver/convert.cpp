@@ -5,6 +5,7 @@
 #include "emitters/report.h"
 #include "ir/printer.h"
 #include "loaders/loader.h"
+#include "loaders/torchscript_emit.h"
 #include "loaders/torch_io.h"
 #include "support/diag.h"
 #include "support/output_set.h"
@@ -37,7 +38,7 @@ std::string stem_of(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& emit_kinds() {
-  static const std::vector<std::string> kinds = {"python", "weights", "report", "tir"};
+  static const std::vector<std::string> kinds = {"python", "weights", "report", "torchscript", "tir"};
   return kinds;
 }
 
@@ -84,7 +85,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   for (const auto& e : opts.emit)
     if (std::find(emit_kinds().begin(), emit_kinds().end(), e) == emit_kinds().end())
       throw Error(ExitCode::Usage, "--emit: unknown output kind '" + e +
-                                       "' — choose from python, weights, report, tir");
+                                       "' — choose from python, weights, report, torchscript, tir");
   std::vector<std::string> emit = opts.emit;
   // The .tir refers to its weights in NAME.pth (external("NAME.pth")), so it needs them.
   if (std::find(emit.begin(), emit.end(), "tir") != emit.end() &&
@@ -113,7 +114,8 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   std::vector<std::string> finals;
   for (const auto& kind : emit_kinds()) {
     if (!wants(kind.c_str())) continue;
-    const std::string ext = kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json" : ".tir";
+    const std::string ext = kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json"
+                            : kind == "torchscript" ? ".pt" : ".tir";
     std::string final_path = out.final_path(res.name + ext);
     if (same_file(final_path, opts.model_path))
       throw Error(ExitCode::Usage, "output '" + final_path +
@@ -133,6 +135,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     for (const auto& n : g.weights().names()) items.emplace_back(n, g.weights().at(n).tensor);
     save_tensor_dict(out.stage(res.name + ".pth"), items);
   }
+  if (wants("torchscript")) save_torchscript(g, out.stage(res.name + ".pt"), res.class_name);
   if (wants("tir")) {
     PrintOptions po;
     po.weights = PrintOptions::Weights::External;
