@@ -1,0 +1,27 @@
+# CTest registrations for running the IR (label `exec`): --emit torchscript archives loaded back
+# in Python and compared with the original model. Included from CMakeLists.txt after
+# tests/tests.cmake (which defines TT_PYTHON, TT_TESTMODELS_DIR and the model fixtures).
+# Run them with `ctest --test-dir build -L exec`.
+
+if(NOT DEFINED TT_PYTHON)
+  set(TT_PYTHON /usr/bin/python3)
+endif()
+if(NOT DEFINED TT_TESTMODELS_DIR)
+  set(TT_TESTMODELS_DIR ${CMAKE_BINARY_DIR}/testmodels)
+endif()
+set(TT_EXEC_OUT ${CMAKE_BINARY_DIR}/exec_out)
+
+foreach(model resnet18 mobilenet_v2)
+  foreach(mode plain fuse)
+    set(extra "")
+    if(mode STREQUAL "fuse")
+      set(extra --fuse)
+    endif()
+    add_test(NAME exec_torchscript_${model}_${mode}
+             COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
+                     $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR}
+                     ${TT_EXEC_OUT}/torchscript_${model}_${mode} ${model} ${extra})
+    set_tests_properties(exec_torchscript_${model}_${mode} PROPERTIES LABELS exec TIMEOUT 600
+                         FIXTURES_REQUIRED tt_models_torchvision)
+  endforeach()
+endforeach()
