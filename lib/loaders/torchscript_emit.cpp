@@ -565,7 +565,63 @@ class Lowerer {
       return A + "constant_pad_nd(" + x() + ", " + ints_src(pad) + ", " + f(a.get_float("value", 0.0)) + ")";
     }
     if (op == "nn.Upsample") return upsample(n, x(), ind);
+    if (op == "nn.LSTM" || op == "nn.GRU") return rnn(n, in, ind, op == "nn.LSTM");
     unsupported(n, "module op " + op + " has no TorchScript lowering");
+  }
+
+  // nn.LSTM / nn.GRU as in modules.cpp: flat weights in PyTorch's order, zero initial state when
+  // none is given, unbatched inputs get a batch dim of 1 (decided at run time).
+  std::string rnn(const Node& n, const std::vector<std::string>& in, int ind, bool lstm) {
+    const Attrs& a = n.attrs();
+    int64_t layers = a.get_int("num_layers", 1), hidden = a.get_int("hidden_size"), proj = a.get_int("proj_size", 0);
+    bool bidir = a.get_bool("bidirectional", false), bias = a.get_bool("bias", true);
+    bool bf = a.get_bool("batch_first", false);
+    std::vector<std::string> params;
+    for (int64_t l = 0; l < layers; ++l)
+      for (int d = 0; d < (bidir ? 2 : 1); ++d) {
+        std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
+        params.push_back(w(n, ("weight_ih" + sfx).c_str()));
+        params.push_back(w(n, ("weight_hh" + sfx).c_str()));
+        if (bias) {
+          params.push_back(w(n, ("bias_ih" + sfx).c_str()));
+          params.push_back(w(n, ("bias_hh" + sfx).c_str()));
+        }
+        if (proj > 0) params.push_back(w(n, ("weight_hr" + sfx).c_str()));
+      }
+    std::string bd = bf ? "0" : "1";
+    std::string x = temp("rnn_x"), batched = temp("rnn_batched");
+    line(ind, x + " = " + in.at(0));
+    line(ind, batched + " = torch.dim(" + x + ") == 3");
+    line(ind, "if not " + batched + ":");
+    line(ind + 1, x + " = torch.unsqueeze(" + x + ", " + bd + ")");
+    std::string states = std::to_string(layers * (bidir ? 2 : 1));
+    std::string batch = "torch.size(" + x + ", " + bd + ")";
+    bool given = in.size() > 1 && !(n.input(1)->constant() && std::holds_alternative<NoneAttr>(*n.input(1)->constant()));
+    std::string h0 = temp("h0"), c0 = temp("c0");
+    if (given) {
+      if (lstm) line(ind, h0 + ", " + c0 + ", = " + in[1]);
+      else line(ind, h0 + " = " + in[1]);
+      line(ind, "if not " + batched + ":");
+      line(ind + 1, h0 + " = torch.unsqueeze(" + h0 + ", 1)");
+      if (lstm) line(ind + 1, c0 + " = torch.unsqueeze(" + c0 + ", 1)");
+    } else {
+      line(ind, h0 + " = torch.new_zeros(" + x + ", [" + states + ", " + batch + ", " +
+                    std::to_string(lstm && proj > 0 ? proj : hidden) + "])");
+      if (lstm) line(ind, c0 + " = torch.new_zeros(" + x + ", [" + states + ", " + batch + ", " + std::to_string(hidden) + "])");
+    }
+    std::string res = temp("rnn");
+    std::string tail = "[" + join(params) + "], " + b(bias) + ", " + std::to_string(layers) + ", 0.0, False, " + b(bidir) +
+                       ", " + b(bf) + ")";
+    if (lstm) line(ind, res + " = torch.lstm(" + x + ", [" + h0 + ", " + c0 + "], " + tail);
+    else line(ind, res + " = torch.gru(" + x + ", " + h0 + ", " + tail);
+    std::string out = temp("rnn_out"), hn = temp("hn"), cn = temp("cn");
+    if (lstm) line(ind, out + ", " + hn + ", " + cn + ", = " + res);
+    else line(ind, out + ", " + hn + ", = " + res);
+    line(ind, "if not " + batched + ":");
+    line(ind + 1, out + " = torch.squeeze(" + out + ", " + bd + ")");
+    line(ind + 1, hn + " = torch.squeeze(" + hn + ", 1)");
+    if (lstm) line(ind + 1, cn + " = torch.squeeze(" + cn + ", 1)");
+    return lstm ? "(" + out + ", (" + hn + ", " + cn + "))" : "(" + out + ", " + hn + ")";
   }
 
   std::string upsample(const Node& n, const std::string& x, int ind) {
@@ -574,7 +630,22 @@ class Lowerer {
     std::string mode = a.get_str("mode", "nearest");
     // The interpreter decides the rank from the input at run time; here the type must tell it.
     const Type& t = n.input(0)->type();
-    if (!t.shape) unsupported(n, "nn.Upsample needs the input rank (give --input-shape)");
+    if (!t.shape) {
+      // Rank unknown: F.interpolate's builtin decides at run time (same kernels, same scales).
+      std::string size = "None", scale = "None";
+      if (const AttrValue* v = a.find("size")) {
+        if (const auto* i = std::get_if<int64_t>(v)) size = std::to_string(*i);
+        if (const auto* l = std::get_if<std::vector<int64_t>>(v)) size = l->size() == 1 ? std::to_string((*l)[0]) : ints_src(*l);
+      }
+      if (const AttrValue* v = a.find("scale_factor")) {
+        if (const auto* d = std::get_if<double>(v)) scale = float_src(*d);
+        if (const auto* i = std::get_if<int64_t>(v)) scale = float_src(static_cast<double>(*i));
+        if (const auto* l = std::get_if<std::vector<double>>(v)) scale = l->size() == 1 ? float_src((*l)[0]) : floats_src(*l);
+      }
+      bool corners = mode == "linear" || mode == "bilinear" || mode == "bicubic" || mode == "trilinear";
+      return A + "__interpolate(" + x + ", " + size + ", " + scale + ", " + str_src(mode) + ", " +
+             (corners ? b(a.get_bool("align_corners", false)) : std::string("None")) + ")";
+    }
     int64_t r = static_cast<int64_t>(t.shape->size()) - 2;
     std::string size = "None";
     auto size_v = a.get_ints("size", {});
