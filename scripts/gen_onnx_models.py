@@ -14,7 +14,8 @@ with torch.onnx.export. For each NAME it writes, in --out:
 
 and into --out/badinput/ the malformed ONNX files (text, truncated, wrong protobuf message).
 --list prints "name kind" per case: kind "e2e" (convert + check), "unsupported" (must exit 4
-naming the op), or "badinput".
+naming the op), "badinput", or "parity" (an e2e case that also has NAME.ts.pt, the TorchScript
+trace of the same model, for the --fuse structure comparison).
 """
 import argparse
 import hashlib
@@ -49,9 +50,17 @@ CASES = {
     "nested_seq_bn_op13": ("nested_seq_bn", 13, PRESERVE, "e2e"),
     "tuple_out_op13": ("tuple_out", 13, EVAL, "e2e"),
     "upsample_shuffle_pad_op11": ("upsample_shuffle_pad", 11, EVAL, "e2e"),
+    "conv_groups_op9": ("conv_groups", 9, EVAL, "e2e"),
+    "leaf_modules_op13": ("leaf_modules", 13, PRESERVE, "e2e"),
+    "norms_op17": ("norms", 17, EVAL, "e2e"),
     "lstm_op13": ("lstm", 13, EVAL, "unsupported"),
 }
 BAD = ["text", "truncated", "wrong_message"]
+# Cases whose `--fuse` structure is compared with the TorchScript trace of the same model
+# (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
+# (nested_seq_bn is left out: on its TorchScript form --fuse keeps the Linear->BatchNorm1d pair
+# that it folds on the ONNX form, a difference of the fold-batchnorm pass, not of the loaders.)
+PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13"]
 
 
 def stamp():
@@ -69,8 +78,8 @@ def is_current(out_dir, name, st):
                 return False
     except (OSError, ValueError):
         return False
-    return all(os.path.exists(os.path.join(out_dir, name + ext))
-               for ext in (".onnx", ".inputs.pt", ".expected.pt"))
+    exts = [".onnx", ".inputs.pt", ".expected.pt"] + ([".ts.pt"] if name in PARITY else [])
+    return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in exts)
 
 
 def export(name, out_dir, st):
@@ -90,6 +99,9 @@ def export(name, out_dir, st):
         gm.atomic_write(base + ".onnx", lambda p: torch.onnx.export(
             model, inputs, p, opset_version=opset, training=training,
             input_names=[f"x{i}" if len(inputs) > 1 else "x" for i in range(len(inputs))]))
+        if name in PARITY:
+            traced = torch.jit.trace(model, inputs, check_trace=False)
+            gm.atomic_write(base + ".ts.pt", lambda p: traced.save(p))
     exp_flat = gm.flatten(expected)
     gm.atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
     gm.atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
@@ -145,6 +157,8 @@ def main():
     if args.list:
         for name, (_, _, _, kind) in CASES.items():
             print(name, kind)
+        for name in PARITY:
+            print(name, "parity")
         for name in BAD:
             print(name, "badinput")
         return 0

@@ -557,6 +557,15 @@ class Importer {
     if (op == "Unsqueeze" || op == "Squeeze") return lift_squeeze(n, op == "Unsqueeze");
     if (op == "Gather") return lift_gather(n);
     if (op == "Cast") return lift_cast(n);
+    if (op == "PRelu") return lift_prelu(n);
+    if (op == "InstanceNormalization") {
+      // GroupNorm and InstanceNorm export as this op; its scale/bias are plain tensors here.
+      Value* x = tensor_in(n.input(0));
+      return void(call("F.instance_norm", {x, tensor_in(n.input(1)), tensor_in(n.input(2)), c_none(), c_none(),
+                                           c_bool(true), c_float(0.1), c_float(attr_f(n, "epsilon", 1e-5)), c_bool(false)},
+                       n));
+    }
+    if (op == "LayerNormalization") return lift_layer_norm(n);
     if (op == "DepthToSpace") {
       if (attr_s(n, "mode", "DCR") != "CRD") unsupported(n, "DCR mode (PyTorch's pixel_shuffle is CRD)");
       return void(call("F.pixel_shuffle", {tensor_in(n.input(0)), c_int(attr_i(n, "blocksize", 1))}, n));
@@ -955,6 +964,45 @@ class Importer {
     } else {
       call("F.adaptive_avg_pool" + std::to_string(dims) + "d", {x, c_ints(std::vector<int64_t>(static_cast<size_t>(dims), 1))}, n);
     }
+  }
+
+  void lift_prelu(const ox::NodeProto& n) {
+    const at::Tensor* w = const_of(n, 1);
+    auto r = rank_of(n.input(0));
+    // nn.PReLU's weight is per channel (dim 1) or a single value: the exporter writes [C,1,1].
+    bool per_channel = w && r && *r >= 2 && w->dim() <= *r - 1 && w->numel() >= 1;
+    if (per_channel && w->numel() > 1)
+      for (int64_t k = 1; k < w->dim(); ++k) per_channel = per_channel && w->size(k) == 1;
+    if (!per_channel) return void(call("F.prelu", {tensor_in(n.input(0)), tensor_in(n.input(1))}, n));
+    Node* node = append("nn.PReLU", {tensor_in(n.input(0))});
+    node->set_module(module_path(n, n.input(1), "prelu"));
+    node->set_scope(scope_parent(node->module()));
+    node->attrs().set("num_parameters", w->numel());
+    module_weight(node, "weight", w->flatten(), true);
+    out(node, n);
+  }
+
+  void lift_layer_norm(const ox::NodeProto& n) {
+    const at::Tensor* w = const_of(n, 1);
+    const at::Tensor* b = const_of(n, 2);
+    auto r = rank_of(n.input(0));
+    int64_t axis = attr_i(n, "axis", -1);
+    if (!w || (has_input(n, 2) && !b)) unsupported(n, "non-constant scale/bias");
+    std::vector<int64_t> shape = w->sizes().vec();
+    // Normalised dims: axis..end, which must be the scale's shape.
+    int64_t tail = axis < 0 ? -axis : (r ? *r - axis : -1);
+    if (tail != static_cast<int64_t>(shape.size())) unsupported(n, "scale shape does not match the axis");
+    for (int i = 1; i < n.output_size(); ++i)
+      if (!n.output(i).empty() && !consumers_[n.output(i)].empty()) unsupported(n, "mean/inv_std outputs are used");
+    Node* node = append("nn.LayerNorm", {tensor_in(n.input(0))});
+    node->set_module(module_path(n, n.input(1), "layer_norm"));
+    node->set_scope(scope_parent(node->module()));
+    node->attrs().set("normalized_shape", shape);
+    node->attrs().set("eps", attr_f(n, "epsilon", 1e-5));
+    node->attrs().set("elementwise_affine", true);
+    module_weight(node, "weight", *w, true);
+    module_weight(node, "bias", b ? *b : at::zeros_like(*w), true);
+    out(node, n);
   }
 
   void lift_hard_sigmoid(const ox::NodeProto& n) {
