@@ -103,6 +103,14 @@ int main(int argc, char** argv) {
   convert->add_flag("--verify-each", copts.passes.verify_each,
                     "Run the IR verifier before the pipeline and after every pass");
 
+  convert->add_flag("--verify", copts.verify,
+                    "Run the original model and the converted graph on the same seeded inputs "
+                    "(from --input-shape) and compare every output; exit 5 beyond tolerance");
+  convert->add_option("--tolerance", copts.tolerance,
+                      "Largest allowed relative difference max|diff|/max|expected| for --verify "
+                      "(default 1e-4; 1e-3 when BatchNorm was folded)")
+      ->check(CLI::PositiveNumber);
+
   auto* passes_cmd = app.add_subcommand("passes", "List every pass and named pipeline");
   tt::OptOptions oopts;
   auto* opt_cmd = app.add_subcommand(
@@ -144,6 +152,7 @@ int main(int argc, char** argv) {
       if (r.aten_fallbacks) std::cout << ", " << r.aten_fallbacks << " op(s) via torch.ops.aten";
       if (r.warnings) std::cout << ", " << r.warnings << " warning(s)";
       std::cout << ")\n";
+      for (const auto& v : r.verify_summaries) std::cout << "  " << v << "\n";
       for (const auto& w : r.written) std::cout << "  wrote " << w << "\n";
     }
     if (passes_cmd->parsed()) tt::print_pass_list(std::cout);

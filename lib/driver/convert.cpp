@@ -1,7 +1,10 @@
 // `tinytrace convert`: the whole job behind the CLI, reachable from tests.
 #include "driver/convert.h"
 
+#include "driver/verify.h"
 #include "emitters/python.h"
+#include "exec/interpreter.h"
+#include "loaders/jit_runner.h"
 #include "emitters/report.h"
 #include "ir/printer.h"
 #include "loaders/loader.h"
@@ -33,6 +36,35 @@ std::string stem_of(const std::string& path) {
   auto dot = base.rfind('.');
   if (dot != std::string::npos && dot > 0) base = base.substr(0, dot);
   return base;
+}
+
+c10::IValue pack_outputs(std::vector<c10::IValue> outs) {
+  if (outs.size() == 1) return outs[0];
+  return c10::ivalue::Tuple::create(std::move(outs));
+}
+
+std::vector<c10::IValue> cloned(const std::vector<c10::IValue>& inputs) {
+  // Each run gets its own copy: a model may modify its inputs in place.
+  std::vector<c10::IValue> out;
+  for (const auto& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+  return out;
+}
+
+// --verify: the original (TorchScript through torch::jit; other formats: the graph as loaded,
+// before any pass, through the interpreter) against the transformed graph through the
+// interpreter, on the same seeded inputs.
+VerifyResult verify_graph_against_source(const Model& m, const Graph& g,
+                                         const std::vector<InputSpec>& specs, double tolerance) {
+  std::vector<c10::IValue> inputs = make_example_inputs(specs);
+  c10::IValue expected;
+  if (m.source.format == "torchscript") {
+    expected = run_torchscript_file(m.source.path, cloned(inputs));
+  } else {
+    Model ref = load_model(m.source.path);
+    expected = pack_outputs(Interpreter(*ref.graph).run(cloned(inputs)));
+  }
+  c10::IValue actual = pack_outputs(Interpreter(g).run(cloned(inputs)));
+  return compare_outputs(expected, actual, tolerance, "interpreter");
 }
 
 }  // namespace
@@ -107,7 +139,42 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       g.inputs()[i]->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
   }
 
-  std::vector<PassStat> pass_stats = run_pass_options(g, m.diags, opts.passes);
+  // With --input-shape, infer-shapes runs last, so .tir, --print-ir-after and the report show
+  // the dtype and shape of every value of the final graph.
+  PassCliOptions pass_opts = opts.passes;
+  if (!opts.input_shapes.empty())
+    pass_opts.passes += (pass_opts.passes.empty() ? "" : ",") + std::string("infer-shapes");
+  std::vector<PassStat> pass_stats = run_pass_options(g, m.diags, pass_opts);
+
+  nlohmann::json verification;  // null unless --verify
+  if (opts.verify) {
+    std::vector<InputSpec> specs = opts.input_shapes.empty() ? specs_from_graph(g) : opts.input_shapes;
+    if (specs.empty())
+      throw Error(ExitCode::Usage, "--verify needs example inputs — give --input-shape once per "
+                                   "model input, e.g. --input-shape 1,3,224,224");
+    // Folding BatchNorm reassociates float arithmetic: allow 1e-3 then (DESIGN.md §2).
+    bool folded = std::any_of(pass_stats.begin(), pass_stats.end(), [](const PassStat& p) {
+      return p.name == "fold-batchnorm" && p.changed;
+    });
+    double tol = opts.tolerance ? *opts.tolerance : folded ? 1e-3 : 1e-4;
+    VerifyResult vr = verify_graph_against_source(m, g, specs, tol);
+    std::vector<std::string> spec_text;
+    for (const auto& s : specs) spec_text.push_back(s.str());
+    verification = {{"inputs", spec_text}, {"seed", 0}, {"passed", vr.passed()},
+                    {"results", nlohmann::json::array({vr.to_json()})}};
+    res.verify_summaries.push_back(vr.summary());
+    if (!vr.passed()) {
+      std::vector<std::string> notes;
+      for (const auto& o : vr.outputs)
+        notes.push_back("output " + (o.path.empty() ? std::string("0") : o.path) +
+                        ": max |diff| " + std::to_string(o.max_abs) + ", max |expected| " +
+                        std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
+      throw Error(ExitCode::VerifyFailed,
+                  vr.summary() + "; no outputs written — a pass changed what the model computes: "
+                                 "rerun with --verify-each and -v to find it, or raise --tolerance",
+                  notes);
+    }
+  }
 
   // Stage every output; nothing becomes visible unless all of them were written.
   OutputSet out(opts.out_dir);
@@ -146,6 +213,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     ReportExtras extras;
     extras.outputs = finals;
     extras.pipeline = pass_stats;
+    extras.verification = verification;
     out.write_text(res.name + ".json", build_report(m, extras).dump(2) + "\n");
   }
   res.written = out.commit();

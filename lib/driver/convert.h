@@ -4,6 +4,7 @@
 #include "driver/passes_cli.h"
 #include "support/input_spec.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct ConvertOptions {
   std::vector<InputSpec> input_shapes;
   std::vector<std::string> emit = {"python", "weights", "report"};
   PassCliOptions passes;  // --passes / --fuse / --print-ir-after / --verify-each
+  bool verify = false;                // --verify
+  std::optional<double> tolerance;    // --tolerance (default: 1e-4, 1e-3 when BN was folded)
 };
 
 struct ConvertResult {
@@ -25,6 +28,7 @@ struct ConvertResult {
   int64_t parameters = 0;
   size_t warnings = 0;
   size_t aten_fallbacks = 0;
+  std::vector<std::string> verify_summaries;  // one line per engine compared
 };
 
 // The kinds --emit accepts today, in the order they are written.

@@ -1,0 +1,165 @@
+// --verify: seeded inputs and output comparison.
+#include "driver/verify.h"
+
+#include "support/diag.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cstdio>
+
+namespace tt {
+
+std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
+  // A private generator: the inputs do not depend on the global RNG state.
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  std::vector<c10::IValue> out;
+  for (const auto& s : specs) {
+    auto st = static_cast<at::ScalarType>(dtype_to_scalar_type(s.dtype));
+    if (s.dtype == DType::Unknown) st = at::kFloat;
+    at::Tensor t;
+    if (at::isFloatingType(st))
+      t = at::randn(s.shape, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
+    else if (st == at::kBool)
+      t = at::randint(0, 2, s.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+    else
+      t = at::randint(0, 10, s.shape, gen, at::TensorOptions().dtype(st));
+    out.emplace_back(t);
+  }
+  return out;
+}
+
+std::vector<InputSpec> specs_from_graph(const Graph& g) {
+  std::vector<InputSpec> specs;
+  for (Value* v : g.inputs()) {
+    if (!v->type().is_complete()) return {};
+    specs.push_back({*v->type().shape, v->type().dtype});
+  }
+  return specs;
+}
+
+bool VerifyResult::passed() const {
+  if (structure_mismatch) return false;
+  for (const auto& o : outputs)
+    if (o.shape_mismatch || !(o.rel <= tolerance)) return false;
+  return true;
+}
+
+namespace {
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string& path, VerifyResult& r) {
+  if (e.isTensor() && a.isTensor()) {
+    at::Tensor te = e.toTensor(), ta = a.toTensor();
+    OutputDiff d;
+    d.path = path;
+    d.shape.assign(te.sizes().begin(), te.sizes().end());
+    if (te.sizes() != ta.sizes()) {
+      d.shape_mismatch = true;
+      d.rel = std::numeric_limits<double>::infinity();
+    } else if (te.numel() > 0) {
+      at::Tensor de = te.to(at::kDouble), da = ta.to(at::kDouble);
+      // NaN in the same places on both sides is agreement, not a difference.
+      at::Tensor both_nan = at::isnan(de).logical_and(at::isnan(da));
+      at::Tensor diff = (de - da).abs().masked_fill(both_nan, 0.0);
+      if (diff.isnan().any().item<bool>()) {
+        d.max_abs = std::numeric_limits<double>::infinity();
+      } else {
+        d.max_abs = diff.max().item<double>();
+      }
+      d.max_expected = de.masked_fill(at::isnan(de), 0.0).abs().max().item<double>();
+      d.rel = d.max_expected > 0 ? d.max_abs / d.max_expected : d.max_abs;
+    }
+    r.max_rel = std::max(r.max_rel, d.rel);
+    r.outputs.push_back(std::move(d));
+    return;
+  }
+  auto seq = [](const c10::IValue& v, std::vector<c10::IValue>& out) {
+    if (v.isTuple()) {
+      const auto& el = v.toTupleRef().elements();
+      out.assign(el.begin(), el.end());
+      return true;
+    }
+    if (v.isList()) {
+      auto l = v.toListRef();
+      out.assign(l.begin(), l.end());
+      return true;
+    }
+    return false;
+  };
+  std::vector<c10::IValue> se, sa;
+  if (seq(e, se) && seq(a, sa)) {
+    if (se.size() != sa.size()) {
+      r.structure_mismatch = true;
+      return;
+    }
+    for (size_t i = 0; i < se.size(); ++i)
+      compare_into(se[i], sa[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), r);
+    return;
+  }
+  if ((e.isInt() || e.isDouble() || e.isBool()) && (a.isInt() || a.isDouble() || a.isBool())) {
+    OutputDiff d;
+    d.path = path;
+    double ve = e.isInt() ? double(e.toInt()) : e.isDouble() ? e.toDouble() : double(e.toBool());
+    double va = a.isInt() ? double(a.toInt()) : a.isDouble() ? a.toDouble() : double(a.toBool());
+    d.max_abs = std::abs(ve - va);
+    d.max_expected = std::abs(ve);
+    d.rel = d.max_expected > 0 ? d.max_abs / d.max_expected : d.max_abs;
+    r.max_rel = std::max(r.max_rel, d.rel);
+    r.outputs.push_back(d);
+    return;
+  }
+  if (e.isNone() && a.isNone()) return;
+  r.structure_mismatch = true;
+}
+
+}  // namespace
+
+VerifyResult compare_outputs(const c10::IValue& expected, const c10::IValue& actual,
+                             double tolerance, const std::string& engine) {
+  VerifyResult r;
+  r.engine = engine;
+  r.tolerance = tolerance;
+  compare_into(expected, actual, "", r);
+  return r;
+}
+
+std::string VerifyResult::summary() const {
+  std::string s = "verify (" + engine + "): ";
+  if (structure_mismatch) return s + "FAILED — the outputs differ in number or nesting";
+  for (const auto& o : outputs)
+    if (o.shape_mismatch) return s + "FAILED — output " + (o.path.empty() ? "0" : o.path) + " has another shape";
+  s += passed() ? "OK" : "FAILED";
+  s += " — " + std::to_string(outputs.size()) + " output(s), max relative difference " +
+       fmt(max_rel) + " (tolerance " + fmt(tolerance) + ")";
+  return s;
+}
+
+nlohmann::json VerifyResult::to_json() const {
+  nlohmann::json outs = nlohmann::json::array();
+  for (const auto& o : outputs) {
+    auto num = [](double v) -> nlohmann::json {
+      if (std::isfinite(v)) return v;
+      return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+    };
+    outs.push_back({{"output", o.path.empty() ? "0" : o.path},
+                    {"shape", o.shape},
+                    {"max_abs_diff", num(o.max_abs)},
+                    {"max_abs_expected", num(o.max_expected)},
+                    {"rel_diff", num(o.rel)},
+                    {"shape_mismatch", o.shape_mismatch}});
+  }
+  return {{"engine", engine},
+          {"passed", passed()},
+          {"tolerance", tolerance},
+          {"max_rel_diff", std::isfinite(max_rel) ? nlohmann::json(max_rel) : nlohmann::json("inf")},
+          {"structure_mismatch", structure_mismatch},
+          {"outputs", outs}};
+}
+
+}  // namespace tt

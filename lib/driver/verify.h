@@ -1,0 +1,45 @@
+// --verify: run the original model and the transformed IR on the same seeded inputs and compare
+// every output (DESIGN.md §1: exit 5 beyond tolerance).
+#pragma once
+
+#include "ir/ir.h"
+#include "support/input_spec.h"
+
+#include <ATen/core/ivalue.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tt {
+
+// Seeded example inputs (float: standard normal; integer: uniform in [0, 10); bool: 0/1), the
+// same for the same specs and seed whatever else ran before.
+std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed = 0);
+
+// The specs of a graph whose inputs have complete tensor types; empty when any is unknown.
+std::vector<InputSpec> specs_from_graph(const Graph& g);
+
+struct OutputDiff {
+  std::string path;  // "0", "1.0" for nested tuples
+  std::vector<int64_t> shape;
+  double max_abs = 0, max_expected = 0, rel = 0;
+  bool shape_mismatch = false;
+};
+
+struct VerifyResult {
+  std::string engine;  // "interpreter", "torchscript"
+  std::vector<OutputDiff> outputs;
+  double tolerance = 0;
+  double max_rel = 0;
+  bool structure_mismatch = false;  // different number / nesting of outputs
+  bool passed() const;
+  nlohmann::json to_json() const;
+  std::string summary() const;  // one line
+};
+
+// Compares `actual` with `expected` (tensors, tuples and lists of them, scalars).
+VerifyResult compare_outputs(const c10::IValue& expected, const c10::IValue& actual,
+                             double tolerance, const std::string& engine);
+
+}  // namespace tt

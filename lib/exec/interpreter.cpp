@@ -1,0 +1,272 @@
+// The IR interpreter: prim ops, control flow and dispatch to module lowerings / ATen.
+#include "exec/interpreter.h"
+
+#include "exec/dispatch.h"
+#include "support/diag.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+
+namespace tt {
+
+c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type) {
+  struct V {
+    const Type& type;
+    c10::IValue operator()(const NoneAttr&) const { return c10::IValue(); }
+    c10::IValue operator()(bool b) const { return b; }
+    c10::IValue operator()(int64_t i) const {
+      // ScalarType / Layout / MemoryFormat constants are ints in an IValue too; the dispatcher
+      // reads them by schema type.
+      if (type.kind == Type::Kind::Float) return static_cast<double>(i);
+      return i;
+    }
+    c10::IValue operator()(double d) const { return d; }
+    c10::IValue operator()(const std::string& s) const { return s; }
+    c10::IValue operator()(const std::vector<int64_t>& l) const {
+      if (type.kind == Type::Kind::List && !type.elems.empty() &&
+          type.elems[0].kind == Type::Kind::Float)
+        return c10::List<double>(std::vector<double>(l.begin(), l.end()));
+      if (type.kind == Type::Kind::List && !type.elems.empty() &&
+          type.elems[0].kind == Type::Kind::Bool) {
+        c10::List<bool> out;
+        for (int64_t x : l) out.push_back(x != 0);
+        return out;
+      }
+      return c10::List<int64_t>(l);
+    }
+    c10::IValue operator()(const std::vector<double>& l) const { return c10::List<double>(l); }
+    c10::IValue operator()(const std::vector<std::string>& l) const {
+      return c10::List<std::string>(l);
+    }
+    c10::IValue operator()(DType d) const { return dtype_to_scalar_type(d); }
+    c10::IValue operator()(const DeviceAttr& d) const { return c10::Device(d.name); }
+    c10::IValue operator()(const at::Tensor& t) const { return t; }
+  };
+  return std::visit(V{type}, v);
+}
+
+namespace {
+
+// A list IValue of the right element kind for ListConstruct.
+c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
+  Type::Kind elem = type.kind == Type::Kind::List && !type.elems.empty() ? type.elems[0].kind
+                                                                          : Type::Kind::Any;
+  if (elem == Type::Kind::Any && !items.empty()) {
+    // Untyped: decide from the values.
+    const auto& f = items.front();
+    if (f.isInt()) elem = Type::Kind::Int;
+    else if (f.isDouble()) elem = Type::Kind::Float;
+    else if (f.isBool()) elem = Type::Kind::Bool;
+    else if (f.isTensor()) elem = Type::Kind::Tensor;
+  }
+  switch (elem) {
+    case Type::Kind::Int: {
+      c10::List<int64_t> l;
+      for (const auto& i : items) l.push_back(i.toInt());
+      return l;
+    }
+    case Type::Kind::Float: {
+      c10::List<double> l;
+      for (const auto& i : items) l.push_back(i.isInt() ? static_cast<double>(i.toInt()) : i.toDouble());
+      return l;
+    }
+    case Type::Kind::Bool: {
+      c10::List<bool> l;
+      for (const auto& i : items) l.push_back(i.toBool());
+      return l;
+    }
+    case Type::Kind::Tensor: {
+      c10::List<at::Tensor> l;
+      for (const auto& i : items) l.push_back(i.toTensor());
+      return l;
+    }
+    case Type::Kind::Optional: {
+      c10::List<c10::optional<at::Tensor>> l;
+      for (const auto& i : items)
+        l.push_back(i.isNone() ? c10::optional<at::Tensor>() : c10::optional<at::Tensor>(i.toTensor()));
+      return l;
+    }
+    default: {
+      c10::impl::GenericList l(c10::AnyType::get());
+      for (const auto& i : items) l.push_back(i);
+      return l;
+    }
+  }
+}
+
+std::string where(const Node& n) {
+  std::string s = n.op();
+  if (n.num_outputs()) s += " %" + n.output(0)->name();
+  if (!n.scope().empty()) s += " in " + n.scope();
+  if (!n.loc().empty()) s += " at " + n.loc();
+  return s;
+}
+
+}  // namespace
+
+const c10::IValue& Interpreter::get(const Value* v) const {
+  auto it = env_.find(v);
+  TT_ASSERT(it != env_.end(), "interpreter: %" + v->name() + " used before it was computed");
+  return it->second;
+}
+
+void Interpreter::set(const Value* v, c10::IValue iv) {
+  if (on_value) on_value(v, iv);
+  env_[v] = std::move(iv);
+}
+
+std::vector<c10::IValue> Interpreter::run(const std::vector<c10::IValue>& inputs) {
+  env_.clear();
+  if (inputs.size() != g_.inputs().size())
+    throw Error(ExitCode::Usage, "the model takes " + std::to_string(g_.inputs().size()) +
+                                     " input(s) but " + std::to_string(inputs.size()) +
+                                     " were given — give one --input-shape per input");
+  std::vector<c10::IValue> outs;
+  run_block(*g_.block(), inputs, outs);
+  env_.clear();
+  return outs;
+}
+
+void Interpreter::run_block(const Block& b, const std::vector<c10::IValue>& inputs,
+                            std::vector<c10::IValue>& outputs) {
+  for (size_t i = 0; i < b.inputs().size(); ++i) set(b.inputs()[i], inputs.at(i));
+  ++depth_;
+  for (Node* n = b.front(); n; n = n->next()) {
+    if (on_node && depth_ == 1) {
+      auto t0 = std::chrono::steady_clock::now();
+      run_node(*n);
+      auto t1 = std::chrono::steady_clock::now();
+      on_node(*n, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    } else {
+      run_node(*n);
+    }
+  }
+  --depth_;
+  outputs.clear();
+  for (Value* v : b.outputs()) outputs.push_back(get(v));
+}
+
+void Interpreter::run_node(const Node& n) {
+  const std::string& op = n.op();
+  std::vector<c10::IValue> in;
+  in.reserve(n.num_inputs());
+  for (Value* v : n.inputs()) in.push_back(get(v));
+
+  auto set_outputs = [&](std::vector<c10::IValue> outs) {
+    if (outs.size() != n.num_outputs())
+      throw Error(ExitCode::Internal, "interpreter: " + where(n) + " produced " +
+                                          std::to_string(outs.size()) + " value(s), expected " +
+                                          std::to_string(n.num_outputs()));
+    for (size_t i = 0; i < outs.size(); ++i) set(n.output(i), std::move(outs[i]));
+  };
+
+  if (op == "prim.Constant") {
+    set(n.output(), attr_to_ivalue(n.attrs().at("value"), n.output()->type()));
+    return;
+  }
+  if (op == "prim.GetAttr") {
+    const Weight* w = weights().find(n.weight("value"));
+    if (!w)
+      throw Error(ExitCode::Internal, "interpreter: " + where(n) + " reads weight '" +
+                                          n.weight("value") + "' that the model does not have");
+    set(n.output(), w->tensor);
+    return;
+  }
+  if (op == "prim.ListConstruct") {
+    set(n.output(), make_list(n.output()->type(), in));
+    return;
+  }
+  if (op == "prim.TupleConstruct") {
+    set(n.output(), c10::ivalue::Tuple::create(std::move(in)));
+    return;
+  }
+  if (op == "prim.TupleUnpack") {
+    const auto& elems = in.at(0).toTupleRef().elements();
+    set_outputs(std::vector<c10::IValue>(elems.begin(), elems.end()));
+    return;
+  }
+  if (op == "prim.ListUnpack") {
+    auto list = in.at(0).toListRef();
+    set_outputs(std::vector<c10::IValue>(list.begin(), list.end()));
+    return;
+  }
+  if (op == "prim.TupleIndex") {
+    const auto& elems = in.at(0).toTupleRef().elements();
+    int64_t i = in.at(1).toInt();
+    if (i < 0) i += static_cast<int64_t>(elems.size());
+    set(n.output(), elems.at(static_cast<size_t>(i)));
+    return;
+  }
+  if (op == "prim.NumToTensor") {
+    const auto& s = in.at(0);
+    set(n.output(), s.isInt() ? at::scalar_tensor(s.toInt(), at::kLong)
+                    : s.isDouble() ? at::scalar_tensor(s.toDouble(), at::kDouble)
+                                   : at::scalar_tensor(s.toBool(), at::kBool));
+    return;
+  }
+  if (op == "prim.If") {
+    bool cond = in.at(0).isTensor() ? in.at(0).toTensor().item<bool>() : in.at(0).toBool();
+    std::vector<c10::IValue> outs;
+    run_block(*n.block(cond ? 0 : 1), {}, outs);
+    set_outputs(std::move(outs));
+    return;
+  }
+  if (op == "prim.Loop") {
+    // TorchScript semantics: inputs (max_trip_count, initial_condition, carried...);
+    // body block inputs (i, carried...), outputs (condition, carried...).
+    int64_t max_trips = in.at(0).isNone() ? std::numeric_limits<int64_t>::max() : in.at(0).toInt();
+    bool cond = in.at(1).isTensor() ? in.at(1).toTensor().item<bool>() : in.at(1).toBool();
+    std::vector<c10::IValue> carried(in.begin() + 2, in.end());
+    const Block& body = *n.block(0);
+    for (int64_t i = 0; i < max_trips && cond; ++i) {
+      std::vector<c10::IValue> block_in{i};
+      block_in.insert(block_in.end(), carried.begin(), carried.end());
+      std::vector<c10::IValue> outs;
+      run_block(body, block_in, outs);
+      cond = outs.at(0).isTensor() ? outs.at(0).toTensor().item<bool>() : outs.at(0).toBool();
+      carried.assign(outs.begin() + 1, outs.end());
+    }
+    set_outputs(std::move(carried));
+    return;
+  }
+
+  // Gives on_failure a chance to produce the outputs; false when it declines.
+  auto fallback = [&]() {
+    if (!on_failure) return false;
+    std::vector<c10::IValue> again;
+    for (Value* v : n.inputs()) again.push_back(get(v));
+    auto outs = on_failure(n, again);
+    if (!outs) return false;
+    set_outputs(std::move(*outs));
+    return true;
+  };
+  if (intercept) {
+    if (auto outs = intercept(n, in)) {
+      set_outputs(std::move(*outs));
+      return;
+    }
+  }
+  try {
+    if (!n.module().empty() || has_module_lowering(op)) {
+      set_outputs(run_module_op(n, weights(), in));
+      return;
+    }
+    auto outs = call_aten(op, std::move(in));
+    if (!outs)
+      throw Error(ExitCode::Unsupported, "the interpreter cannot run " + where(n) +
+                                             " (no ATen lowering for this op)");
+    set_outputs(std::move(*outs));
+  } catch (const Error&) {
+    if (fallback()) return;
+    throw;
+  } catch (const std::exception& e) {
+    if (fallback()) return;
+    std::string msg = e.what();
+    auto nl = msg.find('\n');
+    if (nl != std::string::npos) msg = msg.substr(0, nl);
+    throw Error(ExitCode::Unsupported, "running " + where(n) + " failed: " + msg);
+  }
+}
+
+}  // namespace tt

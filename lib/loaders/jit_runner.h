@@ -1,0 +1,19 @@
+// Running the original TorchScript model (the reference for --verify and `profile`).
+#pragma once
+
+#include <ATen/core/ivalue.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tt {
+
+// Loads the archive and runs forward(inputs) in eval mode without autograd. Returns the forward
+// result as one IValue (a tuple stays a tuple). `repeat` > 1 runs it that many times (for timing)
+// and calls `on_run(ms)` after each run. Throws tt::Error: BadInput when the archive cannot be
+// loaded, Usage when the inputs do not fit the model's forward.
+c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10::IValue>& inputs,
+                                 int repeat = 1, const std::function<void(double)>& on_run = {});
+
+}  // namespace tt
