@@ -33,14 +33,16 @@
 // named like the weight ("layer1.0.conv1.weight" -> "layer1.0.conv1.bias"). This changes the
 // state_dict: the BN's keys disappear (expected for --fuse).
 //
-// Linear: reference counts of module paths and weight names are taken once; the weight store is
-// rebuilt once at the end.
+// Linear: candidates are found in one walk; reference counts of just their module paths and
+// weight names are taken in a second walk; the weight store is rebuilt once at the end.
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <memory_resource>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,176 +74,244 @@ const char* rule_for(ProducerKind k) {
 
 class BnFolder {
  public:
-  BnFolder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx) {
-    for (Node* n : g.all_nodes()) {
-      if (!n->module().empty()) ++module_calls_[n->module()];
-      for (const auto& kv : n->weights()) ++weight_refs_[kv.second];
-    }
-  }
+  BnFolder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx) {}
 
-  bool visit(Node* bn) {
-    if (!is_batchnorm(bn)) return true;
-    if (try_fold(bn)) return false;
-    return true;
+  bool run() {
+    // 1. Candidates: everything that can be checked on the pair alone.
+    walk_pre(g_.block(), [&](Node* n) {
+      if (is_batchnorm(n)) check_pair(n);
+      return true;
+    });
+    if (cands_.empty()) return false;
+    count_references();
+    // 2. Fold. BN nodes are only unlinked from their users here and destroyed at the end: the
+    // reference tables hold views of their weight names.
+    std::vector<Node*> dead;
+    for (const auto& c : cands_)
+      if (fold(c)) dead.push_back(c.bn);
+    // 3. Weight store edits in one pass; then the new bias references (they would move the
+    // strings the tables view) and the BN nodes go.
+    apply_weight_edits();
+    for (auto& nb : new_bias_refs_) nb.first->set_weight("bias", nb.second);
+    for (Node* bn : dead) bn->destroy();
+    return !dead.empty();
   }
-
-  // Applies the weight store edits collected during the walk, in one pass over the store.
-  void finish() {
-    if (erased_.empty() && new_bias_after_.empty()) return;
-    WeightStore fresh;
-    const WeightStore& old = g_.weights();
-    for (const auto& name : old.names()) {
-      if (!erased_.count(name)) fresh.set(name, old.at(name));
-      auto it = new_bias_after_.find(name);
-      if (it != new_bias_after_.end())
-        for (auto& nb : it->second) fresh.set(nb.first, std::move(nb.second));
-    }
-    g_.weights() = std::move(fresh);
-  }
-
-  bool changed() const { return changed_; }
 
  private:
+  struct Candidate {
+    Node* bn;
+    Node* p;  // the producer
+    ProducerKind kind;
+    // Entries of the weight store (stable until apply_weight_edits); b/gamma/beta may be null.
+    Weight *w, *b, *mean, *var, *gamma, *beta;
+  };
+  // What happens to one weight-store entry (keyed by a view of its name).
+  struct WeightEdit {
+    bool erase = false;
+    std::vector<std::pair<std::string, Weight>> insert_after;  // new biases
+  };
+
   bool reject(const Node* n, const char* why) {
     ctx_.reject("fold", n, why);
     return false;
   }
 
-  const at::Tensor* weight_of(const Node* n, const char* key) {
-    std::string name = n->weight(key);
-    if (name.empty()) return nullptr;
-    const Weight* w = g_.weights().find(name);
-    return w && w->tensor.defined() ? &w->tensor : nullptr;
+  // The state_dict name node `n` refers to as `key`, as a view of the node's own string.
+  static std::string_view ref_of(const Node* n, const char* key) {
+    for (const auto& kv : n->weights())
+      if (kv.first == key) return kv.second;
+    return {};
   }
 
-  bool try_fold(Node* bn) {
-    if (bn->num_inputs() != 1 || bn->num_outputs() != 1) return reject(bn, "unexpected inputs");
-    if (bn->attrs().get_bool("training", false)) return reject(bn, "BatchNorm is in training mode");
+  Weight* weight_of(const Node* n, const char* key) {
+    std::string_view name = ref_of(n, key);
+    if (name.empty()) return nullptr;
+    Weight* w = g_.weights().find(std::string(name));
+    return w && w->tensor.defined() ? w : nullptr;
+  }
+
+  // Reference counts of the candidates' producer modules and of the weights they touch, from one
+  // walk over the graph. Only names of candidates are counted, so the tables stay small.
+  void count_references() {
+    for (const auto& c : cands_) {
+      module_calls_.emplace(c.p->module(), 0);  // only producer ops can call a producer module
+      for (const auto& kv : c.p->weights()) weight_refs_.emplace(kv.second, 0);
+      for (const auto& kv : c.bn->weights()) weight_refs_.emplace(kv.second, 0);
+    }
+    walk_pre(g_.block(), [&](Node* n) {
+      if (!n->module().empty() && producer_kind(n->op())) {
+        auto it = module_calls_.find(n->module());
+        if (it != module_calls_.end()) ++it->second;
+      }
+      for (const auto& kv : n->weights()) {
+        auto it = weight_refs_.find(kv.second);
+        if (it != weight_refs_.end()) ++it->second;
+      }
+      return true;
+    });
+  }
+
+  void check_pair(Node* bn) {
+    if (bn->num_inputs() != 1 || bn->num_outputs() != 1) return (void)reject(bn, "unexpected inputs");
+    if (bn->attrs().get_bool("training", false)) return (void)reject(bn, "BatchNorm is in training mode");
     if (!bn->attrs().get_bool("track_running_stats", true))
-      return reject(bn, "no running statistics (track_running_stats=false)");
+      return (void)reject(bn, "no running statistics (track_running_stats=false)");
     Value* x = bn->input(0);
     Node* p = x->node();
     auto kind = producer_kind(p->op());
-    if (!kind) return reject(bn, "input is not produced by a Conv/ConvTranspose/Linear module");
-    if (p->owning_block() != bn->owning_block()) return reject(bn, "producer is in another block");
-    if (p->num_outputs() != 1 || !has_one_use(x)) return reject(bn, "producer's output has other uses");
-    if (p->module().empty() || module_calls_[p->module()] != 1)
-      return reject(bn, "producer's module instance is called more than once");
+    if (!kind) return (void)reject(bn, "input is not produced by a Conv/ConvTranspose/Linear module");
+    if (p->owning_block() != bn->owning_block()) return (void)reject(bn, "producer is in another block");
+    if (p->num_outputs() != 1 || !has_one_use(x))
+      return (void)reject(bn, "producer's output has other uses");
+    if (p->module().empty()) return (void)reject(bn, "producer has no module path");
 
-    const at::Tensor* w = weight_of(p, "weight");
-    if (!w) return reject(bn, "producer has no weight");
-    if (!at::isFloatingType(w->scalar_type())) return reject(bn, "producer weight is not floating point");
-    const std::string w_name = p->weight("weight");
-    const std::string b_name = p->weight("bias");
-    if (weight_refs_[w_name] != 1 || (!b_name.empty() && weight_refs_[b_name] != 1))
-      return reject(bn, "producer's weights are shared with another node");
-    const at::Tensor* b = b_name.empty() ? nullptr : weight_of(p, "bias");
-    if (!b_name.empty() && !b) return reject(bn, "producer's bias weight is missing");
-
-    const at::Tensor* mean = weight_of(bn, "running_mean");
-    const at::Tensor* var = weight_of(bn, "running_var");
-    if (!mean || !var) return reject(bn, "running statistics are missing");
-    const at::Tensor* gamma = weight_of(bn, "weight");
-    const at::Tensor* beta = weight_of(bn, "bias");
+    Weight* ww = weight_of(p, "weight");
+    if (!ww) return (void)reject(bn, "producer has no weight");
+    const at::Tensor* w = &ww->tensor;
+    if (!at::isFloatingType(w->scalar_type()))
+      return (void)reject(bn, "producer weight is not floating point");
+    Weight* wb = ref_of(p, "bias").empty() ? nullptr : weight_of(p, "bias");
+    if (!ref_of(p, "bias").empty() && !wb) return (void)reject(bn, "producer's bias weight is missing");
+    Weight* wmean = weight_of(bn, "running_mean");
+    Weight* wvar = weight_of(bn, "running_var");
+    if (!wmean || !wvar) return (void)reject(bn, "running statistics are missing");
     bool affine = bn->attrs().get_bool("affine", true);
-    if (affine && (!gamma || !beta)) return reject(bn, "affine BatchNorm without weight/bias");
-    double eps = bn->attrs().get_float("eps", 1e-5);
+    Weight* wgamma = affine ? weight_of(bn, "weight") : nullptr;
+    Weight* wbeta = affine ? weight_of(bn, "bias") : nullptr;
+    if (affine && (!wgamma || !wbeta)) return (void)reject(bn, "affine BatchNorm without weight/bias");
+    auto t = [](Weight* x) { return x ? &x->tensor : nullptr; };
+    const at::Tensor *b = t(wb), *mean = t(wmean), *var = t(wvar), *gamma = t(wgamma), *beta = t(wbeta);
 
-    // Output channels as the weight layout says.
     int64_t groups = p->attrs().get_int("groups", 1);
-    if (groups < 1) return reject(bn, "bad groups");
+    if (groups < 1) return (void)reject(bn, "bad groups");
     int64_t out_ch = 0;
     if (*kind == ProducerKind::ConvTranspose) {
-      if (w->dim() < 3 || w->size(0) % groups != 0) return reject(bn, "unexpected ConvTranspose weight shape");
+      if (w->dim() < 3 || w->size(0) % groups != 0)
+        return (void)reject(bn, "unexpected ConvTranspose weight shape");
       out_ch = w->size(1) * groups;
     } else {
-      if (w->dim() < 2) return reject(bn, "unexpected weight shape");
+      if (w->dim() < 2) return (void)reject(bn, "unexpected weight shape");
       out_ch = w->size(0);
     }
     if (mean->numel() != out_ch || var->numel() != out_ch || (gamma && gamma->numel() != out_ch) ||
         (beta && beta->numel() != out_ch) || (b && b->numel() != out_ch))
-      return reject(bn, "channel counts differ");
+      return (void)reject(bn, "channel counts differ");
     if (bn->attrs().has("num_features") && bn->attrs().get_int("num_features") != out_ch)
-      return reject(bn, "num_features differs from the producer's output channels");
+      return (void)reject(bn, "num_features differs from the producer's output channels");
     if (*kind == ProducerKind::Linear) {
       const auto& s_out = shape_of(x);
       const auto& s_in = p->num_inputs() ? shape_of(p->input(0)) : shape_of(x);
       bool two_d = (s_out && s_out->size() == 2) || (s_in && s_in->size() == 2);
-      if (!two_d) return reject(bn, "Linear output is not known to be 2-d");
+      if (!two_d) return (void)reject(bn, "Linear output is not known to be 2-d");
     }
+    cands_.push_back({bn, p, *kind, ww, wb, wmean, wvar, wgamma, wbeta});
+  }
+
+  bool fold(const Candidate& c) {
+    Node* bn = c.bn;
+    Node* p = c.p;
+    if (module_calls_[p->module()] != 1)
+      return reject(bn, "producer's module instance is called more than once");
+    const std::string_view w_name = ref_of(p, "weight");
+    const std::string_view b_name = ref_of(p, "bias");
+    if (weight_refs_[w_name] != 1 || (!b_name.empty() && weight_refs_[b_name] != 1))
+      return reject(bn, "producer's weights are shared with another node");
 
     // --- everything checked; from here on the rewrite cannot fail ---
-    auto f64 = [](const at::Tensor& t) { return t.detach().to(at::kDouble).reshape({-1}); };
-    at::Tensor scale = at::rsqrt(f64(*var) + eps);
-    if (affine && gamma) scale = scale * f64(*gamma);
-    at::Tensor bias64 = b ? f64(*b) : at::zeros({out_ch}, at::kDouble);
-    at::Tensor new_b = (bias64 - f64(*mean)) * scale;
-    if (affine && beta) new_b = new_b + f64(*beta);
+    const at::Tensor& w = c.w->tensor;
+    const at::Tensor* b = c.b ? &c.b->tensor : nullptr;
+    const at::Tensor* gamma = c.gamma ? &c.gamma->tensor : nullptr;
+    const at::Tensor* beta = c.beta ? &c.beta->tensor : nullptr;
+    double eps = bn->attrs().get_float("eps", 1e-5);
+    int64_t groups = p->attrs().get_int("groups", 1);
+    int64_t out_ch = c.kind == ProducerKind::ConvTranspose ? w.size(1) * groups : w.size(0);
 
-    at::Tensor w64 = w->detach().to(at::kDouble);
+    auto f64 = [](const at::Tensor& t) { return t.detach().to(at::kDouble).reshape({-1}); };
+    at::Tensor scale = at::rsqrt(f64(c.var->tensor) + eps);
+    if (gamma) scale = scale * f64(*gamma);
+    at::Tensor bias64 = b ? f64(*b) : at::zeros({out_ch}, at::kDouble);
+    at::Tensor new_b = (bias64 - f64(c.mean->tensor)) * scale;
+    if (beta) new_b = new_b + f64(*beta);
+
+    at::Tensor w64 = w.detach().to(at::kDouble);
     at::Tensor new_w;
-    std::vector<int64_t> bshape(static_cast<size_t>(w->dim()), 1);
-    if (*kind == ProducerKind::ConvTranspose) {
-      std::vector<int64_t> view{groups, w->size(0) / groups, w->size(1)};
-      std::vector<int64_t> sview{groups, 1, w->size(1)};
-      for (int64_t d = 2; d < w->dim(); ++d) {
-        view.push_back(w->size(d));
+    if (c.kind == ProducerKind::ConvTranspose) {
+      std::vector<int64_t> view{groups, w.size(0) / groups, w.size(1)};
+      std::vector<int64_t> sview{groups, 1, w.size(1)};
+      for (int64_t d = 2; d < w.dim(); ++d) {
+        view.push_back(w.size(d));
         sview.push_back(1);
       }
-      new_w = (w64.reshape(view) * scale.reshape(sview)).reshape(w->sizes());
+      new_w = (w64.reshape(view) * scale.reshape(sview)).reshape(w.sizes());
     } else {
+      std::vector<int64_t> bshape(static_cast<size_t>(w.dim()), 1);
       bshape[0] = out_ch;
       new_w = w64 * scale.reshape(bshape);
     }
 
-    const at::ScalarType wdt = w->scalar_type();
+    const at::ScalarType wdt = w.scalar_type();
     const at::ScalarType bdt = b ? b->scalar_type() : wdt;
-    g_.weights().find(w_name)->tensor = new_w.to(wdt).contiguous();
-    if (b) {
-      g_.weights().find(b_name)->tensor = new_b.to(bdt).contiguous();
+    at::Tensor folded_b = new_b.to(bdt).contiguous();
+    c.w->tensor = new_w.to(wdt).contiguous();
+    if (c.b) {
+      c.b->tensor = folded_b;
     } else {
-      std::string hint = w_name.size() > 7 && w_name.compare(w_name.size() - 7, 7, ".weight") == 0
-                             ? w_name.substr(0, w_name.size() - 7) + ".bias"
+      std::string hint = w_name.size() > 7 && w_name.substr(w_name.size() - 7) == ".weight"
+                             ? std::string(w_name.substr(0, w_name.size() - 7)) + ".bias"
                              : p->module() + ".bias";
       std::string nb = hint;
       for (int i = 1; g_.weights().has(nb) || pending_names_.count(nb); ++i)
         nb = hint + "_" + std::to_string(i);
       pending_names_.insert(nb);
-      new_bias_after_[w_name].emplace_back(nb, Weight{new_b.to(bdt).contiguous(), true});
-      p->set_weight("bias", nb);
-      ++weight_refs_[nb];
+      edits_[w_name].insert_after.emplace_back(nb, Weight{folded_b, true});
+      new_bias_refs_.emplace_back(p, nb);
     }
     p->attrs().set("bias", true);
 
-    ctx_.rewrite(rule_for(*kind), p);
+    ctx_.rewrite(rule_for(c.kind), p);
+    Value* x = p->output();
     if (bn->output()->type().is_tensor() && !x->type().is_complete() && bn->output()->type().is_complete())
       x->set_type(bn->output()->type());
     bn->output()->replace_all_uses_with(x);
+    // The BN's weights leave the state_dict unless another call of a shared BN still reads them.
     for (const auto& kv : bn->weights())
-      if (--weight_refs_[kv.second] == 0) erased_.insert(kv.second);
-    --module_calls_[bn->module()];
-    bn->destroy();
-    changed_ = true;
+      if (--weight_refs_[kv.second] == 0) edits_[kv.second].erase = true;
     return true;
+  }
+
+  // One pass over the store: drop erased entries, put new biases right after their weight.
+  void apply_weight_edits() {
+    if (edits_.empty()) return;
+    WeightStore& old = g_.weights();
+    WeightStore fresh;
+    for (const auto& name : old.names()) {
+      auto it = edits_.find(name);
+      if (it == edits_.end()) {
+        fresh.set(name, std::move(*old.find(name)));
+        continue;
+      }
+      if (!it->second.erase) fresh.set(name, std::move(*old.find(name)));
+      for (auto& nb : it->second.insert_after) fresh.set(nb.first, std::move(nb.second));
+    }
+    old = std::move(fresh);
   }
 
   Graph& g_;
   PassContext& ctx_;
-  std::unordered_map<std::string, int> module_calls_;
-  std::unordered_map<std::string, int> weight_refs_;
-  std::unordered_set<std::string> erased_;
+  std::vector<Candidate> cands_;
+  // Keys are views of names owned by the candidates' nodes, which live until the pass ends.
+  // One arena for the tables: no per-entry malloc/free (this pass touches every node of graphs
+  // with 100k+ nodes; see scripts/bench_passes.sh).
+  std::pmr::monotonic_buffer_resource arena_;
+  std::pmr::unordered_map<std::string_view, int> module_calls_{&arena_};
+  std::pmr::unordered_map<std::string_view, int> weight_refs_{&arena_};
+  std::pmr::unordered_map<std::string_view, WeightEdit> edits_{&arena_};
   std::unordered_set<std::string> pending_names_;
-  std::unordered_map<std::string, std::vector<std::pair<std::string, Weight>>> new_bias_after_;
-  bool changed_ = false;
+  std::vector<std::pair<Node*, std::string>> new_bias_refs_;
 };
 
 }  // namespace
 
-bool run_fold_batchnorm(Graph& g, PassContext& ctx) {
-  BnFolder f(g, ctx);
-  walk_pre(g.block(), [&](Node* n) { return f.visit(n); });
-  f.finish();
-  return f.changed();
-}
+bool run_fold_batchnorm(Graph& g, PassContext& ctx) { return BnFolder(g, ctx).run(); }
 
 }  // namespace tt

@@ -83,16 +83,21 @@ void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream) {
 
   std::ifstream in(o.file, std::ios::binary);
   if (!in)
-    throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
+    throw Error(ExitCode::BadInput, o.file + ": cannot open the file (" + std::strerror(errno) +
                                         ") — check the path and its permissions");
   std::ostringstream text;
   text << in.rdbuf();
 
   auto cases = split_tir_cases(text.str());
   for (size_t i = 0; i < cases.size(); ++i) {
-    auto g = parse_tir(cases[i], o.file);
+    auto g = parse_tir(cases[i], o.file);  // its errors name file:line:col
     Diagnostics diags;
-    run_pass_options(*g, diags, o.passes, ir_stream);
+    try {
+      run_pass_options(*g, diags, o.passes, ir_stream);
+    } catch (const Error& e) {
+      if (e.code() == ExitCode::Usage) throw;
+      throw Error(e.code(), o.file + ": " + e.what(), e.notes());
+    }
     for (const auto& d : diags.items()) spdlog::warn("{}", d.message);
     if (i) out << "// -----\n";
     out << print_graph(*g, po);
