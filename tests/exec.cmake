@@ -1,5 +1,5 @@
-# CTest registrations for running the IR (label `exec`): --emit torchscript archives loaded back
-# in Python and compared with the original model. Included from CMakeLists.txt after
+# CTest registrations for running the IR (label `exec`): infer-shapes against PyTorch's forward
+# hooks, and --emit torchscript archives loaded back in Python. Included from CMakeLists.txt after
 # tests/tests.cmake (which defines TT_PYTHON, TT_TESTMODELS_DIR and the model fixtures).
 # Run them with `ctest --test-dir build -L exec`.
 
@@ -10,6 +10,12 @@ if(NOT DEFINED TT_TESTMODELS_DIR)
   set(TT_TESTMODELS_DIR ${CMAKE_BINARY_DIR}/testmodels)
 endif()
 set(TT_EXEC_OUT ${CMAKE_BINARY_DIR}/exec_out)
+
+add_test(NAME exec_shapes_resnet18
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_shapes.py
+                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${TT_EXEC_OUT}/shapes_resnet18 resnet18)
+set_tests_properties(exec_shapes_resnet18 PROPERTIES LABELS exec TIMEOUT 600
+                     FIXTURES_REQUIRED tt_models_torchvision)
 
 foreach(model resnet18 mobilenet_v2)
   foreach(mode plain fuse)
