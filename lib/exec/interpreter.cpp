@@ -103,6 +103,50 @@ std::string where(const Node& n) {
   return s;
 }
 
+// F.interpolate's row keeps the Python argument order (input, size, scale_factor, mode,
+// align_corners), not an ATen one: dispatch to the upsample kernel of the mode.
+c10::IValue interpolate(const std::vector<c10::IValue>& in) {
+  at::Tensor x = in.at(0).toTensor();
+  size_t r = static_cast<size_t>(x.dim() - 2);
+  auto arg = [&](size_t i) -> c10::IValue { return i < in.size() ? in[i] : c10::IValue(); };
+  std::vector<int64_t> size_v;
+  if (!arg(1).isNone()) {
+    size_v = arg(1).isInt() ? std::vector<int64_t>(r, arg(1).toInt()) : arg(1).toIntVector();
+    if (size_v.size() == 1) size_v.assign(r, size_v[0]);
+  }
+  std::vector<double> scale_v;
+  if (!arg(2).isNone()) {
+    const c10::IValue& s = arg(2);
+    if (s.isDouble() || s.isInt()) scale_v.assign(r, s.isInt() ? double(s.toInt()) : s.toDouble());
+    else scale_v = s.toDoubleVector();
+    if (scale_v.size() == 1) scale_v.assign(r, scale_v[0]);
+  }
+  c10::optional<at::IntArrayRef> size;
+  if (!size_v.empty()) size = size_v;
+  c10::optional<at::ArrayRef<double>> scales;
+  if (!scale_v.empty()) scales = scale_v;
+  std::string mode = arg(3).isNone() ? "nearest" : arg(3).toStringRef();
+  bool align = arg(4).isNone() ? false : arg(4).toBool();
+  if (mode == "nearest") {
+    if (r == 1) return at::upsample_nearest1d(x, size, scales);
+    if (r == 2) return at::upsample_nearest2d(x, size, scales);
+    if (r == 3) return at::upsample_nearest3d(x, size, scales);
+  }
+  if (mode == "nearest-exact") {
+    if (r == 1) return at::_upsample_nearest_exact1d(x, size, scales);
+    if (r == 2) return at::_upsample_nearest_exact2d(x, size, scales);
+    if (r == 3) return at::_upsample_nearest_exact3d(x, size, scales);
+  }
+  if (mode == "linear" && r == 1) return at::upsample_linear1d(x, size, align, scales);
+  if (mode == "bilinear" && r == 2) return at::upsample_bilinear2d(x, size, align, scales);
+  if (mode == "bicubic" && r == 2) return at::upsample_bicubic2d(x, size, align, scales);
+  if (mode == "trilinear" && r == 3) return at::upsample_trilinear3d(x, size, align, scales);
+  if (mode == "area") return r == 1 ? at::adaptive_avg_pool1d(x, size_v)
+                         : r == 2 ? at::adaptive_avg_pool2d(x, size_v) : at::adaptive_avg_pool3d(x, size_v);
+  throw Error(ExitCode::Unsupported, "F.interpolate mode '" + mode + "' on a " +
+                                         std::to_string(x.dim()) + "-d input is not supported by the interpreter");
+}
+
 }  // namespace
 
 const c10::IValue& Interpreter::get(const Value* v) const {
@@ -250,6 +294,10 @@ void Interpreter::run_node(const Node& n) {
   try {
     if (!n.module().empty() || has_module_lowering(op)) {
       set_outputs(run_module_op(n, weights(), in));
+      return;
+    }
+    if (op == "F.interpolate") {
+      set(n.output(), interpolate(in));
       return;
     }
     auto outs = call_aten(op, std::move(in));

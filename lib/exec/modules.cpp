@@ -293,6 +293,58 @@ Out rnn(const Call& c, bool lstm) {
   }
   return {c10::ivalue::Tuple::create({out, hn})};
 }
+// nn.MultiheadAttention (eval): the fused kernel computes exactly what the module's forward does
+// for packed in-projection weights; inputs are (query, key, value[, key_padding_mask,
+// need_weights[, attn_mask, average_attn_weights]]) as in the module's forward signature.
+Out multihead_attention(const Call& c) {
+  const Attrs& a = c.a();
+  int64_t e = a.get_int("embed_dim");
+  if (a.get_bool("add_bias_kv", false) || a.get_bool("add_zero_attn", false) ||
+      a.get_int("kdim", e) != e || a.get_int("vdim", e) != e || c.w("in_proj_weight").numel() == 0)
+    throw Error(ExitCode::Unsupported,
+                "the interpreter runs nn.MultiheadAttention only with packed q/k/v projections "
+                "(no add_bias_kv, add_zero_attn or kdim/vdim != embed_dim): " + c.n.module());
+  auto arg = [&](size_t i) -> c10::IValue { return i < c.in.size() ? c.in[i] : c10::IValue(); };
+  bool need_weights = arg(4).isNone() ? true : arg(4).toBool();
+  bool average = arg(6).isNone() ? true : arg(6).toBool();
+  if (!arg(5).isNone())
+    throw Error(ExitCode::Unsupported, "the interpreter does not run nn.MultiheadAttention with an "
+                                       "attn_mask: " + c.n.module());
+  c10::optional<at::Tensor> mask;
+  c10::optional<int64_t> mask_type;
+  if (!arg(3).isNone()) {
+    mask = arg(3).toTensor();
+    mask_type = 1;  // key padding mask
+  }
+  bool batch_first = a.get_bool("batch_first", false);
+  at::Tensor q = c.x(0), k = c.x(1), v = c.x(2);
+  bool batched = q.dim() == 3;
+  if (!batched) {
+    q = q.unsqueeze(0);
+    k = k.unsqueeze(0);
+    v = v.unsqueeze(0);
+  } else if (!batch_first) {
+    q = q.transpose(0, 1);
+    k = k.transpose(0, 1);
+    v = v.transpose(0, 1);
+  }
+  auto res = at::_native_multi_head_attention(q, k, v, e, a.get_int("num_heads"), c.w("in_proj_weight"),
+                                              c.w("in_proj_bias"), c.w("out_proj.weight"),
+                                              c.w("out_proj.bias"), mask, need_weights, average,
+                                              mask_type);
+  at::Tensor out = std::get<0>(res);
+  if (!batched)
+    out = out.squeeze(0);
+  else if (!batch_first)
+    out = out.transpose(0, 1);
+  c10::IValue weights;
+  if (need_weights) {
+    at::Tensor w = std::get<1>(res);
+    weights = batched ? w : w.squeeze(0);
+  }
+  return {c10::ivalue::Tuple::create({out, weights})};
+}
+
 Out lstm(const Call& c) { return rnn(c, true); }
 Out gru(const Call& c) { return rnn(c, false); }
 
@@ -325,7 +377,7 @@ const std::unordered_map<std::string, Lowering>& lowerings() {
       {"nn.ZeroPad2d", constant_pad}, {"nn.ConstantPad1d", constant_pad},
       {"nn.ConstantPad2d", constant_pad}, {"nn.ConstantPad3d", constant_pad},
       {"nn.Upsample", upsample},     {"nn.LSTM", lstm},
-      {"nn.GRU", gru},
+      {"nn.GRU", gru},               {"nn.MultiheadAttention", multihead_attention},
   };
   return table;
 }
