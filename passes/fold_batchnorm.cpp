@@ -18,7 +18,8 @@
 //   other node (folding would change the other calls);
 // - channel counts agree (BN num_features = out channels) and weights are floating point;
 //   for Linear the output must be known to be 2-d (BatchNorm1d on [N, C]; on 3-d input the BN
-//   channel axis is not the Linear feature axis).
+//   channel axis is not the Linear feature axis) — from the types, or because the Linear's input
+//   comes from flatten(start_dim=1) or a view/reshape to two sizes (pass_util.h rank_of).
 //
 // Math (per output channel c, all in float64, cast back to the weight's dtype):
 //   s[c]  = gamma[c] / sqrt(var[c] + eps)          (gamma = 1, beta = 0 when affine=false)
@@ -199,9 +200,9 @@ class BnFolder {
     if (bn->attrs().has("num_features") && bn->attrs().get_int("num_features") != out_ch)
       return (void)reject(bn, "num_features differs from the producer's output channels");
     if (*kind == ProducerKind::Linear) {
-      const auto& s_out = shape_of(x);
-      const auto& s_in = p->num_inputs() ? shape_of(p->input(0)) : shape_of(x);
-      bool two_d = (s_out && s_out->size() == 2) || (s_in && s_in->size() == 2);
+      auto r_out = rank_of(x);
+      auto r_in = p->num_inputs() ? rank_of(p->input(0)) : std::nullopt;
+      bool two_d = (r_out && *r_out == 2) || (r_in && *r_in == 2);
       if (!two_d) return (void)reject(bn, "Linear output is not known to be 2-d");
     }
     cands_.push_back({bn, p, *kind, ww, wb, wmean, wvar, wgamma, wbeta});

@@ -202,4 +202,27 @@ bool has_complete_shape(const Value* v) {
   return s && std::all_of(s->begin(), s->end(), [](int64_t d) { return d >= 0; });
 }
 
+std::optional<size_t> rank_of(const Value* v) {
+  if (const auto& s = shape_of(v)) return s->size();
+  const Node* p = v->node();
+  if (!p || p->num_outputs() != 1) return std::nullopt;
+  if (p->is("nn.Flatten")) {
+    if (p->attrs().get_int("start_dim", 1) == 1 && p->attrs().get_int("end_dim", -1) == -1) return 2;
+    return std::nullopt;
+  }
+  if (calls_aten(p, "aten::flatten") && p->num_inputs() == 3) {
+    auto a = const_int(p->input(1));
+    auto b = const_int(p->input(2));
+    if (a && b && *a == 1 && *b == -1) return 2;
+    return std::nullopt;
+  }
+  if ((calls_aten(p, "aten::view") || calls_aten(p, "aten::reshape")) && p->num_inputs() == 2) {
+    const Value* size = p->input(1);
+    if (const AttrValue* c = size->constant())
+      if (const auto* l = std::get_if<std::vector<int64_t>>(c)) return l->size();
+    if (size->node() && size->node()->is("prim.ListConstruct")) return size->node()->num_inputs();
+  }
+  return std::nullopt;
+}
+
 }  // namespace tt

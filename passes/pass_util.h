@@ -51,6 +51,9 @@ Node* producer_is(const Value* v, const char* op);
 // Known shape of a tensor value (nullopt when the rank is unknown; -1 entries unknown).
 const std::optional<std::vector<int64_t>>& shape_of(const Value* v);
 bool has_complete_shape(const Value* v);
+// Rank of a tensor value: from its type, else from the op that made it when that fixes the rank
+// (flatten(start_dim=1, end_dim=-1) -> 2; view/reshape to a list of N sizes -> N).
+std::optional<size_t> rank_of(const Value* v);
 
 // Calls f(node) for every node of `b` in order, depth-first pre-order into nested blocks when f
 // returns true. f may destroy the node it is given (or earlier ones) and then must return false;

@@ -17,3 +17,25 @@ foreach(f IN LISTS TT_PASS_TEST_FILES)
                    --tinytrace $<TARGET_FILE:tinytrace> ${f})
   set_tests_properties(passes/${rel} PROPERTIES LABELS passes TIMEOUT 300)
 endforeach()
+
+# --- --fuse end to end (labels e2e, fuse) ------------------------------------------------------
+# tests/e2e/check_fuse.py: convert with --fuse --verify-each, no foldable BatchNorm left, the
+# report lists the fuse passes with their counts, outputs within 1e-3 and a strict state_dict load
+# of NAME.pth (scripts/check_model.py). Models come from the fixtures of tests/tests.cmake.
+if(DEFINED TT_TESTMODELS_DIR)
+  set(TT_FUSE_MODELS
+      "resnet18:torchvision" "resnet50:torchvision" "mobilenet_v2:torchvision"
+      "mobilenet_v3_large:torchvision" "efficientnet_b0:torchvision" "googlenet:torchvision"
+      "densenet121:torchvision" "shufflenet_v2_x1_0:torchvision" "nested_seq_bn:small")
+  foreach(entry IN LISTS TT_FUSE_MODELS)
+    string(REPLACE ":" ";" parts ${entry})
+    list(GET parts 0 name)
+    list(GET parts 1 group)
+    add_test(NAME fuse_${name}
+             COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_fuse.py
+                     $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR}/${name}.pt
+                     ${CMAKE_BINARY_DIR}/fuse_out/${name})
+    set_tests_properties(fuse_${name} PROPERTIES LABELS "e2e;fuse" TIMEOUT 900
+                         FIXTURES_REQUIRED tt_models_${group})
+  endforeach()
+endif()
