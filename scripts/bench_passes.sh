@@ -94,3 +94,23 @@ if [[ $first != "$last" ]]; then
       'BEGIN { printf "ratio %s/%s of pass time per node:      %.2f\n", l, p, (a > 0) ? b / a : 0 }'
   fi
 fi
+
+# Shared-value fan-out: one value read by N nodes that all go away (cse merges them, dce would
+# delete them). Linear only if dropping a use does not walk the value's whole use list.
+echo
+echo "fan-out (one value used by 2N nodes that cse merges):"
+printf '%8s %12s\n' nodes pass_us/node
+declare -A fan_per_node
+ffirst="" flast=""
+for n in ${FANOUT_SIZES:-"1000 10000 30000"}; do
+  f="$tmp/fan$n.tir"
+  python3 "$root/scripts/gen_tir_graph.py" --fanout "$n" "$f" >/dev/null
+  read -r _ fan_a fan_b < <(best_ms -v opt "$f" --passes cse,dce --weights declare)
+  us=$(awk -v a="$fan_a" -v b="$fan_b" -v n="$n" 'BEGIN { printf "%.3f", (a + b) * 1000 / n }')
+  printf '%8s %12s\n' "$n" "$us"
+  fan_per_node[$n]=$us
+  [[ -z $ffirst ]] && ffirst=$n
+  flast=$n
+done
+awk -v a="${fan_per_node[$ffirst]}" -v b="${fan_per_node[$flast]}" -v f="$ffirst" -v l="$flast" \
+  'BEGIN { r = (a > 0) ? b / a : 0; printf "fan-out ratio %s/%s of time per node: %.2f%s\n", l, f, r, (r > 3) ? " (grows with the use-list length: see Node::remove_use_of_input)" : "" }'

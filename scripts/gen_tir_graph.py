@@ -10,7 +10,12 @@ branches into a side path (conv -> bn) joined by a second add, and every 16th bl
 is used twice, so its BN must stay. Weights are declarations only with small shapes (4 channels,
 1x1 kernels), so parsing stays cheap.
 
-Usage: gen_tir_graph.py NODES OUT.tir
+With --fanout, writes instead NODES identical dead nodes that all read the same two values
+(`%a_i = torch.add(%x, %x, %one_b)` with a duplicate constant): cse then merges the constant
+(rewiring NODES uses) and every add, and dce would delete them — the case where removing a use
+from a long use list must not cost a walk over the list.
+
+Usage: gen_tir_graph.py [--fanout] NODES OUT.tir
 """
 
 import sys
@@ -68,10 +73,23 @@ def block(lines, weights, x, i):
     return f"l{i}_o"
 
 
+def fanout(n, path):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("graph @fanout(%x : f32[2]) {\n  %one : int = prim.Constant[value=1]()\n"
+                "  %one_b : int = prim.Constant[value=1]()\n")
+        for i in range(n):
+            f.write(f"  %a{i} : f32[2] = torch.add(%x, %x, %one_b)\n")
+        f.write("  return %x\n}\n")
+    print(f"{path}: {n + 2} nodes, 0 weights, fan-out {2 * n}")
+    return 0
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
+    args = sys.argv[1:]
+    if args and args[0] == "--fanout":
+        return fanout(int(args[1]), args[2]) if len(args) == 3 else main_usage()
+    if len(args) != 2:
+        return main_usage()
     target = int(sys.argv[1])
     lines, weights = [], []
     x = "x"
@@ -87,6 +105,11 @@ def main():
         f.write("\n}\n")
     print(f"{sys.argv[2]}: {len(lines)} nodes, {len(weights)} weights, {i} blocks")
     return 0
+
+
+def main_usage():
+    print(__doc__, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
