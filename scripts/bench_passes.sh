@@ -102,7 +102,8 @@ echo "fan-out (one value used by 2N nodes that cse merges):"
 printf '%8s %12s\n' nodes pass_us/node
 declare -A fan_per_node
 ffirst="" flast=""
-for n in ${FANOUT_SIZES:-"1000 10000 30000"}; do
+fan_sizes=${FANOUT_SIZES:-1000 10000 30000}
+for n in $fan_sizes; do
   f="$tmp/fan$n.tir"
   python3 "$root/scripts/gen_tir_graph.py" --fanout "$n" "$f" >/dev/null
   read -r _ fan_a fan_b < <(best_ms -v opt "$f" --passes cse,dce --weights declare)
