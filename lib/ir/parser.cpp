@@ -644,7 +644,8 @@ class Parser {
       size_t p = pos_;
       if (c == '@') {
         ++pos_;
-        std::string key = ident();
+        // Keys may be dotted: nn.MultiheadAttention owns "out_proj.weight".
+        std::string key = read_while(tir_is_name_char);
         if (key.empty()) fail(p, "expected a weight key after '@'", "write @weight=layer.weight");
         if (!n->weight(key).empty()) fail(p, "duplicate weight ref @" + key, "give each weight key once");
         expect('=', "after @" + key, "write @weight=layer.weight");
