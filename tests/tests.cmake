@@ -78,14 +78,6 @@ foreach(line IN LISTS tt_model_lines)
   if(fixture)
     set_tests_properties(e2e_${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
   endif()
-  # --fuse on every torchvision model: BN folded wherever foldable, outputs within 1e-3.
-  if(group STREQUAL "torchvision" OR name STREQUAL "nested_seq_bn" OR name STREQUAL "conv_groups")
-    add_test(NAME e2e_fuse_${name}
-             COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
-                     $<TARGET_FILE:tinytrace> ${model} ${TT_E2E_OUT}/fuse_${name} --fuse-check --verify)
-    set_tests_properties(e2e_fuse_${name} PROPERTIES LABELS "e2e;fuse" ENVIRONMENT "${TT_TEST_ENV}"
-                         TIMEOUT ${timeout} FIXTURES_REQUIRED ${fixture})
-  endif()
 endforeach()
 # The biggest models first, so the two CTest slots stay busy until the end.
 foreach(big vit_b_16 resnet50 densenet121)

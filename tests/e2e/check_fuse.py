@@ -60,9 +60,13 @@ def main():
                 shapes += ["--input-shape", s]
     cmd = [tinytrace, "convert", model, "-o", out_dir, "--fuse", "--verify-each",
            "--emit", "python,weights,report,tir"] + shapes
+    if shapes:
+        cmd.append("--verify")  # the interpreter must agree with torch::jit within 1e-3
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stderr.strip()}")
+    if shapes and "verify (interpreter): OK" not in r.stdout:
+        fail("--verify printed no 'verify (interpreter): OK' verdict")
 
     nodes = tir_nodes(os.path.join(out_dir, name + ".tir"))
     producer = {}

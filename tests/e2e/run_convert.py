@@ -1,13 +1,9 @@
 #!/usr/bin/python3
 """End-to-end test driver for one model: `tinytrace convert`, then scripts/check_model.py.
 
-    run_convert.py TINYTRACE MODEL.pt|MODEL.onnx OUT_DIR [--fuse-check] [extra convert args...]
+    run_convert.py TINYTRACE MODEL.pt|MODEL.onnx OUT_DIR [extra convert args...]
 
---fuse-check converts with --fuse and then also requires: tolerance 1e-3 (BN folding), no
-BatchNorm left whose input comes from a Conv/ConvTranspose/Linear used only by it, a report entry
-for every pass, and a state_dict that loads NAME.pth strictly (the original's keys no longer
-match: the folded BatchNorms are gone). With --verify in the convert arguments the CLI's
-verdict line must say OK.
+With --verify in the convert arguments the CLI's verdict line must say OK.
 
 Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
 and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
@@ -42,45 +38,11 @@ def die(msg):
     sys.exit(1)
 
 
-FOLD_PRODUCERS = ("nn.Conv1d", "nn.Conv2d", "nn.Conv3d", "nn.ConvTranspose1d", "nn.ConvTranspose2d",
-                  "nn.ConvTranspose3d", "nn.Linear")
-
-
-def check_fused_report(report_path):
-    """No foldable BatchNorm is left, and the report lists the pipeline's passes."""
-    with open(report_path) as f:
-        report = json.load(f)
-    nodes = report["graph"]["nodes"]
-    producer, uses = {}, {}
-    for n in nodes:
-        for o in n["outputs"]:
-            producer[o["name"]] = n
-        for i in n["inputs"]:
-            uses[i] = uses.get(i, 0) + 1
-    for o in report["graph"]["outputs"]:
-        uses[o["name"]] = uses.get(o["name"], 0) + 1
-    left = [n for n in nodes if n["op"].startswith("nn.BatchNorm")]
-    for bn in left:
-        src = producer.get(bn["inputs"][0])
-        if src is not None and src["op"] in FOLD_PRODUCERS and uses.get(bn["inputs"][0]) == 1:
-            die(f"BatchNorm {bn['module']} was not folded into {src['module']} ({src['op']})")
-    passes = [p["name"] for p in report["pipeline"]]
-    for want in ("eliminate-noops", "fold-constants", "fold-batchnorm", "dce"):
-        if want not in passes:
-            die(f"the report's pipeline lacks {want}: {passes}")
-    folded = [p for p in report["pipeline"] if p["name"] == "fold-batchnorm"]
-    print(f"fuse: {len(left)} BatchNorm op(s) left (not foldable); fold-batchnorm rewrites "
-          f"{sum(p['rewrites'] for p in folded)}", flush=True)
-
-
 def main():
     if len(sys.argv) < 4:
         die(__doc__)
     tinytrace, model, out_dir = sys.argv[1:4]
     extra = sys.argv[4:]
-    fuse_check = "--fuse-check" in extra
-    if fuse_check:
-        extra = [a for a in extra if a != "--fuse-check"] + ["--fuse"]
     base = os.path.splitext(model)[0] if model.endswith((".pt", ".onnx")) else model
     name = os.path.basename(base)
     meta_path = base + ".json"
@@ -127,13 +89,10 @@ def main():
             die(f"unexpected files left in {out_dir}: {', '.join(sorted(leftovers))}")
 
     tol = meta.get("tolerance", 1e-4)
-    if fuse_check:
-        tol = max(tol, 1e-3)
-        check_fused_report(os.path.join(out_dir, name + ".json"))
     check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol)]
     for w in meta.get("expect_warnings", []):
         check += ["--expect-warning", w]
-    if meta.get("skip_state_dict") or fuse_check:
+    if meta.get("skip_state_dict"):
         # ONNX models: the converted state_dict's keys are the ONNX initializer names.
         check += ["--state-dict-from", "none"]
     print("+", " ".join(check), flush=True)
