@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
       "tinytrace"};
   app.set_version_flag("--version", "tinytrace " TT_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // -v/-q work after the subcommand too: tinytrace convert m.pt -v
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (repeat: -vv, -vvv)");

@@ -423,10 +423,12 @@ void Node::insert_input(size_t i, Value* v) {
 }
 
 void Node::remove_use_of_input(size_t i) {
+  // Search from the back: passes remove the newest uses first (dce walks backwards, RAUW pops
+  // from the back), which keeps destroying the users of a widely used value linear.
   auto& uses = inputs_[i]->uses_;
-  auto it = std::find(uses.begin(), uses.end(), Use{this, i});
-  TT_ASSERT(it != uses.end(), "use list out of sync");
-  uses.erase(it);
+  auto it = std::find(uses.rbegin(), uses.rend(), Use{this, i});
+  TT_ASSERT(it != uses.rend(), "use list out of sync");
+  uses.erase(std::next(it).base());
 }
 
 void Node::replace_input(size_t i, Value* v) {
