@@ -58,9 +58,7 @@ CASES = {
 BAD = ["text", "truncated", "wrong_message"]
 # Cases whose `--fuse` structure is compared with the TorchScript trace of the same model
 # (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
-# (nested_seq_bn is left out: on its TorchScript form --fuse keeps the Linear->BatchNorm1d pair
-# that it folds on the ONNX form, a difference of the fold-batchnorm pass, not of the loaders.)
-PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13"]
+PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13", "nested_seq_bn_op13"]
 
 
 def stamp():
