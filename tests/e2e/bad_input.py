@@ -51,6 +51,13 @@ CASES = {
     "invalid_input_shape": ("badinput/valid.pt", "file", 2, ["--input-shape", "1,3,abc"],
                             ["1,3,abc"]),
     "output_is_input": ("clash.pth", "clash", 2, [], []),
+    # A deliberately wrong transformation (the test-only pass perturbs one weight) must be caught
+    # by --verify: exit 5, one error line, nothing written.
+    "verify_catches_wrong_pass": ("badinput/valid.pt", "file", 5,
+                                  ["--input-shape", "1,3,32,32", "--passes", "test-perturb-weight",
+                                   "--verify"], ["verify", "FAILED"]),
+    "verify_without_input_shape": ("badinput/valid.pt", "file", 2, ["--verify"],
+                                   ["--input-shape"]),
 }
 
 
