@@ -225,4 +225,23 @@ std::optional<size_t> rank_of(const Value* v) {
   return std::nullopt;
 }
 
+void rename_weights(Graph& g, const std::unordered_map<std::string, std::string>& renames) {
+  if (renames.empty()) return;
+  WeightStore& old = g.weights();
+  WeightStore fresh;
+  for (const auto& name : old.names()) {
+    auto it = renames.find(name);
+    fresh.set(it == renames.end() ? name : it->second, std::move(*old.find(name)));
+  }
+  old = std::move(fresh);
+  walk_pre(g.block(), [&](Node* n) {
+    for (size_t i = 0; i < n->weights().size(); ++i) {
+      const auto& kv = n->weights()[i];
+      auto it = renames.find(kv.second);
+      if (it != renames.end()) n->set_weight(std::string(kv.first), it->second);
+    }
+    return true;
+  });
+}
+
 }  // namespace tt

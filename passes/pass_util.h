@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace tt {
@@ -54,6 +55,10 @@ bool has_complete_shape(const Value* v);
 // Rank of a tensor value: from its type, else from the op that made it when that fixes the rank
 // (flatten(start_dim=1, end_dim=-1) -> 2; view/reshape to a list of N sizes -> N).
 std::optional<size_t> rank_of(const Value* v);
+
+// Renames weights (old state_dict name -> new): the store keeps its order and every node's
+// reference follows (one walk over the graph, one rebuild of the store).
+void rename_weights(Graph& g, const std::unordered_map<std::string, std::string>& renames);
 
 // Calls f(node) for every node of `b` in order, depth-first pre-order into nested blocks when f
 // returns true. f may destroy the node it is given (or earlier ones) and then must return false;

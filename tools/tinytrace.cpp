@@ -99,6 +99,13 @@ int main(int argc, char** argv) {
   convert->add_option("--passes", copts.passes.passes,
                       "Pass pipeline to run, e.g. 'cse,dce' or 'fixpoint(fold-constants,dce)' "
                       "(after --fuse when both are given; see 'tinytrace passes')");
+  convert->add_flag("--quant-prep", copts.passes.quant_prep,
+                    "Make the model ready for eager-mode quantization: module activations, "
+                    "unshared modules, FloatFunctional, fused Conv/BN/ReLU, Quant/DeQuant stubs, "
+                    "float fallback (the pipeline 'quant-prep'; --passes run after it)");
+  convert->add_flag("--qat", copts.passes.qat,
+                    "With --quant-prep: keep BatchNorm for quantization-aware training "
+                    "(ConvBn2d, ConvBnReLU2d, LinearBn1d)");
   convert->add_option("--print-ir-after", copts.passes.print_ir_after,
                       "Print the IR (.tir) to stderr after this pass, or after every pass: all");
   convert->add_flag("--verify-each", copts.passes.verify_each,
@@ -123,6 +130,9 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--print-ir-after", oopts.passes.print_ir_after,
                       "Print the IR to stderr after this pass, or after every pass: all");
   opt_cmd->add_flag("--verify-each", oopts.passes.verify_each,
+  opt_cmd->add_flag("--quant-prep", oopts.passes.quant_prep,
+                    "Run the pipeline 'quant-prep' (before --passes)");
+  opt_cmd->add_flag("--qat", oopts.passes.qat, "With --quant-prep: 'quant-prep-qat' (BN kept)");
                     "Run the IR verifier before the pipeline and after every pass");
   opt_cmd->add_option("--weights", oopts.weights,
                       "How to print the weights section: inline (values, default) or declare");

@@ -154,7 +154,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
                                    "model input, e.g. --input-shape 1,3,224,224");
     // Folding BatchNorm reassociates float arithmetic: allow 1e-3 then (DESIGN.md §2).
     bool folded = std::any_of(pass_stats.begin(), pass_stats.end(), [](const PassStat& p) {
-      return p.name == "fold-batchnorm" && p.changed;
+      return (p.name == "fold-batchnorm" || p.name == "fuse-intrinsic") && p.changed;
     });
     double tol = opts.tolerance ? *opts.tolerance : folded ? 1e-3 : 1e-4;
     VerifyResult vr = verify_graph_against_source(m, g, specs, tol);

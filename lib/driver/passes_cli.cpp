@@ -19,6 +19,7 @@ namespace tt {
 std::string pipeline_text(const PassCliOptions& o) {
   std::string text;
   if (o.fuse) text = "fuse";
+  if (o.quant_prep) text = o.qat ? "quant-prep-qat" : "quant-prep";
   if (!o.passes.empty()) text += (text.empty() ? "" : ",") + o.passes;
   return text;
 }
@@ -26,10 +27,16 @@ std::string pipeline_text(const PassCliOptions& o) {
 namespace {
 
 PassManager make_manager(const PassCliOptions& o, std::ostream* ir_stream) {
+  if (o.qat && !o.quant_prep)
+    throw Error(ExitCode::Usage, "--qat only changes what --quant-prep does — add --quant-prep");
+  // --fuse folds every BatchNorm, which --quant-prep does itself (and --qat must not).
+  if (o.fuse && o.quant_prep)
+    throw Error(ExitCode::Usage, "--fuse and --quant-prep together: --quant-prep already folds "
+                                 "BatchNorm where quantization allows it — drop --fuse");
   std::string text = pipeline_text(o);
   if (text.empty() && !o.print_ir_after.empty())
     throw Error(ExitCode::Usage,
-                "--print-ir-after needs a pipeline — add --passes PIPELINE or --fuse");
+                "--print-ir-after needs a pipeline — add --passes PIPELINE, --fuse or --quant-prep");
   // Parse --passes alone first so that error columns count in the text the user typed.
   if (!o.passes.empty()) parse_pipeline(o.passes);
   Pipeline p = parse_pipeline(text);

@@ -18,9 +18,12 @@ struct PassCliOptions {
   bool fuse = false;           // --fuse (the named pipeline "fuse")
   std::string print_ir_after;  // --print-ir-after PASS|all
   bool verify_each = false;    // --verify-each
+  bool quant_prep = false;     // --quant-prep (the named pipeline "quant-prep")
+  bool qat = false;            // --qat (with --quant-prep: "quant-prep-qat")
 };
 
-// The pipeline text to run: "fuse" for --fuse, then --passes ("" when neither was given).
+// The pipeline text to run: "fuse" for --fuse or "quant-prep" / "quant-prep-qat" for
+// --quant-prep [--qat], then --passes ("" when none was given).
 std::string pipeline_text(const PassCliOptions& o);
 
 // Checks the pass options before any work is done (so a typo fails before a slow model load):

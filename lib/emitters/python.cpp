@@ -22,6 +22,7 @@
 #include "emitters/python.h"
 
 #include "ir/op_table.h"
+#include "ir/quant.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -700,7 +701,21 @@ class PyEmitter {
   }
 
   std::string module_ctor(const Node& n) {
-    std::string op = n.op();
+    // Composite intrinsic modules are built from their parts (Note [Composite modules] in
+    // lib/ir/quant.h): nni.ConvReLU2d(nn.Conv2d(...), nn.ReLU()).
+    if (const auto* parts = composite_parts(n.op())) {
+      std::string prefix = n.op().substr(0, n.op().find('.'));
+      if (import_aliases().count(prefix)) use_alias(prefix);
+      std::vector<std::string> args;
+      for (size_t i = 0; i < parts->size(); ++i)
+        args.push_back(module_ctor_of(n, (*parts)[i].op, composite_part_attrs(n, i)));
+      return n.op() + "(" + join(args, ", ") + ")";
+    }
+    return module_ctor_of(n, n.op(), n.attrs());
+  }
+
+  // The constructor call of module op `op` with attributes `attrs` (n: for errors and inplace).
+  std::string module_ctor_of(const Node& n, const std::string& op, const Attrs& attrs) {
     size_t dot = op.find('.');
     std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
     std::string callee;
@@ -731,12 +746,12 @@ class PyEmitter {
       // Required arguments positionally (nn.Conv2d(3, 64, ...)), except kernel_size, which reads
       // better as a keyword; stop at the first one that cannot be positional.
       for (const auto& p : *sig) {
-        if (p.def || p.name == "kernel_size" || !n.attrs().has(p.name)) break;
-        args.push_back(module_attr_text(p.name, n.attrs().at(p.name)));
+        if (p.def || p.name == "kernel_size" || !attrs.has(p.name)) break;
+        args.push_back(module_attr_text(p.name, attrs.at(p.name)));
         done.insert(p.name);
       }
     }
-    for (const auto& [name, value] : n.attrs().items()) {
+    for (const auto& [name, value] : attrs.items()) {
       if (done.count(name)) continue;
       std::string text = module_attr_text(name, value);
       if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";

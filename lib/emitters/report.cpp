@@ -9,9 +9,11 @@
 #include "emitters/report.h"
 
 #include "ir/op_table.h"
+#include "ir/quant.h"
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -276,3 +278,14 @@ json build_report(const Model& m, const ReportExtras& extras) {
 }
 
 }  // namespace tt
+  // After --quant-prep: the float fallback regions (lib/ir/quant.h).
+  if (std::any_of(extras.pipeline.begin(), extras.pipeline.end(),
+                  [](const PassStat& p) { return p.name == "float-fallback"; })) {
+    json regions = json::array();
+    for (const FloatRegion& r : float_fallback_regions(g)) {
+      json names = json::array();
+      for (const Node* n : r.nodes) names.push_back(str_or_null(n->num_outputs() ? n->output(0)->name() : ""));
+      regions.push_back(json{{"nodes", names}, {"ops", r.ops}, {"scope", r.nodes.front()->scope()}});
+    }
+    report["quant_fallback"] = regions;
+  }

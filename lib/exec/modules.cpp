@@ -2,6 +2,7 @@
 // node's attributes (the constructor kwargs) and weights. One table, one function per module.
 #include "exec/interpreter.h"
 
+#include "ir/quant.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
@@ -15,18 +16,24 @@ struct Call {
   const Node& n;
   const WeightStore& weights;
   const std::vector<c10::IValue>& in;
+  // One part of a composite module (nni.ConvReLU2d's conv; lib/ir/quant.h): the part's op, its
+  // attributes and the prefix of its weight keys ("0.").
+  const std::string* part_op = nullptr;
+  const Attrs* part_attrs = nullptr;
+  std::string weight_prefix;
 
+  const std::string& op() const { return part_op ? *part_op : n.op(); }
   at::Tensor x(size_t i = 0) const { return in.at(i).toTensor(); }
   // Optional weight: undefined tensor when the node has no such weight.
   at::Tensor w(const char* key) const {
-    std::string name = n.weight(key);
+    std::string name = n.weight(weight_prefix + key);
     if (name.empty()) return at::Tensor();
     const Weight* wt = weights.find(name);
     if (!wt)
       throw Error(ExitCode::Internal, "module " + n.module() + " refers to missing weight '" + name + "'");
     return wt->tensor;
   }
-  const Attrs& a() const { return n.attrs(); }
+  const Attrs& a() const { return part_attrs ? *part_attrs : n.attrs(); }
   std::vector<int64_t> ints(const char* key, size_t rank, int64_t def) const {
     auto v = a().get_ints(key, {});
     if (v.empty()) v.assign(rank, def);
@@ -59,7 +66,7 @@ at::Tensor padded_for_mode(const Call& c, at::Tensor x, size_t rank) {
 }
 
 Out conv(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   bool zeros = c.a().get_str("padding_mode", "zeros") == "zeros";
   at::Tensor x = padded_for_mode(c, c.x(), r);
   std::vector<int64_t> pad = zeros ? c.ints("padding", r, 0) : std::vector<int64_t>(r, 0);
@@ -69,7 +76,7 @@ Out conv(const Call& c) {
 }
 
 Out conv_transpose(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   return {at::convolution(c.x(), c.w("weight"), c.w("bias"), c.ints("stride", r, 1),
                           c.ints("padding", r, 0), c.ints("dilation", r, 1), true,
                           c.ints("output_padding", r, 0), c.a().get_int("groups", 1))};
@@ -136,7 +143,7 @@ Out pixel_unshuffle(const Call& c) {
 }
 
 Out max_pool(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   auto k = c.ints("kernel_size", r, 1);
   auto s = c.ints("stride", r, 0);
   if (c.a().get_ints("stride", {}).empty()) s = k;
@@ -148,7 +155,7 @@ Out max_pool(const Call& c) {
 }
 
 Out avg_pool(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   auto k = c.ints("kernel_size", r, 1);
   auto s = c.a().get_ints("stride", {}).empty() ? k : c.ints("stride", r, 1);
   auto p = c.ints("padding", r, 0);
@@ -172,7 +179,7 @@ std::vector<int64_t> output_size(const Call& c, size_t r) {
 }
 
 Out adaptive_avg_pool(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   auto o = output_size(c, r);
   if (r == 1) return {at::adaptive_avg_pool1d(c.x(), o)};
   if (r == 2) return {at::adaptive_avg_pool2d(c.x(), o)};
@@ -180,7 +187,7 @@ Out adaptive_avg_pool(const Call& c) {
 }
 
 Out adaptive_max_pool(const Call& c) {
-  size_t r = static_cast<size_t>(rank_of(c.n.op()));
+  size_t r = static_cast<size_t>(rank_of(c.op()));
   auto o = output_size(c, r);
   auto res = r == 1 ? at::adaptive_max_pool1d(c.x(), o)
              : r == 2 ? at::adaptive_max_pool2d(c.x(), o)
@@ -193,7 +200,7 @@ Out adaptive_max_pool(const Call& c) {
 Out constant_pad(const Call& c) {
   // An int padding pads every side of the last `rank` dims equally.
   auto pad = c.a().get_ints("padding");
-  if (pad.size() == 1) pad.assign(static_cast<size_t>(2 * rank_of(c.n.op())), pad[0]);
+  if (pad.size() == 1) pad.assign(static_cast<size_t>(2 * rank_of(c.op())), pad[0]);
   return {at::constant_pad_nd(c.x(), pad, c.a().get_float("value", 0.0))};
 }
 
@@ -384,7 +391,31 @@ const std::unordered_map<std::string, Lowering>& lowerings() {
 
 }  // namespace
 
-bool has_module_lowering(const std::string& op) { return lowerings().count(op) != 0; }
+namespace {
+
+// Composite modules (nni.ConvReLU2d, nni.ConvBnReLU2d, ...): the parts in order, each with its
+// own attributes and weights; ConvBn runs in eval semantics (conv, then BN with running stats).
+Out run_composite(const Node& n, const WeightStore& weights, const std::vector<c10::IValue>& inputs,
+                  const std::vector<CompositePart>& parts) {
+  std::vector<c10::IValue> cur = inputs;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto it = lowerings().find(parts[i].op);
+    if (it == lowerings().end())
+      throw Error(ExitCode::Internal, "composite " + n.op() + " has a part without lowering: " + parts[i].op);
+    Attrs attrs = composite_part_attrs(n, i);
+    Call c{n, weights, cur, &parts[i].op, &attrs, composite_weight_key(i, "")};
+    cur = it->second(c);
+  }
+  return cur;
+}
+
+bool is_stub(const std::string& op) { return op == "quant.QuantStub" || op == "quant.DeQuantStub"; }
+
+}  // namespace
+
+bool has_module_lowering(const std::string& op) {
+  return lowerings().count(op) != 0 || composite_parts(op) != nullptr || is_stub(op);
+}
 
 std::vector<c10::IValue> run_module_op(const Node& n, const WeightStore& weights,
                                        const std::vector<c10::IValue>& inputs) {
@@ -396,3 +427,6 @@ std::vector<c10::IValue> run_module_op(const Node& n, const WeightStore& weights
 }
 
 }  // namespace tt
+  // Quant/DeQuant stubs are identities until torch.ao.quantization.convert swaps them.
+  if (is_stub(n.op())) return {inputs.at(0)};
+  if (const auto* parts = composite_parts(n.op())) return run_composite(n, weights, inputs, *parts);

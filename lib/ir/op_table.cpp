@@ -109,6 +109,34 @@ std::vector<OpInfo> make_table() {
       {"nn.LSTM", K::Module, {"aten::lstm.input"}, {}, Q::Float, "LSTM (returns output, (h, c))"},
       {"nn.GRU", K::Module, {"aten::gru.input"}, {}, Q::Float, "GRU (returns output, h)"},
       {"nn.MultiheadAttention", K::Module, {"aten::_native_multi_head_attention"}, {}, Q::Float, "multi-head attention"},
+      // --quant-prep: eager quantization stubs (identity before convert) and intrinsic modules
+      // (composites of the modules above; lib/ir/quant.h lists their parts).
+      {"quant.QuantStub", K::Module, {}, {}, Q::Shape, "quantize here after convert (identity before)"},
+      {"quant.DeQuantStub", K::Module, {}, {}, Q::Shape, "dequantize here after convert (identity before)"},
+      {"nni.ConvReLU1d", K::Module, {}, {}, Q::NeedsModule, "Conv1d + ReLU (fused for quantization)"},
+      {"nni.ConvReLU2d", K::Module, {}, {}, Q::NeedsModule, "Conv2d + ReLU (fused for quantization)"},
+      {"nni.ConvReLU3d", K::Module, {}, {}, Q::NeedsModule, "Conv3d + ReLU (fused for quantization)"},
+      {"nni.ConvBn1d", K::Module, {}, {}, Q::NeedsModule, "Conv1d + BatchNorm1d (fused for QAT)"},
+      {"nni.ConvBn2d", K::Module, {}, {}, Q::NeedsModule, "Conv2d + BatchNorm2d (fused for QAT)"},
+      {"nni.ConvBn3d", K::Module, {}, {}, Q::NeedsModule, "Conv3d + BatchNorm3d (fused for QAT)"},
+      {"nni.ConvBnReLU1d", K::Module, {}, {}, Q::NeedsModule, "Conv1d + BatchNorm1d + ReLU (fused for QAT)"},
+      {"nni.ConvBnReLU2d", K::Module, {}, {}, Q::NeedsModule, "Conv2d + BatchNorm2d + ReLU (fused for QAT)"},
+      {"nni.ConvBnReLU3d", K::Module, {}, {}, Q::NeedsModule, "Conv3d + BatchNorm3d + ReLU (fused for QAT)"},
+      {"nni.LinearReLU", K::Module, {}, {}, Q::NeedsModule, "Linear + ReLU (fused for quantization)"},
+      {"nni.LinearBn1d", K::Module, {}, {}, Q::NeedsModule, "Linear + BatchNorm1d (fused for QAT)"},
+      {"nni.BNReLU2d", K::Module, {}, {}, Q::NeedsModule, "BatchNorm2d + ReLU (fused for quantization)"},
+      {"nni.BNReLU3d", K::Module, {}, {}, Q::NeedsModule, "BatchNorm3d + ReLU (fused for quantization)"},
+
+      // ---------------------------------------------------------------------------------------
+      // torch.ao.nn.quantized.FloatFunctional, called through a method (`self.ff.add(a, b)`):
+      // one module instance per call site (passes/float_functional.cpp). Inputs are the method's
+      // arguments: add/mul (a, b), add_scalar/mul_scalar (a, float), cat (tensors, dim).
+      {"FloatFunctional.add", K::Module, {"aten::add.Tensor"}, {}, Q::FloatFunctional, "a + b"},
+      {"FloatFunctional.add_scalar", K::Module, {"aten::add.Scalar"}, {}, Q::FloatFunctional, "a + number"},
+      {"FloatFunctional.mul", K::Module, {"aten::mul.Tensor"}, {}, Q::FloatFunctional, "a * b"},
+      {"FloatFunctional.mul_scalar", K::Module, {"aten::mul.Scalar"}, {}, Q::FloatFunctional, "a * number"},
+      {"FloatFunctional.cat", K::Module, {"aten::cat"}, {}, Q::FloatFunctional, "cat(tensors, dim)"},
+      {"FloatFunctional.add_relu", K::Module, {"aten::add.Tensor", "aten::relu"}, {}, Q::FloatFunctional, "relu(a + b)"},
 
       // ---------------------------------------------------------------------------------------
       // activations
@@ -135,13 +163,15 @@ std::vector<OpInfo> make_table() {
 
       // ---------------------------------------------------------------------------------------
       // linear / convolution / normalisation
-      {"F.linear", K::Function, {"aten::linear"}, kAllPositional, Q::NeedsModule, "linear(input, weight, bias)"},
-      {"F.conv1d", K::Function, {"aten::conv1d", "aten::conv1d.padding"}, kAllPositional, Q::NeedsModule, "conv1d(input, weight, bias, stride, padding, dilation, groups)"},
-      {"F.conv2d", K::Function, {"aten::conv2d", "aten::conv2d.padding"}, kAllPositional, Q::NeedsModule, "conv2d(input, weight, bias, stride, padding, dilation, groups)"},
-      {"F.conv3d", K::Function, {"aten::conv3d", "aten::conv3d.padding"}, kAllPositional, Q::NeedsModule, "conv3d(input, weight, bias, stride, padding, dilation, groups)"},
-      {"F.conv_transpose1d", K::Function, {"aten::conv_transpose1d"}, kAllPositional, Q::NeedsModule, "conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
-      {"F.conv_transpose2d", K::Function, {"aten::conv_transpose2d.input"}, kAllPositional, Q::NeedsModule, "conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
-      {"F.conv_transpose3d", K::Function, {"aten::conv_transpose3d.input"}, kAllPositional, Q::NeedsModule, "conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      // Functional conv/linear read float weight tensors: eager quantization cannot run them on
+      // quantized inputs (only the modules are swapped), so they stay float.
+      {"F.linear", K::Function, {"aten::linear"}, kAllPositional, Q::Float, "linear(input, weight, bias)"},
+      {"F.conv1d", K::Function, {"aten::conv1d", "aten::conv1d.padding"}, kAllPositional, Q::Float, "conv1d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv2d", K::Function, {"aten::conv2d", "aten::conv2d.padding"}, kAllPositional, Q::Float, "conv2d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv3d", K::Function, {"aten::conv3d", "aten::conv3d.padding"}, kAllPositional, Q::Float, "conv3d(input, weight, bias, stride, padding, dilation, groups)"},
+      {"F.conv_transpose1d", K::Function, {"aten::conv_transpose1d"}, kAllPositional, Q::Float, "conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      {"F.conv_transpose2d", K::Function, {"aten::conv_transpose2d.input"}, kAllPositional, Q::Float, "conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
+      {"F.conv_transpose3d", K::Function, {"aten::conv_transpose3d.input"}, kAllPositional, Q::Float, "conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)"},
       // ATen order (input, weight, bias, running_mean, running_var, ...) differs from Python's
       // (input, running_mean, running_var, weight, bias, ...): keywords.
       {"F.batch_norm", K::Function, {"aten::batch_norm"},

@@ -566,6 +566,11 @@ class Lowerer {
     }
     if (op == "nn.Upsample") return upsample(n, x(), ind);
     if (op == "nn.LSTM" || op == "nn.GRU") return rnn(n, in, ind, op == "nn.LSTM");
+    // --quant-prep: the stubs are identities until torch.ao.quantization.convert swaps them.
+    if (op == "quant.QuantStub" || op == "quant.DeQuantStub") return x();
+    if (op.rfind("nni.", 0) == 0)
+      unsupported(n, "the intrinsic module " + op + " of --quant-prep is meant for the Python "
+                     "quantization workflow");
     unsupported(n, "module op " + op + " has no TorchScript lowering");
   }
 
