@@ -61,6 +61,16 @@ class PassContext {
   size_t rewrites() const { return rewrites_; }
   const std::vector<RewriteLogEntry>& log() const { return log_; }
 
+  // A module instance the pass created as a copy of another one (unshare-modules): the report
+  // lists these pairs under "module_copies" so a user can map new paths back to the model's.
+  void record_module_copy(const std::string& copy, const std::string& original) {
+    module_copies_.emplace_back(copy, original);
+  }
+  // (copy, original) pairs, in the order recorded.
+  const std::vector<std::pair<std::string, std::string>>& module_copies() const {
+    return module_copies_;
+  }
+
  private:
   Diagnostics& diags_;
   std::map<std::string, std::string> options_;
@@ -68,6 +78,7 @@ class PassContext {
   std::string pass_name_;
   size_t rewrites_ = 0;
   std::vector<RewriteLogEntry> log_;
+  std::vector<std::pair<std::string, std::string>> module_copies_;
 };
 
 using PassFn = bool (*)(Graph&, PassContext&);

@@ -357,6 +357,34 @@ class Mha(nn.Module):
         return out, weights
 
 
+# --------------------------------------------------------------------------------------------
+# quant-prep passes (functional-to-module, unshare-modules, float-functional): helper Q1's block.
+
+
+@register("quant_prep_misc", "small", [f32(2, 8, 4, 4), f32(2, 8, 4, 4)])
+class QuantPrepMisc(nn.Module):
+    """Functional prelu (own parameter), hardsigmoid, hardtanh, dropout; a shared module;
+    tensor/scalar add, mul, rsub, add+relu; int arithmetic on sizes and an alpha != 1 add that
+    must stay."""
+
+    def __init__(self):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.full((8,), 0.2))
+        self.conv = nn.Conv2d(8, 8, 1)
+        self.act = nn.Hardswish()
+
+    def forward(self, x, y):
+        a = F.prelu(self.conv(x), self.alpha)
+        b = F.hardsigmoid(a) * y + 1.0
+        c = F.hardtanh(b * 3.0, -2.0, 2.0) + F.hardtanh(a, 0.0, 6.0)
+        d = F.dropout(self.act(c), 0.3, training=self.training)
+        e = F.relu(d + x) * 2.0
+        f = 1.0 - self.act(e)
+        g = torch.add(f, y, alpha=2.0)
+        h = g[:, : g.size(1) // 2 + 1]
+        return h, torch.cat([a, b], dim=1)
+
+
 # The example bundled in testdata/models/ (committed, < 100 KB): scripts/example.sh converts it.
 @register("tiny_cnn", "example", [f32(1, 3, 32, 32)])
 class TinyCnn(nn.Module):

@@ -39,3 +39,27 @@ if(DEFINED TT_TESTMODELS_DIR)
                          FIXTURES_REQUIRED tt_models_${group})
   endforeach()
 endif()
+
+# --- the first three --quant-prep passes end to end (labels e2e, quant) ---------------------------
+# tests/e2e/check_quant_passes.py: convert with --passes functional-to-module,unshare-modules,
+# float-functional --verify-each --verify; no module path called twice, no functional activation
+# left, the report's module_copies, expected FloatFunctional counts, scripts/check_model.py.
+if(DEFINED TT_TESTMODELS_DIR)
+  set(TT_QUANT_PASS_MODELS
+      "quant_prep_misc:small:FloatFunctional.add_relu=1:FloatFunctional.mul_scalar=3:copies=1"
+      "shared_relu:small:copies=3" "two_inputs_add:small:FloatFunctional.add=2"
+      "functional_acts:small:FloatFunctional.cat=1"
+      "resnet18:torchvision:FloatFunctional.add_relu=8" "mobilenet_v2:torchvision:FloatFunctional.add=10")
+  foreach(entry IN LISTS TT_QUANT_PASS_MODELS)
+    string(REPLACE ":" ";" parts ${entry})
+    list(GET parts 0 name)
+    list(GET parts 1 group)
+    list(SUBLIST parts 2 -1 expects)
+    add_test(NAME quant_passes_${name}
+             COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_quant_passes.py
+                     $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR}/${name}.pt
+                     ${CMAKE_BINARY_DIR}/quant_passes_out/${name} ${expects})
+    set_tests_properties(quant_passes_${name} PROPERTIES LABELS "e2e;quant" TIMEOUT 900
+                         FIXTURES_REQUIRED tt_models_${group})
+  endforeach()
+endif()

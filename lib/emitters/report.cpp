@@ -249,6 +249,16 @@ json build_report(const Model& m, const ReportExtras& extras) {
                             {"milliseconds", p.milliseconds}});
   }
 
+  // Copies made by unshare-modules that the final graph still calls (a later pass may have
+  // absorbed one, e.g. a ReLU copy folded into add_relu).
+  std::set<std::string> called;
+  for (const Node* n : g.all_nodes())
+    if (!n->module().empty()) called.insert(n->module());
+  json module_copies = json::array();
+  for (const PassStat& p : extras.pipeline)
+    for (const auto& [copy, original] : p.module_copies)
+      if (called.count(copy)) module_copies.push_back(json{{"module", copy}, {"copy_of", original}});
+
   json report = json::object();
   report["format"] = "tinytrace-report";
   report["version"] = kReportVersion;
@@ -271,13 +281,10 @@ json build_report(const Model& m, const ReportExtras& extras) {
                            {"aten_fallbacks", fallbacks},
                            {"warning_count", warning_count}};
   report["pipeline"] = pipeline;
+  report["module_copies"] = module_copies;
   report["verification"] = extras.verification.is_null() ? json(nullptr) : json(extras.verification);
   report["diagnostics"] = diagnostics;
   report["outputs"] = extras.outputs;
-  return report;
-}
-
-}  // namespace tt
   // After --quant-prep: the float fallback regions (lib/ir/quant.h).
   if (std::any_of(extras.pipeline.begin(), extras.pipeline.end(),
                   [](const PassStat& p) { return p.name == "float-fallback"; })) {
@@ -289,3 +296,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
     }
     report["quant_fallback"] = regions;
   }
+  return report;
+}
+
+}  // namespace tt

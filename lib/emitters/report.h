@@ -15,6 +15,8 @@ struct PassStat {
   bool changed = false;
   size_t nodes_before = 0, nodes_after = 0, rewrites = 0;
   double milliseconds = 0;
+  // Module instances the pass created as copies: (copy path, original path) (unshare-modules).
+  std::vector<std::pair<std::string, std::string>> module_copies;
 };
 
 struct ReportExtras {

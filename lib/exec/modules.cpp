@@ -355,6 +355,18 @@ Out multihead_attention(const Call& c) {
 Out lstm(const Call& c) { return rnn(c, true); }
 Out gru(const Call& c) { return rnn(c, false); }
 
+// torch.ao.nn.quantized.FloatFunctional methods (float mode: plain arithmetic; the module's
+// activation_post_process is the identity until prepare). Inputs are the method's arguments.
+Out ff_add(const Call& c) { return {at::add(c.x(0), c.x(1))}; }
+Out ff_add_scalar(const Call& c) { return {at::add(c.x(0), c.in.at(1).toScalar())}; }
+Out ff_mul(const Call& c) { return {at::mul(c.x(0), c.x(1))}; }
+Out ff_mul_scalar(const Call& c) { return {at::mul(c.x(0), c.in.at(1).toScalar())}; }
+Out ff_cat(const Call& c) {
+  int64_t dim = c.in.size() > 1 && !c.in[1].isNone() ? c.in[1].toInt() : 0;
+  return {at::cat(c.in.at(0).toTensorVector(), dim)};
+}
+Out ff_add_relu(const Call& c) { return {at::relu(at::add(c.x(0), c.x(1)))}; }
+
 const std::unordered_map<std::string, Lowering>& lowerings() {
   static const std::unordered_map<std::string, Lowering> table = {
       {"nn.Conv1d", conv},           {"nn.Conv2d", conv},
@@ -385,6 +397,9 @@ const std::unordered_map<std::string, Lowering>& lowerings() {
       {"nn.ConstantPad2d", constant_pad}, {"nn.ConstantPad3d", constant_pad},
       {"nn.Upsample", upsample},     {"nn.LSTM", lstm},
       {"nn.GRU", gru},               {"nn.MultiheadAttention", multihead_attention},
+      {"FloatFunctional.add", ff_add}, {"FloatFunctional.add_scalar", ff_add_scalar},
+      {"FloatFunctional.mul", ff_mul}, {"FloatFunctional.mul_scalar", ff_mul_scalar},
+      {"FloatFunctional.cat", ff_cat}, {"FloatFunctional.add_relu", ff_add_relu},
   };
   return table;
 }

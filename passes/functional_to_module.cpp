@@ -1,0 +1,200 @@
+// functional-to-module: turn functional activations into nn module calls, so that eager-mode
+// quantization (which swaps modules at convert time) can see them (DESIGN.md §5, --quant-prep).
+//
+// Before:
+//   %r : f32[1,8] = F.relu(%x) #scope=block
+//   %h : f32[1,8] = F.hardtanh(%r, %zero, %six) #scope=block
+//   %p : f32[1,8] = F.prelu(%h, %a)                         // %a = prim.GetAttr @value=block.a
+// After:
+//   %r : f32[1,8] = nn.ReLU[inplace=false](%x) #module=block.relu #scope=block
+//   %h : f32[1,8] = nn.ReLU6[inplace=false](%r) #module=block.relu6 #scope=block
+//   %p : f32[1,8] = nn.PReLU[num_parameters=8](%h) @weight=prelu.weight #module=prelu
+//
+// Rules (matched by the ATen op a node lowers to, never by value or module names):
+//   relu -> nn.ReLU, relu6 -> nn.ReLU6, hardtanh(x, 0, 6) -> nn.ReLU6, other constant bounds ->
+//   nn.Hardtanh(min_val, max_val), hardswish -> nn.Hardswish, elu(x, alpha) with scale and
+//   input_scale 1 -> nn.ELU(alpha), leaky_relu(x, slope) -> nn.LeakyReLU(slope), sigmoid ->
+//   nn.Sigmoid, tanh -> nn.Tanh, hardsigmoid -> nn.Hardsigmoid, prelu(x, w) -> nn.PReLU,
+//   dropout(x, p, train=false) -> nn.Dropout(p).
+// Hyperparameters must be constants (else the node stays; -vvv says why). In-place forms were
+// lifted to these functional ops by the loader, so new modules are always inplace=false.
+//
+// The node is changed in place (same output value, name, position, scope, loc): its op becomes
+// the module, its constant arguments become attributes, and it gets a fresh module path under its
+// scope (passes/module_paths.h). Constants left without uses are dropped by dce.
+//
+// PReLU: its weight must be a 1-d parameter/buffer read by prim.GetAttr. The module owns it as
+// "<path>.weight": when nothing else refers to the original state_dict entry it is renamed
+// (the GetAttr goes away), otherwise the module gets a copy and the original stays.
+//
+// Linear: one walk to count weight references (PReLU only), one walk to rewrite.
+#include "passes/module_paths.h"
+#include "passes/pass.h"
+#include "passes/pass_util.h"
+
+#include <optional>
+#include <unordered_map>
+
+namespace tt {
+namespace {
+
+struct Rule {
+  const char* aten;    // ATen base the functional op lowers to
+  const char* module;  // nn module op
+  const char* base;    // stem of the new module's attribute name
+  bool inplace_attr;   // the module's constructor has `inplace`
+};
+
+const Rule kRules[] = {
+    {"aten::relu", "nn.ReLU", "relu", true},
+    {"aten::relu6", "nn.ReLU6", "relu6", true},
+    {"aten::hardtanh", "nn.Hardtanh", "hardtanh", true},
+    {"aten::hardswish", "nn.Hardswish", "hardswish", true},
+    {"aten::elu", "nn.ELU", "elu", true},
+    {"aten::leaky_relu", "nn.LeakyReLU", "leaky_relu", true},
+    {"aten::sigmoid", "nn.Sigmoid", "sigmoid", false},
+    {"aten::tanh", "nn.Tanh", "tanh", false},
+    {"aten::hardsigmoid", "nn.Hardsigmoid", "hardsigmoid", true},
+    {"aten::prelu", "nn.PReLU", "prelu", false},
+    {"aten::dropout", "nn.Dropout", "dropout", true},
+};
+
+const Rule* find_rule(const Node* n) {
+  if (is_module_op(n) || n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty())
+    return nullptr;
+  for (const Rule& r : kRules)
+    if (calls_aten(n, r.aten)) return &r;
+  return nullptr;
+}
+
+// What the node becomes: op, attributes (constructor order), how many leading inputs stay.
+struct Plan {
+  std::string op;
+  const char* base = "";
+  Attrs attrs;
+  const Node* prelu_weight = nullptr;  // the GetAttr feeding F.prelu
+};
+
+class Matcher {
+ public:
+  Matcher(PassContext& ctx, const Graph& g) : ctx_(ctx), g_(g) {}
+
+  std::optional<Plan> match(const Node* n, const Rule& r) {
+    Plan p;
+    p.op = r.module;
+    p.base = r.base;
+    std::string a = r.aten;
+    auto arg = [&](size_t i) -> const Value* { return i < n->num_inputs() ? n->input(i) : nullptr; };
+    if (a == "aten::hardtanh") {
+      auto lo = arg(1) ? const_float(arg(1)) : std::nullopt;
+      auto hi = arg(2) ? const_float(arg(2)) : std::nullopt;
+      if (n->num_inputs() != 3 || !lo || !hi) return reject(r, n, "bounds are not constants");
+      if (*lo == 0.0 && *hi == 6.0) {
+        p.op = "nn.ReLU6";
+        p.base = "relu6";
+      } else {
+        p.attrs.set("min_val", *lo);
+        p.attrs.set("max_val", *hi);
+      }
+    } else if (a == "aten::elu") {
+      auto alpha = arg(1) ? const_float(arg(1)) : std::optional<double>(1.0);
+      auto scale = arg(2) ? const_float(arg(2)) : std::optional<double>(1.0);
+      auto in_scale = arg(3) ? const_float(arg(3)) : std::optional<double>(1.0);
+      if (n->num_inputs() > 4 || !alpha || !scale || !in_scale)
+        return reject(r, n, "alpha/scale/input_scale are not constants");
+      if (*scale != 1.0 || *in_scale != 1.0) return reject(r, n, "scaled ELU (scale or input_scale != 1)");
+      p.attrs.set("alpha", *alpha);
+    } else if (a == "aten::leaky_relu") {
+      auto slope = arg(1) ? const_float(arg(1)) : std::optional<double>(0.01);
+      if (n->num_inputs() > 2 || !slope) return reject(r, n, "negative_slope is not a constant");
+      p.attrs.set("negative_slope", *slope);
+    } else if (a == "aten::dropout") {
+      auto prob = arg(1) ? const_float(arg(1)) : std::nullopt;
+      auto train = arg(2) ? const_bool(arg(2)) : std::nullopt;
+      if (n->num_inputs() != 3 || !prob) return reject(r, n, "p is not a constant");
+      // nn.Dropout in an eval model is the identity: only a dropout that is off already matches.
+      if (!train || *train) return reject(r, n, "train is not a constant false");
+      p.attrs.set("p", *prob);
+    } else if (a == "aten::prelu") {
+      if (n->num_inputs() != 2) return reject(r, n, "unexpected inputs");
+      const Node* get = producer_is(n->input(1), "prim.GetAttr");
+      if (!get) return reject(r, n, "the weight is not a model parameter (prim.GetAttr)");
+      const Weight* w = g_.weights().find(get->weight("value"));
+      if (!w || !w->tensor.defined()) return reject(r, n, "the weight is not in the weight store");
+      if (w->tensor.dim() != 1) return reject(r, n, "the weight is not 1-d");
+      p.attrs.set("num_parameters", w->tensor.size(0));
+      p.prelu_weight = get;
+    } else if (n->num_inputs() != 1) {
+      return reject(r, n, "unexpected inputs");
+    }
+    if (r.inplace_attr) p.attrs.set("inplace", false);
+    return p;
+  }
+
+ private:
+  std::nullopt_t reject(const Rule& r, const Node* n, const char* why) {
+    ctx_.reject(r.base, n, why);
+    return std::nullopt;
+  }
+
+  PassContext& ctx_;
+  const Graph& g_;
+};
+
+// How many nodes refer to each weight (GetAttr reads and module weight refs).
+std::unordered_map<std::string, size_t> weight_refs(const Graph& g) {
+  std::unordered_map<std::string, size_t> refs;
+  walk_pre(g.block(), [&](Node* n) {
+    for (const auto& kv : n->weights()) ++refs[kv.second];
+    return true;
+  });
+  return refs;
+}
+
+}  // namespace
+
+bool run_functional_to_module(Graph& g, PassContext& ctx) {
+  Matcher m(ctx, g);
+  std::optional<ModulePaths> paths;  // built on the first match
+  std::optional<std::unordered_map<std::string, size_t>> refs;
+  bool changed = false;
+  walk_pre(g.block(), [&](Node* n) {
+    const Rule* r = find_rule(n);
+    if (!r) return true;
+    std::optional<Plan> plan = m.match(n, *r);
+    if (!plan) return true;
+    if (!paths) paths.emplace(g);
+    std::string path = paths->fresh(n->scope(), plan->base);
+    const char* old_name = r->base;
+    n->set_op(plan->op);
+    if (plan->prelu_weight) {
+      if (!refs) refs = weight_refs(g);
+      Node* get = const_cast<Node*>(plan->prelu_weight);
+      std::string src = get->weight("value");
+      std::string dst = path + ".weight";
+      Weight w = g.weights().at(src);
+      // Renaming needs the GetAttr's only use to be this node and no other reference to `src`.
+      bool rename = (*refs)[src] == 1 && get->output()->num_uses() == 1;
+      if (rename) {
+        g.weights().erase(src);
+        --(*refs)[src];
+      } else {
+        w.tensor = w.tensor.clone();
+      }
+      g.weights().set(dst, std::move(w));
+      (*refs)[dst] = 1;
+      n->set_weight("weight", dst);
+      n->remove_input(1);
+      if (rename) get->destroy();
+    }
+    while (n->num_inputs() > 1) n->remove_input(n->num_inputs() - 1);
+    for (const auto& [k, v] : plan->attrs.items()) n->attrs().set(k, v);
+    n->set_module(path);
+    ctx.rewrite(old_name, n);
+    changed = true;
+    return true;
+  });
+  return changed;
+}
+
+}  // namespace tt
