@@ -13,9 +13,11 @@ with torch.onnx.export. For each NAME it writes, in --out:
                     original state_dict loads strictly does not apply
 
 and into --out/badinput/ the malformed ONNX files (text, truncated, wrong protobuf message).
---list prints "name kind" per case: kind "e2e" (convert + check), "unsupported" (must exit 4
-naming the op), "badinput", or "parity" (an e2e case that also has NAME.ts.pt, the TorchScript
-trace of the same model, for the --fuse structure comparison).
+--list prints "name kind" per case: kind "e2e" (convert + check), "dynamic" (exported with a
+dynamic batch: also NAME.inputs_b.pt/NAME.expected_b.pt at another batch size), "unsupported" (must
+exit 4 naming the op), "badinput", or "parity" (an e2e case that also has NAME.ts.pt, the
+TorchScript trace of the same model, for the --fuse structure comparison). external_data_op13
+keeps its weights in external_data_op13.data (written by move_to_external_data).
 """
 import argparse
 import hashlib
@@ -53,9 +55,88 @@ CASES = {
     "conv_groups_op9": ("conv_groups", 9, EVAL, "e2e"),
     "leaf_modules_op13": ("leaf_modules", 13, PRESERVE, "e2e"),
     "norms_op17": ("norms", 17, EVAL, "e2e"),
-    "lstm_op13": ("lstm", 13, EVAL, "unsupported"),
+    # nn.LSTM / nn.GRU: one ONNX node per layer and direction, wrapped in Transpose/Squeeze/Reshape.
+    "lstm_op11": ("lstm", 11, EVAL, "e2e"),
+    "lstm_op13": ("lstm", 13, EVAL, "e2e"),
+    "lstm_op17": ("lstm", 17, EVAL, "e2e"),
+    "gru_op11": ("gru", 11, EVAL, "e2e"),
+    "gru_op13": ("gru", 13, EVAL, "e2e"),
+    "gru_op17": ("gru", 17, EVAL, "e2e"),
+    "lstm_state_op13": ("onnx_lstm_state", 13, EVAL, "e2e"),
+    "gru_state_op13": ("onnx_gru_state", 13, EVAL, "e2e"),
+    "rnn_op13": ("onnx_rnn", 13, EVAL, "unsupported"),
+    # Dynamic batch (dynamic_axes): checked at the export's batch size and at another one.
+    "dyn_view_op13": ("onnx_dyn_view", 13, EVAL, "dynamic"),
+    "dyn_view_op11": ("onnx_dyn_view", 11, EVAL, "dynamic"),
+    # Weights in an external data file next to the model (what onnx.save_model(...,
+    # save_as_external_data=True, all_tensors_to_one_file=True, size_threshold=0) writes).
+    "external_data_op13": ("nested_seq_bn", 13, PRESERVE, "e2e"),
 }
-BAD = ["text", "truncated", "wrong_message"]
+# Cases exported with a dynamic batch dimension (dim 0 of every input), and the second batch size
+# their generated code is checked at (NAME.inputs_b.pt / NAME.expected_b.pt).
+DYNAMIC_BATCH_B = 3
+EXTERNAL = {"external_data_op13"}
+BAD_MISSING_EXTERNAL = "missing_external_data"
+
+
+# Models only the ONNX tests use, registered in gen_models' registry so that export() builds and
+# randomises them the same way.
+@gm.register("onnx_lstm_state", "small", [gm.f32(2, 5, 8), gm.f32(4, 2, 16), gm.f32(4, 2, 16)])
+class LstmState(torch.nn.Module):
+    """Two-layer bidirectional batch_first LSTM with the initial state passed in."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(8, 16, num_layers=2, batch_first=True, bidirectional=True)
+
+    def forward(self, x, h0, c0):
+        out, (h, c) = self.lstm(x, (h0, c0))
+        return out, h, c
+
+
+@gm.register("onnx_gru_state", "small", [gm.f32(6, 3, 8), gm.f32(3, 3, 10)])
+class GruState(torch.nn.Module):
+    """Three-layer GRU with the initial state passed in and a head on the last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(8, 10, num_layers=3)
+        self.fc = torch.nn.Linear(10, 4)
+
+    def forward(self, x, h0):
+        out, h = self.gru(x, h0)
+        return self.fc(out[-1]), h
+
+
+@gm.register("onnx_rnn", "small", [gm.f32(5, 2, 8)])
+class PlainRnn(torch.nn.Module):
+    """nn.RNN exports as the ONNX RNN op, which has no mapping."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.RNN(8, 16)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+@gm.register("onnx_dyn_view", "small", [gm.f32(2, 3, 6, 6)])
+class DynView(torch.nn.Module):
+    """Batch-size-dependent shape code: view(x.size(0), -1), flatten, expand, reshape(x.shape[0], -1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 3 * 3, 5)
+        self.fc2 = torch.nn.Linear(5 * 4, 3)
+
+    def forward(self, x):
+        y = torch.nn.functional.max_pool2d(torch.relu(self.conv(x)), 2)
+        z = self.fc(y.view(y.size(0), -1))
+        w = torch.flatten(y, 1).sum(1)
+        z2 = z.unsqueeze(1).expand(-1, 4, -1).reshape(x.shape[0], -1)
+        return z, w, self.fc2(z2)
+BAD = ["text", "truncated", "wrong_message", "missing_external_data"]
 # Cases whose `--fuse` structure is compared with the TorchScript trace of the same model
 # (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
 PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13", "nested_seq_bn_op13"]
@@ -77,6 +158,8 @@ def is_current(out_dir, name, st):
     except (OSError, ValueError):
         return False
     exts = [".onnx", ".inputs.pt", ".expected.pt"] + ([".ts.pt"] if name in PARITY else [])
+    exts += [".inputs_b.pt", ".expected_b.pt"] if CASES[name][3] == "dynamic" else []
+    exts += [".data"] if name in EXTERNAL else []
     return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in exts)
 
 
@@ -91,12 +174,21 @@ def export(name, out_dir, st):
     model.eval()
     inputs = gm.make_inputs(spec, gen)
     base = os.path.join(out_dir, name)
+    input_names = [f"x{i}" if len(inputs) > 1 else "x" for i in range(len(inputs))]
+    dynamic = kind == "dynamic"
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = model(*inputs)
         gm.atomic_write(base + ".onnx", lambda p: torch.onnx.export(
-            model, inputs, p, opset_version=opset, training=training,
-            input_names=[f"x{i}" if len(inputs) > 1 else "x" for i in range(len(inputs))]))
+            model, inputs, p, opset_version=opset, training=training, input_names=input_names,
+            dynamic_axes={n: {0: "batch"} for n in input_names} if dynamic else None))
+        if dynamic:
+            inputs_b = gm.make_inputs(spec, gen, batch=DYNAMIC_BATCH_B)
+            expected_b = model(*inputs_b)
+            gm.atomic_write(base + ".inputs_b.pt", lambda p: torch.save(inputs_b, p))
+            gm.atomic_write(base + ".expected_b.pt", lambda p: torch.save(expected_b, p))
+        if name in EXTERNAL:
+            move_to_external_data(base + ".onnx", name + ".data")
         if name in PARITY:
             traced = torch.jit.trace(model, inputs, check_trace=False)
             gm.atomic_write(base + ".ts.pt", lambda p: traced.save(p))
@@ -126,6 +218,99 @@ def export(name, out_dir, st):
     gm.atomic_write(base + ".json", write_meta)
 
 
+# ---- external data ----
+# /usr/bin/python3 has neither the onnx nor the protobuf Python package, and torch.onnx.export only
+# writes external data for models over 2 GB, so the few protobuf fields involved are rewritten by
+# hand (wire format): ModelProto.graph = 7, GraphProto.initializer = 5, TensorProto.raw_data = 9,
+# .external_data = 13 (StringStringEntryProto key = 1, value = 2), .data_location = 14 (1 =
+# EXTERNAL).
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _read_varint(b, i):
+    n = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        n |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            return n, i
+
+
+def _fields(b):
+    """[(field number, wire type, payload, whole field bytes)] of one message."""
+    i, out = 0, []
+    while i < len(b):
+        start = i
+        key, i = _read_varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            _, i = _read_varint(b, i)
+            payload = None
+        elif wt == 1:
+            i += 8
+            payload = None
+        elif wt == 5:
+            i += 4
+            payload = None
+        elif wt == 2:
+            n, i = _read_varint(b, i)
+            payload = b[i:i + n]
+            i += n
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wt}")
+        out.append((num, wt, payload, b[start:i]))
+    return out
+
+
+def _len_field(num, payload):
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def move_to_external_data(onnx_path, location):
+    """Moves every initializer's raw_data into one file `location` beside onnx_path."""
+    data_path = os.path.join(os.path.dirname(onnx_path), location)
+    blob = bytearray()
+
+    def tensor(t):
+        out, raw = bytearray(), None
+        for num, _, payload, whole in _fields(t):
+            if num == 9:
+                raw = payload
+            else:
+                out += whole
+        if raw is None:
+            return bytes(t)
+        offset = len(blob)
+        blob.extend(raw)
+        for k, v in (("location", location), ("offset", str(offset)), ("length", str(len(raw)))):
+            out += _len_field(13, _len_field(1, k.encode()) + _len_field(2, v.encode()))
+        out += _varint(14 << 3 | 0) + _varint(1)
+        return bytes(out)
+
+    def graph(g):
+        return b"".join(_len_field(5, tensor(p)) if num == 5 else whole
+                        for num, _, p, whole in _fields(g))
+
+    with open(onnx_path, "rb") as f:
+        model = f.read()
+    new = b"".join(_len_field(7, graph(p)) if num == 7 else whole for num, _, p, whole in _fields(model))
+    if not blob:
+        raise RuntimeError(f"{onnx_path}: no initializer with raw_data to move")
+    gm.atomic_write(data_path, lambda p: open(p, "wb").write(bytes(blob)))
+    gm.atomic_write(onnx_path, lambda p: open(p, "wb").write(new))
+
+
 def write_bad(out_dir, st):
     bad = os.path.join(out_dir, "badinput")
     os.makedirs(bad, exist_ok=True)
@@ -143,6 +328,11 @@ def write_bad(out_dir, st):
     # starts with the same varint tag as a model.
     raw = torch.tensor([1.0, 2.0, 3.0]).numpy().tobytes()
     put("wrong_message.onnx", b"\x08\x03\x10\x01\x4a" + bytes([len(raw)]) + raw)
+    # A model whose external data file is missing.
+    ext = os.path.join(out_dir, "external_data_op13.onnx")
+    if not is_current(out_dir, "external_data_op13", st):
+        export("external_data_op13", out_dir, st)
+    put(BAD_MISSING_EXTERNAL + ".onnx", open(ext, "rb").read())
 
 
 def main():

@@ -1,6 +1,7 @@
 # ONNX input tests (issue 7), included from the top-level CMakeLists.txt. Labels as in
-# tests/tests.cmake: setup (export fixture), e2e (convert + scripts/check_model.py per model, and
-# the --fuse structure comparison), badinput (malformed ONNX files, an op without a mapping).
+# tests/tests.cmake: setup (export fixture), e2e (convert + scripts/check_model.py per model, a
+# dynamic batch checked at two batch sizes, and the --fuse structure comparison), badinput
+# (malformed ONNX files, a missing external data file, an op without a mapping).
 # scripts/gen_onnx_models.py exports into ${CMAKE_BINARY_DIR}/testmodels_onnx at test time and
 # reuses what is current.
 
@@ -38,6 +39,14 @@ foreach(line IN LISTS tt_onnx_lines)
                      $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx ${TT_ONNX_OUT}/${name})
     set_tests_properties(e2e_onnx_${name} PROPERTIES LABELS e2e TIMEOUT 600
                          FIXTURES_REQUIRED tt_models_onnx)
+  elseif(kind STREQUAL "dynamic")
+    # Exported with a dynamic batch: convert + check at the export's batch, then the same
+    # generated code at another batch size.
+    add_test(NAME e2e_onnx_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_dynamic.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx ${TT_ONNX_OUT}/${name})
+    set_tests_properties(e2e_onnx_${name} PROPERTIES LABELS e2e TIMEOUT 600
+                         FIXTURES_REQUIRED tt_models_onnx)
   elseif(kind STREQUAL "parity")
     add_test(NAME e2e_onnx_fuse_parity_${name}
              COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_fuse_parity.py
@@ -45,13 +54,21 @@ foreach(line IN LISTS tt_onnx_lines)
     set_tests_properties(e2e_onnx_fuse_parity_${name} PROPERTIES LABELS e2e TIMEOUT 600
                          FIXTURES_REQUIRED tt_models_onnx)
   elseif(kind STREQUAL "unsupported")
-    # An op without a mapping (the exported nn.LSTM, the only "unsupported" case): exit 4,
+    # An op without a mapping (the exported nn.RNN, the only "unsupported" case): exit 4,
     # naming the op type and the node.
     add_test(NAME badinput_onnx_unsupported_${name}
              COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
                      $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx
-                     ${TT_ONNX_OUT}/fail_${name} 4 "ONNX op LSTM" "node '/lstm/LSTM'")
+                     ${TT_ONNX_OUT}/fail_${name} 4 "ONNX op RNN" "node '/rnn/RNN'")
     set_tests_properties(badinput_onnx_unsupported_${name} PROPERTIES LABELS badinput TIMEOUT 300
+                         FIXTURES_REQUIRED tt_models_onnx)
+  elseif(name STREQUAL "missing_external_data")
+    # The .onnx names an external data file that is not there: exit 3 saying which file.
+    add_test(NAME badinput_onnx_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/badinput/${name}.onnx
+                     ${TT_ONNX_OUT}/bad_${name} 3 "external_data_op13.data")
+    set_tests_properties(badinput_onnx_${name} PROPERTIES LABELS badinput TIMEOUT 300
                          FIXTURES_REQUIRED tt_models_onnx)
   else()
     add_test(NAME badinput_onnx_${name}

@@ -8,7 +8,8 @@
 //   Constant nodes are constant tensors. Nodes whose inputs are all constant and that compute
 //   shapes or indices (Shape of a statically shaped value, Gather, Unsqueeze, Concat, Reshape,
 //   Cast, Slice, arithmetic, ...) are folded here with ATen, so shape sub-graphs disappear when the
-//   shapes are static. A dynamic shape sub-graph is reported as Unsupported (exit 4).
+//   shapes are static. With dynamic axes, what cannot be folded becomes Tensor.size and int ops
+//   (Note [Dynamic shapes]).
 // - Parametric layers with constant weights become module ops (nn.Conv2d, nn.Linear,
 //   nn.BatchNorm2d, ...) whose module path comes from the weight's name ("layer1.0.conv1.weight"
 //   -> "layer1.0.conv1") or else from the exporter's node name ("/layer1/layer1.0/conv1/Conv"
@@ -158,6 +159,8 @@ class Importer {
     }
     for (int i = 0; i < gp.node_size(); ++i)
       for (const auto& in : gp.node(i).input()) consumers_[in].push_back(i);
+    for (int i = 0; i < gp.node_size(); ++i)
+      for (const auto& o : gp.node(i).output()) producer_[o] = i;
     for (const auto& o : gp.output()) consumers_[o.name()].push_back(-1);
 
     for (int i = 0; i < gp.node_size(); ++i) {
@@ -408,6 +411,9 @@ class Importer {
     auto e = env_.find(name);
     if (e != env_.end()) return e->second;
     auto c = consts_.find(name);
+    if (c == consts_.end() && sym_.count(name))
+      throw Error(ExitCode::Unsupported, "value '" + name + "' is a size computed from dynamic shapes and is used as a "
+                                         "tensor, which tinytrace does not lift — export with static shapes");
     if (c == consts_.end())
       throw Error(ExitCode::BadInput, "value '" + name + "' is used but never defined — the ONNX graph is "
                                       "malformed; re-export it");
@@ -519,6 +525,12 @@ class Importer {
     scope_ = path_from_node_name(n.name());
     if (op == "Constant") return lift_constant(n);
     if (try_fold(n)) return;
+    if (try_symbolic(n)) return;
+    if (op == "Expand" && const_of(n, 1) && const_of(n, 1)->dim() == 1) {
+      std::vector<Value*> shape;
+      for (int64_t d : ints_of(*const_of(n, 1))) shape.push_back(c_int(d));
+      return lift_expand(n, shape);
+    }
     if (op == "Identity" || op == "Dropout") {
       if (n.output_size() > 1 && !n.output(1).empty() && !consumers_[n.output(1)].empty())
         unsupported(n, "the dropout mask is used");
@@ -579,8 +591,8 @@ class Importer {
         {"Sin", "torch.sin"},   {"Cos", "torch.cos"},     {"Not", "torch.logical_not"}};
     auto u = unary.find(op);
     if (u != unary.end()) return void(call(u->second, {tensor_in(n.input(0))}, n));
-    if (op == "LSTM" || op == "GRU" || op == "RNN")
-      unsupported(n, "recurrent layers are not lifted from ONNX yet");
+    if (op == "LSTM" || op == "GRU") return lift_rnn(n);
+    if (op == "RNN") unsupported(n, "plain RNN layers are not lifted from ONNX yet");
     if (op == "Shape" || op == "Range" || op == "ConstantOfShape" || op == "Expand" || op == "Where" ||
         op == "Equal")
       unsupported(n, "a shape computation on dynamic shapes (only static shapes are folded)");
@@ -758,6 +770,514 @@ class Importer {
     }
     consts_[n.output(0)] = r.contiguous();
     return true;
+  }
+
+  // ---- dynamic shape sub-graphs ----
+  //
+  // Note [Dynamic shapes]
+  // With dynamic axes exported, Shape/Gather/Unsqueeze/Concat/... chains on int64 shape tensors
+  // cannot be folded. Such a value is kept as a list of Python ints (IR values: Tensor.size
+  // results and constants), which is how the TorchScript loader sees `x.view(x.size(0), -1)`;
+  // Reshape/Expand/ConstantOfShape then take it as a prim.ListConstruct of ints.
+
+  Value* size_of(const std::string& name, int64_t dim) {
+    Type t = type_for(name);
+    if (t.shape && dim < static_cast<int64_t>(t.shape->size()) && (*t.shape)[static_cast<size_t>(dim)] >= 0)
+      return c_int((*t.shape)[static_cast<size_t>(dim)]);
+    Node* n = append("Tensor.size", {tensor_in(name), c_int(dim)});
+    return n->add_output(Type::of(Type::Kind::Int));
+  }
+
+  // The elements of a symbolic or constant int shape tensor (nullopt: neither).
+  std::optional<std::vector<Value*>> sym_elems(const ox::NodeProto& n, int i) {
+    if (!has_input(n, i)) return std::nullopt;
+    auto s = sym_.find(n.input(i));
+    if (s != sym_.end()) return s->second;
+    const at::Tensor* c = const_of(n, i);
+    if (!c || c->is_floating_point() || c->dim() > 1) return std::nullopt;
+    std::vector<Value*> out;
+    for (int64_t v : ints_of(*c)) out.push_back(c_int(v));
+    return out;
+  }
+  bool is_sym(const ox::NodeProto& n, int i) { return has_input(n, i) && sym_.count(n.input(i)); }
+  std::optional<int64_t> int_const(Value* v) {
+    const AttrValue* a = v->constant();
+    if (a && std::holds_alternative<int64_t>(*a)) return std::get<int64_t>(*a);
+    return std::nullopt;
+  }
+  Value* int_list(const std::vector<Value*>& elems) {
+    std::vector<int64_t> ints;
+    for (Value* e : elems) {
+      auto c = int_const(e);
+      if (!c) {
+        Node* l = append("prim.ListConstruct", elems);
+        return l->add_output(Type::list(Type::of(Type::Kind::Int)));
+      }
+      ints.push_back(*c);
+    }
+    return c_ints(ints);
+  }
+  void set_sym(const ox::NodeProto& n, std::vector<Value*> elems, bool scalar) {
+    sym_[n.output(0)] = std::move(elems);
+    if (scalar) sym_scalar_.insert(n.output(0));
+  }
+
+  // Lifts a shape computation on symbolic values; false when `n` does not involve one.
+  bool try_symbolic(const ox::NodeProto& n) {
+    const std::string& op = n.op_type();
+    if (op == "Shape") {
+      auto r = rank_of(n.input(0));
+      if (!r) return false;
+      int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", *r);
+      if (start < 0) start += *r;
+      if (end < 0) end += *r;
+      start = std::clamp<int64_t>(start, 0, *r);
+      end = std::clamp<int64_t>(end, start, *r);
+      std::vector<Value*> elems;
+      for (int64_t k = start; k < end; ++k) elems.push_back(size_of(n.input(0), k));
+      set_sym(n, elems, false);
+      return true;
+    }
+    bool any = false;
+    for (int i = 0; i < n.input_size(); ++i) any = any || is_sym(n, i);
+    if (!any) return false;
+    auto elems = [&](int i) {
+      auto e = sym_elems(n, i);
+      if (!e) unsupported(n, "a shape computation mixing dynamic sizes with tensors");
+      return *e;
+    };
+    if (op == "Identity" || op == "Cast") {
+      if (op == "Cast") {
+        auto st = scalar_type(static_cast<int32_t>(attr_i(n, "to", 7)));
+        if (!st || (*st != at::kLong && *st != at::kInt)) unsupported(n, "a cast of a dynamic size to a non-integer type");
+      }
+      set_sym(n, elems(0), sym_scalar_.count(n.input(0)) != 0);
+      return true;
+    }
+    if (op == "Gather" && !is_sym(n, 1)) {
+      const at::Tensor* idx = const_of(n, 1);
+      if (!idx || attr_i(n, "axis", 0) != 0 || idx->dim() > 1) unsupported(n, "a gather from a dynamic shape");
+      auto src = elems(0);
+      std::vector<Value*> out;
+      for (int64_t k : ints_of(*idx)) {
+        int64_t kk = k < 0 ? k + static_cast<int64_t>(src.size()) : k;
+        if (kk < 0 || kk >= static_cast<int64_t>(src.size())) unsupported(n, "an index out of range");
+        out.push_back(src[static_cast<size_t>(kk)]);
+      }
+      set_sym(n, out, idx->dim() == 0);
+      return true;
+    }
+    if ((op == "Unsqueeze" || op == "Squeeze") && !is_sym(n, 1)) {
+      auto axes = const_axes(n).value_or(std::vector<int64_t>{0});
+      bool scalar = sym_scalar_.count(n.input(0)) != 0;
+      if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1) || scalar != (op == "Unsqueeze"))
+        unsupported(n, "an unexpected reshaping of a dynamic size");
+      auto e = elems(0);
+      if (op == "Squeeze" && e.size() != 1) unsupported(n, "an unexpected reshaping of a dynamic size");
+      set_sym(n, e, op == "Squeeze");
+      return true;
+    }
+    if (op == "Concat") {
+      std::vector<Value*> out;
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (n.input(i).empty()) continue;
+        if (sym_scalar_.count(n.input(i))) unsupported(n, "a concatenation of 0-d sizes");
+        auto e = elems(i);
+        out.insert(out.end(), e.begin(), e.end());
+      }
+      set_sym(n, out, false);
+      return true;
+    }
+    if (op == "Slice" && opset_ >= 10 && !is_sym(n, 1) && !is_sym(n, 2)) {
+      auto src = elems(0);
+      const at::Tensor* st = const_of(n, 1);
+      const at::Tensor* en = const_of(n, 2);
+      if (!st || !en || st->numel() != 1 || (has_input(n, 4) && (!const_of(n, 4) || ints_of(*const_of(n, 4))[0] != 1)))
+        unsupported(n, "a slice of a dynamic shape with run-time bounds");
+      int64_t len = static_cast<int64_t>(src.size());
+      int64_t s0 = ints_of(*st)[0], e0 = ints_of(*en)[0];
+      if (s0 < 0) s0 += len;
+      if (e0 < 0) e0 += len;
+      s0 = std::clamp<int64_t>(s0, 0, len);
+      e0 = std::clamp<int64_t>(e0, s0, len);
+      set_sym(n, std::vector<Value*>(src.begin() + s0, src.begin() + e0), false);
+      return true;
+    }
+    static const std::map<std::string, const char*> arith = {
+        {"Add", "operator.add"}, {"Sub", "operator.sub"}, {"Mul", "operator.mul"}, {"Div", "operator.floordiv"}};
+    if (auto a = arith.find(op); a != arith.end()) {
+      auto x = elems(0), y = elems(1);
+      if (x.size() != y.size() && x.size() != 1 && y.size() != 1) unsupported(n, "arithmetic on sizes of different lengths");
+      size_t len = std::max(x.size(), y.size());
+      std::vector<Value*> out;
+      for (size_t k = 0; k < len; ++k) {
+        Value* p = x[x.size() == 1 ? 0 : k];
+        Value* q = y[y.size() == 1 ? 0 : k];
+        auto pc = int_const(p), qc = int_const(q);
+        if (op == "Mul" && pc == 1) out.push_back(q);
+        else if ((op == "Mul" || op == "Div") && qc == 1) out.push_back(p);
+        else if ((op == "Add" || op == "Sub") && qc == 0) out.push_back(p);
+        else out.push_back(append(a->second, {p, q})->add_output(Type::of(Type::Kind::Int)));
+      }
+      bool scalar = sym_scalar_.count(n.input(0)) && (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
+      set_sym(n, out, scalar);
+      return true;
+    }
+    if (op == "Reshape" && is_sym(n, 1) && !is_sym(n, 0)) {
+      auto e = elems(1);
+      for (size_t k = 0; k < e.size(); ++k)
+        if (int_const(e[k]) == 0 && attr_i(n, "allowzero", 0) == 0) e[k] = size_of(n.input(0), static_cast<int64_t>(k));
+      call("Tensor.reshape", {tensor_in(n.input(0)), int_list(e)}, n);
+      return true;
+    }
+    if (op == "Expand" && is_sym(n, 1) && !is_sym(n, 0)) {
+      lift_expand(n, elems(1));
+      return true;
+    }
+    if (op == "ConstantOfShape") {
+      at::Tensor v = at::zeros({1}, at::kFloat);
+      if (const auto* a = attr(n, "value")) v = to_tensor(a->t());
+      DType d = dtype_from_scalar_type(static_cast<int64_t>(v.scalar_type()));
+      Value* z = method("torch.zeros", {int_list(elems(0)), constant(d, Type::of(Type::Kind::ScalarType)), c_none(),
+                                         c_none(), c_none()});
+      if (v.flatten()[0].item<double>() == 0.0) {
+        bind(n, 0, z);
+        return true;
+      }
+      call("torch.add", {z, c_float(v.flatten()[0].item<double>()), c_int(1)}, n);
+      return true;
+    }
+    unsupported(n, "a shape computation on dynamic shapes that tinytrace cannot lift");
+  }
+
+  // ONNX Expand broadcasts both ways: a 1 in the shape keeps the input's size (-1 for
+  // Tensor.expand) except in new leading dims.
+  void lift_expand(const ox::NodeProto& n, std::vector<Value*> shape) {
+    auto r = rank_of(n.input(0));
+    if (!r) unsupported(n, "an expand of a value of unknown rank");
+    int64_t lead = static_cast<int64_t>(shape.size()) - *r;
+    if (lead < 0) unsupported(n, "an expand to fewer dims than the input has");
+    for (size_t k = static_cast<size_t>(lead); k < shape.size(); ++k)
+      if (int_const(shape[k]) == 1) shape[k] = c_int(-1);
+    call("Tensor.expand", {tensor_in(n.input(0)), int_list(shape), c_bool(false)}, n);
+  }
+
+  // ---- recurrent layers ----
+  //
+  // Note [ONNX LSTM/GRU]
+  // torch.onnx.export writes an nn.LSTM/nn.GRU as one ONNX LSTM/GRU node per layer, wrapped in
+  // Transpose (batch_first), Squeeze (unidirectional Y) or Transpose+Reshape (bidirectional Y),
+  // Slice (per-layer initial states) and Concat (per-layer final states). The whole chain becomes
+  // the one module op the TorchScript loader produces (nn.LSTM with a Tuple output and
+  // prim.TupleUnpack nodes), with the weights converted to PyTorch's layout and gate order.
+
+  int sole_consumer(const std::string& name) {
+    int found = -1;
+    for (int c : consumers_[name]) {
+      if (c < 0) return -1;  // a graph output
+      const ox::NodeProto& u = model_.graph().node(c);
+      // Shape reads of a statically shaped value fold away (the zero initial states).
+      if (u.op_type() == "Shape" && static_shape(name)) continue;
+      if (found >= 0 && found != c) return -1;
+      found = c;
+    }
+    return found;
+  }
+
+  // Folds the constant sub-graph that computes `name` ahead of its turn (the exporter places the
+  // constants a later layer or wrapper node uses after the first layer); false when not constant.
+  bool fold_ahead(const std::string& name, int depth = 0) {
+    if (name.empty() || consts_.count(name)) return !name.empty();
+    if (env_.count(name) || sym_.count(name) || depth > 64) return false;
+    auto p = producer_.find(name);
+    if (p == producer_.end() || p->second <= node_index_ || skip_.count(p->second)) return false;
+    const ox::NodeProto& n = model_.graph().node(p->second);
+    bool shape = n.op_type() == "Shape" || n.op_type() == "Size";
+    if (!shape)
+      for (const auto& in : n.input())
+        if (!in.empty() && !fold_ahead(in, depth + 1)) return false;
+    bool ok = false;
+    if (n.op_type() == "Constant") {
+      lift_constant(n);
+      ok = true;
+    } else {
+      ok = try_fold(n);
+    }
+    if (ok) skip_.insert(p->second);
+    return ok;
+  }
+  const at::Tensor* const_ahead(const ox::NodeProto& n, int i) {
+    if (!has_input(n, i) || !fold_ahead(n.input(i))) return nullptr;
+    return const_of(n, i);
+  }
+
+  // The constant axes of Squeeze/Unsqueeze (attribute before opset 13, input after).
+  std::optional<std::vector<int64_t>> const_axes(const ox::NodeProto& n) {
+    if (auto a = attr_ints(n, "axes")) return a;
+    if (const at::Tensor* t = const_ahead(n, 1)) return ints_of(*t);
+    return std::nullopt;
+  }
+
+  bool is_zero_const(const std::string& name) {
+    fold_ahead(name);
+    auto c = consts_.find(name);
+    return c != consts_.end() && c->second.numel() > 0 && !c->second.ne(0).any().item<bool>();
+  }
+
+  // PyTorch gate blocks from ONNX ones along dim 0: LSTM iofc -> ifgo, GRU zrh -> rzn.
+  static at::Tensor reorder_gates(const at::Tensor& t, bool lstm) {
+    int64_t gates = lstm ? 4 : 3;
+    auto parts = t.chunk(gates, 0);
+    std::vector<at::Tensor> order = lstm ? std::vector<at::Tensor>{parts[0], parts[2], parts[3], parts[1]}
+                                         : std::vector<at::Tensor>{parts[1], parts[0], parts[2]};
+    return at::cat(order, 0).contiguous();
+  }
+
+  void lift_rnn(const ox::NodeProto& n0) {
+    const auto& gp = model_.graph();
+    bool lstm = n0.op_type() == "LSTM";
+    std::string dir = attr_s(n0, "direction", "forward");
+    if (dir == "reverse") unsupported(n0, "direction=reverse (PyTorch has no reverse-only recurrent layer)");
+    bool bidir = dir == "bidirectional";
+    int64_t dirs = bidir ? 2 : 1;
+    int64_t hidden = attr_i(n0, "hidden_size", 0);
+    std::string key = path_from_node_name(n0.name());
+
+    auto check_layer = [&](const ox::NodeProto& n) {
+      if (attr_s(n, "direction", "forward") != dir || attr_i(n, "hidden_size", 0) != hidden)
+        unsupported(n, "layers of different direction or hidden size");
+      if (attr(n, "clip")) unsupported(n, "cell clipping (clip)");
+      if (attr_i(n, "input_forget", 0) != 0) unsupported(n, "input_forget=1");
+      if (attr_i(n, "layout", 0) != 0) unsupported(n, "layout=1 (export keeps the default layout)");
+      if (auto acts = attr(n, "activations")) {
+        std::vector<std::string> want = lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                             : std::vector<std::string>{"Sigmoid", "Tanh"};
+        for (int i = 0; i < acts->strings_size(); ++i)
+          if (acts->strings(i) != want[static_cast<size_t>(i) % want.size()])
+            unsupported(n, "activation " + acts->strings(i) + " (PyTorch's cells use sigmoid/tanh)");
+      }
+      if (!lstm && attr_i(n, "linear_before_reset", 0) != 1)
+        unsupported(n, "linear_before_reset=0 (PyTorch's GRU applies the reset gate after the linear map, "
+                       "linear_before_reset=1)");
+      if (!const_of(n, 1) || !const_of(n, 2) || (has_input(n, 3) && !const_of(n, 3)))
+        unsupported(n, "weights that are not constants");
+      if (has_input(n, 4)) unsupported(n, "sequence_lens (packed sequences)");
+      if (lstm && has_input(n, 7)) unsupported(n, "peephole weights (P)");
+    };
+    check_layer(n0);
+    if (hidden <= 0) unsupported(n0, "no hidden_size");
+
+    // The chain of layers and, per layer, the ONNX value holding Y as [seq, batch, dirs*hidden].
+    std::vector<int> layers = {node_index_};
+    std::vector<int> absorbed;  // wrapper nodes lifted here (skipped later)
+    std::string y_seq;
+    for (int cur = node_index_;;) {
+      const ox::NodeProto& ln = gp.node(cur);
+      y_seq.clear();
+      if (ln.output_size() > 0 && !ln.output(0).empty() && !consumers_[ln.output(0)].empty()) {
+        int c = sole_consumer(ln.output(0));
+        const ox::NodeProto* s = c >= 0 ? &gp.node(c) : nullptr;
+        if (s && !bidir && s->op_type() == "Squeeze" && const_axes(*s) == std::vector<int64_t>{1}) {
+          y_seq = s->output(0);
+          absorbed.push_back(c);
+        } else if (s && bidir && s->op_type() == "Transpose" &&
+                   attr_ints(*s, "perm") == std::vector<int64_t>{0, 2, 1, 3}) {
+          int c2 = sole_consumer(s->output(0));
+          const ox::NodeProto* r = c2 >= 0 ? &gp.node(c2) : nullptr;
+          const at::Tensor* shape = r && r->op_type() == "Reshape" ? const_ahead(*r, 1) : nullptr;
+          auto ys = static_shape(ln.output(0));
+          bool ok = shape && shape->numel() == 3;
+          if (ok) {
+            auto sv = ints_of(*shape);
+            ok = (sv[2] == -1 || sv[2] == dirs * hidden) &&
+                 (sv[0] == 0 || (ys && sv[0] == (*ys)[0]) || (sv[0] == -1 && sv[1] != -1 && sv[2] != -1)) &&
+                 (sv[1] == 0 || (ys && sv[1] == (*ys)[2]));
+          }
+          if (!ok) unsupported(ln, "its Y output is reshaped other than to [seq, batch, directions*hidden]");
+          y_seq = r->output(0);
+          absorbed.push_back(c);
+          absorbed.push_back(c2);
+        } else {
+          unsupported(ln, "its Y output is used other than through the exporter's Squeeze/Transpose+Reshape");
+        }
+      }
+      if (y_seq.empty()) break;
+      int nx = sole_consumer(y_seq);
+      if (nx < 0) break;
+      const ox::NodeProto& nn = gp.node(nx);
+      if (nn.op_type() != n0.op_type() || nn.input(0) != y_seq || path_from_node_name(nn.name()) != key) break;
+      check_layer(nn);
+      layers.push_back(nx);
+      cur = nx;
+    }
+    size_t num_layers = layers.size();
+    // batch_first: the exporter transposes the input to and the output from seq-first.
+    std::string x_name = n0.input(0);
+    bool batch_first = false;
+    if (auto p = producer_.find(x_name); p != producer_.end()) {
+      const ox::NodeProto& t = gp.node(p->second);
+      if (t.op_type() == "Transpose" && attr_ints(t, "perm") == std::vector<int64_t>{1, 0, 2} &&
+          sole_consumer(x_name) == node_index_ && !y_seq.empty()) {
+        int c = sole_consumer(y_seq);
+        const ox::NodeProto* back = c >= 0 ? &gp.node(c) : nullptr;
+        if (back && back->op_type() == "Transpose" && attr_ints(*back, "perm") == std::vector<int64_t>{1, 0, 2}) {
+          batch_first = true;
+          x_name = t.input(0);
+          y_seq = back->output(0);
+          absorbed.push_back(c);
+        }
+      }
+    }
+
+    // Final states: one layer's Y_h/Y_c directly, several layers' through Concat(axis=0).
+    auto final_state = [&](int k) -> std::string {
+      std::vector<std::string> parts;
+      bool any_used = false;
+      for (int li : layers) {
+        const ox::NodeProto& ln = gp.node(li);
+        std::string v = k < ln.output_size() ? ln.output(k) : "";
+        parts.push_back(v);
+        any_used = any_used || (!v.empty() && !consumers_[v].empty());
+      }
+      if (!any_used) return "";
+      if (num_layers == 1) return parts[0];
+      int c = sole_consumer(parts[0]);
+      const ox::NodeProto* cat = c >= 0 ? &gp.node(c) : nullptr;
+      bool ok = cat && cat->op_type() == "Concat" && attr_i(*cat, "axis", 0) == 0 &&
+                cat->input_size() == static_cast<int>(num_layers);
+      for (size_t l = 0; ok && l < num_layers; ++l)
+        ok = cat->input(static_cast<int>(l)) == parts[l] && sole_consumer(parts[l]) == c;
+      if (!ok) unsupported(n0, "a single layer's final state is used (not the concatenation nn." +
+                                    std::string(lstm ? "LSTM" : "GRU") + " returns)");
+      absorbed.push_back(c);
+      return cat->output(0);
+    };
+    std::string h_out = final_state(1);
+    std::string c_out = lstm ? final_state(2) : "";
+
+    // Initial states: all zeros (omitted, or constant zeros), or per-layer slices of one tensor.
+    auto initial_state = [&](int k) -> std::optional<std::string> {  // nullopt: zeros
+      std::vector<std::string> names;
+      size_t zeros = 0;
+      for (int li : layers) {
+        const ox::NodeProto& ln = gp.node(li);
+        std::string v = has_input(ln, k) ? ln.input(k) : "";
+        names.push_back(v);
+        if (v.empty() || is_zero_const(v)) ++zeros;
+      }
+      if (zeros == num_layers) return std::nullopt;
+      if (zeros != 0) unsupported(n0, "initial states given for some layers only");
+      if (num_layers == 1) return names[0];
+      std::string base;
+      for (size_t l = 0; l < num_layers; ++l) {
+        auto p = producer_.find(names[l]);
+        const ox::NodeProto* s = p == producer_.end() ? nullptr : &gp.node(p->second);
+        bool ok = s && s->op_type() == "Slice";
+        std::vector<int64_t> starts, ends, axes, steps;
+        if (ok && opset_ < 10) {
+          starts = attr_ints(*s, "starts").value_or(std::vector<int64_t>{});
+          ends = attr_ints(*s, "ends").value_or(std::vector<int64_t>{});
+          axes = attr_ints(*s, "axes").value_or(std::vector<int64_t>{0});
+        } else if (ok) {
+          ok = const_ahead(*s, 1) && const_ahead(*s, 2) && (!has_input(*s, 3) || const_ahead(*s, 3)) &&
+               (!has_input(*s, 4) || const_ahead(*s, 4));
+          if (ok) {
+            starts = ints_of(*const_of(*s, 1));
+            ends = ints_of(*const_of(*s, 2));
+            axes = has_input(*s, 3) ? ints_of(*const_of(*s, 3)) : std::vector<int64_t>{0};
+            steps = has_input(*s, 4) ? ints_of(*const_of(*s, 4)) : std::vector<int64_t>{1};
+          }
+        }
+        int64_t lo = static_cast<int64_t>(l) * dirs;
+        ok = ok && starts == std::vector<int64_t>{lo} && ends == std::vector<int64_t>{lo + dirs} &&
+             axes == std::vector<int64_t>{0} && (steps.empty() || steps == std::vector<int64_t>{1}) &&
+             (base.empty() || base == s->input(0));
+        if (!ok) unsupported(n0, "per-layer initial states that are not slices of one tensor");
+        base = s->input(0);
+      }
+      return base;
+    };
+    auto h0 = initial_state(5);
+    auto c0 = lstm ? initial_state(6) : std::nullopt;
+    if (lstm && h0.has_value() != c0.has_value()) unsupported(n0, "only one of the initial h and c states is given");
+
+    // Weights in nn.LSTM/nn.GRU's order, PyTorch layout and gate order.
+    const at::Tensor& w0 = *const_of(n0, 1);
+    bool has_bias = false;
+    for (int li : layers) has_bias = has_bias || has_input(gp.node(li), 3);
+    std::vector<std::pair<std::string, at::Tensor>> params;
+    int64_t gates = lstm ? 4 : 3;
+    for (size_t l = 0; l < num_layers; ++l) {
+      const ox::NodeProto& ln = gp.node(layers[l]);
+      const at::Tensor& W = *const_of(ln, 1);
+      const at::Tensor& R = *const_of(ln, 2);
+      if (W.dim() != 3 || R.dim() != 3 || W.size(0) != dirs || R.size(0) != dirs || W.size(1) != gates * hidden ||
+          R.size(1) != gates * hidden || R.size(2) != hidden)
+        unsupported(ln, "weights of unexpected shape");
+      at::Tensor B = has_input(ln, 3) ? *const_of(ln, 3) : at::zeros({dirs, 2 * gates * hidden}, W.options());
+      if (B.dim() != 2 || B.size(0) != dirs || B.size(1) != 2 * gates * hidden) unsupported(ln, "a bias of unexpected shape");
+      for (int64_t d = 0; d < dirs; ++d) {
+        std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
+        params.emplace_back("weight_ih" + sfx, reorder_gates(W[d], lstm));
+        params.emplace_back("weight_hh" + sfx, reorder_gates(R[d], lstm));
+        if (has_bias) {
+          params.emplace_back("bias_ih" + sfx, reorder_gates(B[d].slice(0, 0, gates * hidden), lstm));
+          params.emplace_back("bias_hh" + sfx, reorder_gates(B[d].slice(0, gates * hidden), lstm));
+        }
+      }
+    }
+
+    std::vector<Value*> ins = {tensor_in(x_name)};
+    std::string path = module_path(n0, "", lstm ? "lstm" : "gru");
+    scope_ = scope_parent(path);
+    if (h0) {
+      Value* h = tensor_in(*h0);
+      if (lstm) {
+        Value* c = tensor_in(*c0);
+        Node* t = append("prim.TupleConstruct", {h, c});
+        ins.push_back(t->add_output(Type::tuple({h->type(), c->type()})));
+      } else {
+        ins.push_back(h);
+      }
+    }
+    Node* node = append(lstm ? "nn.LSTM" : "nn.GRU", ins);
+    node->set_module(path);
+    Attrs& a = node->attrs();
+    a.set("input_size", w0.size(2));
+    a.set("hidden_size", hidden);
+    a.set("num_layers", static_cast<int64_t>(num_layers));
+    a.set("bias", has_bias);
+    a.set("batch_first", batch_first);
+    a.set("dropout", 0.0);
+    a.set("bidirectional", bidir);
+    if (lstm) a.set("proj_size", int64_t{0});
+    for (const auto& [k, t] : params) module_weight(node, k, t, true);
+
+    Type any = Type::any();
+    Type second = lstm ? Type::tuple({any, any}) : any;
+    Value* r = node->add_output(Type::tuple({any, second}));
+    Node* u1 = append("prim.TupleUnpack", {r});
+    Value* y = u1->add_output(any);
+    Value* b = u1->add_output(second);
+    Value* h = b;
+    Value* c = nullptr;
+    if (lstm) {
+      Node* u2 = append("prim.TupleUnpack", {b});
+      h = u2->add_output(any);
+      c = u2->add_output(any);
+    }
+    auto bind_name = [&](const std::string& name, Value* v) {
+      if (name.empty()) return;
+      auto it = types_.find(name);
+      v->set_type(it != types_.end() ? it->second : Type::tensor());
+      if (!value_hint(name).empty()) v->set_name(value_hint(name));
+      env_[name] = v;
+    };
+    bind_name(y_seq, y);
+    bind_name(h_out, h);
+    if (lstm) bind_name(c_out, c);
+    for (size_t l = 1; l < num_layers; ++l) skip_.insert(layers[l]);
+    for (int k : absorbed) skip_.insert(k);
   }
 
   // ---- layers ----
@@ -1075,7 +1595,13 @@ class Importer {
       auto in = static_shape(n.input(0));
       for (size_t k = 0; k < shape.size(); ++k) {
         if (shape[k] != 0) continue;
-        if (!in || k >= in->size()) unsupported(n, "a 0 (copy) dimension of a dynamic shape");
+        if (!in || k >= in->size()) {
+          // A 0 (copy) dimension of a dynamic shape: the input's run-time size.
+          std::vector<Value*> elems;
+          for (size_t j = 0; j < shape.size(); ++j)
+            elems.push_back(shape[j] == 0 ? size_of(n.input(0), static_cast<int64_t>(j)) : c_int(shape[j]));
+          return void(call("Tensor.reshape", {tensor_in(n.input(0)), int_list(elems)}, n));
+        }
         shape[k] = (*in)[k];
       }
     }
@@ -1406,6 +1932,9 @@ class Importer {
   std::set<std::string> init_names_;
   std::unordered_map<std::string, Type> types_;
   std::unordered_map<std::string, std::vector<int>> consumers_;
+  std::unordered_map<std::string, int> producer_;
+  std::unordered_map<std::string, std::vector<Value*>> sym_;  // Note [Dynamic shapes]
+  std::set<std::string> sym_scalar_;
   std::set<int> skip_;
   std::unordered_map<std::string, std::string> weight_names_;
   std::unordered_map<std::string, std::string> module_of_weight_;
