@@ -21,6 +21,8 @@
 //   %o = nn.Linear(%s)                            %s = F.softmax(%d, %1, %none)
 //                                                 %q1 = quant.QuantStub(%s) #module=quant_1
 //                                                 %o = nn.Linear(%q1)
+// A FloatFunctional add/mul whose inputs are float and whose users are all float ops becomes the
+// plain torch.add / torch.mul again (it runs inside the float region).
 // The report lists each float region with its nodes and ops (float_fallback_regions).
 #include "ir/quant.h"
 #include "passes/pass.h"
@@ -109,6 +111,7 @@ class FloatFallback {
         }
         return;  // outputs float (absent = float)
       case DomainRule::NeedsQuant:
+        if (demote(n)) return;
         for (size_t i = 0; i < n->num_inputs(); ++i) quant_input(n, i);
         for (Value* o : n->outputs()) dom_[o] = Dom::Quant;
         return;
@@ -121,6 +124,28 @@ class FloatFallback {
     for (const Value* v : n->inputs()) q = q || dom(v) == Dom::Quant;
     if (q)
       for (Value* o : n->outputs()) dom_[o] = Dom::Quant;
+  }
+
+  // A FloatFunctional add/mul between float ops (x / c inside attention, rewritten to
+  // mul_scalar) runs in float as the plain function instead: no QuantStub/DeQuantStub pair around
+  // it, and the float region stays one region.
+  bool demote(Node* n) {
+    static const std::map<std::string, std::string> plain = {
+        {"FloatFunctional.add", "torch.add"}, {"FloatFunctional.add_scalar", "torch.add"},
+        {"FloatFunctional.mul", "torch.mul"}, {"FloatFunctional.mul_scalar", "torch.mul"}};
+    auto it = plain.find(n->op());
+    if (it == plain.end() || n->num_inputs() != 2 || n->num_outputs() != 1) return false;
+    for (const Value* v : n->inputs())
+      if (dom(v) == Dom::Quant) return false;
+    if (!n->output()->has_uses()) return false;
+    for (const Use& u : n->output()->uses())
+      if (domain_rule(u.user) != DomainRule::Float) return false;
+    ctx_.rewrite("float-functional-in-float-region", n);
+    n->set_op(it->second);
+    n->set_module("");
+    if (it->second == "torch.add") n->add_input(g_.constant(int64_t{1}, Type::of(Type::Kind::Int), n));
+    changed_ = true;
+    return true;  // a float op now; its inputs are float already
   }
 
   // A float op reading a list of quantized tensors (torch.stack of quantized values, ...).

@@ -434,14 +434,14 @@ bool has_module_lowering(const std::string& op) {
 
 std::vector<c10::IValue> run_module_op(const Node& n, const WeightStore& weights,
                                        const std::vector<c10::IValue>& inputs) {
+  // Quant/DeQuant stubs are identities until torch.ao.quantization.convert swaps them.
+  if (is_stub(n.op())) return {inputs.at(0)};
+  if (const auto* parts = composite_parts(n.op())) return run_composite(n, weights, inputs, *parts);
   auto it = lowerings().find(n.op());
   if (it == lowerings().end())
     throw Error(ExitCode::Unsupported, "the interpreter has no lowering for module op " + n.op() +
                                            " (" + n.module() + ")");
-  return it->second(Call{n, weights, inputs});
+  return it->second(Call{n, weights, inputs, nullptr, nullptr, {}});
 }
 
 }  // namespace tt
-  // Quant/DeQuant stubs are identities until torch.ao.quantization.convert swaps them.
-  if (is_stub(n.op())) return {inputs.at(0)};
-  if (const auto* parts = composite_parts(n.op())) return run_composite(n, weights, inputs, *parts);

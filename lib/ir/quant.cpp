@@ -81,6 +81,11 @@ std::string float_only_reason(const Node* n) {
   QuantClass q = info ? info->qclass : QuantClass::Unknown;
   switch (q) {
     case QuantClass::Float: return op;
+    // torch.add / torch.mul / torch.cat ... left as functions (not FloatFunctional modules) only
+    // run in float: float-functional rewrites the others, float-fallback demotes those that sit
+    // inside a float region.
+    case QuantClass::FloatFunctional:
+      return info->kind != OpKind::Module && has_tensor_input(n) ? op : "";
     case QuantClass::Unknown:
       return has_tensor_input(n) ? op + " (unknown to eager quantization)" : "";
     default: return "";

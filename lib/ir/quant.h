@@ -38,8 +38,8 @@ inline bool is_dequant_stub(const Node* n) { return n->is("quant.DeQuantStub"); 
 
 // Note [Float-only ops]
 // An op eager quantization cannot run on quantized tensors: QuantClass::Float in the op table,
-// a tensor-by-tensor sub/div (FloatFunctional has neither), an ATen fallback op, or an op of
-// unknown class that takes a tensor. Ops that run on quantized tensors: Native, NeedsModule,
+// a tensor-by-tensor sub/div (FloatFunctional has neither), an ATen fallback op, an op of
+// unknown class that takes a tensor, or a tensor add/mul/cat that is not a FloatFunctional call. Ops that run on quantized tensors: Native, NeedsModule,
 // FloatFunctional (and the FloatFunctional.* / nni.* / quant.* ops of the quant-prep passes).
 // Returns the reason ("" when the op can run quantized).
 std::string float_only_reason(const Node* n);
