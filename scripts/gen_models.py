@@ -385,6 +385,64 @@ class QuantPrepMisc(nn.Module):
         return h, torch.cat([a, b], dim=1)
 
 
+# --------------------------------------------------------------------------------------------
+# --quant-prep end to end (tests/quant.cmake, tests/e2e/check_quant.py): the lead's block.
+
+
+@register("functional_relu", "small", [f32(2, 3, 16, 16)])
+class FunctionalRelu(nn.Module):
+    """Only functional relus: conv+bn+F.relu and linear+F.relu must become fused modules."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1)
+        self.fc = nn.Linear(8, 6)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = F.relu(self.conv2(x), inplace=True)
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return F.relu(self.fc(x))
+
+
+@register("sub_div_neg_stack", "small", [f32(2, 4, 6, 6), f32(2, 4, 6, 6)])
+class SubDivNegStack(nn.Module):
+    """x - y, x / c, -x, torch.stack: each has a FloatFunctional spelling."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv_a = nn.Conv2d(4, 4, 3, padding=1)
+        self.conv_b = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x, y):
+        a = self.conv_a(x) - self.conv_b(y)
+        b = a / 4.0
+        c = -b
+        s = torch.stack([a, b, c], dim=1)
+        return s.flatten(1, 2) * 0.5
+
+
+@register("attention_fallback", "small", [f32(2, 5, 16)])
+class AttentionFallback(nn.Module):
+    """Hand-written attention: matmul, softmax and a scale need float fallback around them."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(16, 16)
+        self.k = nn.Linear(16, 16)
+        self.v = nn.Linear(16, 16)
+        self.proj = nn.Linear(16, 16)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        att = torch.softmax(torch.matmul(q, k.transpose(1, 2)) / 4.0, dim=-1)
+        y = self.proj(torch.bmm(att, v))
+        return self.norm(F.relu(y) + x)
+
+
 # The example bundled in testdata/models/ (committed, < 100 KB): scripts/example.sh converts it.
 @register("tiny_cnn", "example", [f32(1, 3, 32, 32)])
 class TinyCnn(nn.Module):

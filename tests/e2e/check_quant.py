@@ -108,10 +108,14 @@ def structure(model, inputs):
     problems = []
     inner = fused_children(model)
     stub_in, dequant_out, conv_out = [], [], []
+    stub_args = []  # (name, input) of every QuantStub / DeQuantStub call
     bn_inputs = []
     hooks = []
     calls = {}  # id(module) -> (name, number of calls): each call site needs its own instance
     for name, m in model.named_modules():
+        if isinstance(m, (tq.QuantStub, tq.DeQuantStub)):
+            hooks.append(m.register_forward_pre_hook(
+                lambda mod, inp, _n=name: stub_args.append((_n, inp[0]))))
         if name and not isinstance(m, torch.nn.Identity):
             hooks.append(m.register_forward_hook(
                 lambda mod, inp, out, _n=name: calls.__setitem__(
@@ -138,6 +142,10 @@ def structure(model, inputs):
     for i, y in enumerate(flat_tensors(out)):
         if y.is_floating_point() and not any(d is y for d in dequant_out):
             problems.append(f"float output {i} does not come out of a DeQuantStub")
+    for stub, x in stub_args:
+        if not (isinstance(x, torch.Tensor) and x.is_floating_point()):
+            what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+            problems.append(f"stub '{stub}' receives {what}: only float tensors are quantized")
     for bn_name, x in bn_inputs:
         if any(c is x for c in conv_out):
             problems.append(f"BatchNorm '{bn_name}' reads a Conv/Linear output (PTQ would fold it)")
@@ -158,7 +166,11 @@ def structure(model, inputs):
 def count_modules(model, ff):
     inner = fused_children(model)
     mods = list(model.modules())
-    return {
+    fused = {}
+    for m in mods:
+        if isinstance(m, nni._FusedModule):
+            fused[type(m).__name__] = fused.get(type(m).__name__, 0) + 1
+    return {**{k: v for k, v in fused.items() if k != "ConvReLU2d"}, **{
         "QuantStub": sum(isinstance(m, tq.QuantStub) for m in mods),
         "DeQuantStub": sum(isinstance(m, tq.DeQuantStub) for m in mods),
         "FloatFunctional.add_relu": ff.count("add_relu"),
@@ -166,7 +178,8 @@ def count_modules(model, ff):
         "ConvReLU2d": sum(isinstance(m, nni.ConvReLU2d) for m in mods),
         "Conv2d (unfused)": sum(type(m) is torch.nn.Conv2d and id(m) not in inner for m in mods),
         "ReLU6": sum(isinstance(m, torch.nn.ReLU6) for m in mods),
-    }
+        "FloatFunctional": sum(isinstance(m, nnq.FloatFunctional) for m in mods),
+    }}
 
 
 YARDSTICK_KEYS = ("QuantStub", "DeQuantStub", "FloatFunctional.add_relu", "ConvReLU2d",
@@ -182,9 +195,17 @@ def torchvision_counts(net, inputs):
     return count_modules(ref, ff)
 
 
-def random_like(inputs, gen):
-    return [torch.randn(x.shape, generator=gen, dtype=x.dtype) if x.is_floating_point() else x
-            for x in inputs]
+def random_like(inputs, gen, batch=None):
+    """Random float inputs shaped like `inputs` (with leading dimension `batch` when given)."""
+    out = []
+    for x in inputs:
+        if x.is_floating_point():
+            shape = list(x.shape)
+            if batch is not None and len(shape) >= 2 and shape[0] == 1:
+                shape[0] = batch  # BatchNorm cannot train on one value per channel
+            x = torch.randn(shape, generator=gen, dtype=x.dtype)
+        out.append(x)
+    return out
 
 
 def cosine(a, b):
@@ -215,7 +236,7 @@ def qat(model, inputs, gen):
     m.qconfig = tq.get_default_qat_qconfig("qnnpack")
     prepared = tq.prepare_qat(m, inplace=False)
     opt = torch.optim.SGD(prepared.parameters(), lr=1e-4)
-    out = prepared(*random_like(inputs, gen))
+    out = prepared(*random_like(inputs, gen, batch=2))
     loss = sum(t.float().pow(2).mean() for t in flat_tensors(out))
     opt.zero_grad()
     loss.backward()
@@ -224,7 +245,7 @@ def qat(model, inputs, gen):
     q = tq.convert(prepared, inplace=False)
     with torch.no_grad():
         out = q(*inputs)
-        ref = model(*inputs)
+        ref = prepared(*inputs)  # the trained step moved the weights: compare with fake-quant
     return cosine(out, ref)
 
 
@@ -299,7 +320,7 @@ def main():
     try:
         if args.qat:
             cos = qat(model, inputs, gen)
-            mode = "prepare_qat+step+convert"
+            mode = "prepare_qat+step+convert (cosine vs the fake-quantized model)"
         else:
             cos, _ = ptq(model, inputs, gen)
             mode = "prepare+calibrate+convert"
