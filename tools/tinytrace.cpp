@@ -1,7 +1,10 @@
 // tinytrace command-line front end: argument parsing, logging set-up and exit codes only.
 // Everything it runs lives in lib/ (see lib/driver/) so that tests reach it without the CLI.
 #include "driver/convert.h"
+#include "driver/diff.h"
+#include "driver/inspect.h"
 #include "driver/passes_cli.h"
+#include "driver/profile.h"
 #include "support/diag.h"
 #include "support/input_spec.h"
 
@@ -90,15 +93,12 @@ int main(int argc, char** argv) {
       ->take_all();
   convert
       ->add_option("--emit", emit,
-                   "Comma-separated outputs: python,weights,report,torchscript,tir (default: "
+                   "Comma-separated outputs: python,weights,report,torchscript,tir,dot (default: "
                    "python,weights,report)")
       ->delimiter(',');
   convert->add_flag("--fuse", copts.passes.fuse,
                     "Fold BatchNorm into the preceding conv/linear and clean up (the pipeline "
                     "'fuse'; see 'tinytrace passes')");
-  convert->add_option("--passes", copts.passes.passes,
-                      "Pass pipeline to run, e.g. 'cse,dce' or 'fixpoint(fold-constants,dce)' "
-                      "(after --fuse when both are given; see 'tinytrace passes')");
   convert->add_flag("--quant-prep", copts.passes.quant_prep,
                     "Make the model ready for eager-mode quantization: module activations, "
                     "unshared modules, FloatFunctional, fused Conv/BN/ReLU, Quant/DeQuant stubs, "
@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
   convert->add_flag("--qat", copts.passes.qat,
                     "With --quant-prep: keep BatchNorm for quantization-aware training "
                     "(ConvBn2d, ConvBnReLU2d, LinearBn1d)");
+  convert->add_option("--passes", copts.passes.passes,
+                      "Pass pipeline to run, e.g. 'cse,dce' or 'fixpoint(fold-constants,dce)' "
+                      "(after --fuse when both are given; see 'tinytrace passes')");
   convert->add_option("--print-ir-after", copts.passes.print_ir_after,
                       "Print the IR (.tir) to stderr after this pass, or after every pass: all");
   convert->add_flag("--verify-each", copts.passes.verify_each,
@@ -127,15 +130,80 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("FILE", oopts.file, ".tir text IR file")->required();
   opt_cmd->add_option("--passes", oopts.passes.passes, "Pass pipeline (see 'tinytrace passes')");
   opt_cmd->add_flag("--fuse", oopts.passes.fuse, "Run the pipeline 'fuse' (before --passes)");
-  opt_cmd->add_option("--print-ir-after", oopts.passes.print_ir_after,
-                      "Print the IR to stderr after this pass, or after every pass: all");
-  opt_cmd->add_flag("--verify-each", oopts.passes.verify_each,
   opt_cmd->add_flag("--quant-prep", oopts.passes.quant_prep,
                     "Run the pipeline 'quant-prep' (before --passes)");
   opt_cmd->add_flag("--qat", oopts.passes.qat, "With --quant-prep: 'quant-prep-qat' (BN kept)");
+  opt_cmd->add_option("--print-ir-after", oopts.passes.print_ir_after,
+                      "Print the IR to stderr after this pass, or after every pass: all");
+  opt_cmd->add_flag("--verify-each", oopts.passes.verify_each,
                     "Run the IR verifier before the pipeline and after every pass");
   opt_cmd->add_option("--weights", oopts.weights,
                       "How to print the weights section: inline (values, default) or declare");
+
+  // inspect / diff / profile (lib/driver/{inspect,diff,profile}.h).
+  tt::InspectOptions iopts;
+  std::vector<std::string> inspect_shapes;
+  auto* inspect_cmd = app.add_subcommand(
+      "inspect", "Show what is in a model: inputs/outputs, the module tree with parameter counts, "
+                 "the op histogram,\nparameter totals and weight bytes, ops that fell back to "
+                 "torch.ops.aten, and warnings");
+  inspect_cmd->add_option("MODEL", iopts.model_path, "TorchScript archive (.pt), ONNX file or .tir")
+      ->required();
+  inspect_cmd->add_option("--input-shape", inspect_shapes,
+                          "Shape of one model input, once per input in order (1,3,224,224 or "
+                          "1,128:int64): shows the shapes of inputs, outputs and --dot edges")
+      ->take_all();
+  inspect_cmd->add_flag("--json", iopts.json,
+                        "Print a JSON document instead (schema: lib/emitters/inspect.schema.json)");
+  inspect_cmd->add_option("--dot", iopts.dot_path,
+                          "Also write the graph as Graphviz DOT to FILE (module scopes as "
+                          "clusters, shapes on edges), and FILE's .svg when 'dot' is installed");
+  inspect_cmd->footer(
+      "Examples:\n"
+      "  tinytrace inspect resnet18.pt\n"
+      "  tinytrace inspect resnet18.pt --input-shape 1,3,224,224 --dot resnet18.dot\n"
+      "  tinytrace inspect model.onnx --json | jq .summary.parameter_count");
+
+  tt::DiffOptions dopts;
+  auto* diff_cmd = app.add_subcommand(
+      "diff", "Show what changed between two models (any of .pt, .onnx, .tir): ops added/removed "
+              "per op type,\nmodules whose type changed, parameters added/removed/changed (max "
+              "|diff|), input/output signatures.\nExit 0 when identical, 1 when different, 2/3 on "
+              "errors (like diff(1))");
+  diff_cmd->add_option("A", dopts.a, "The first model (the 'before')")->required();
+  diff_cmd->add_option("B", dopts.b, "The second model (the 'after')")->required();
+  diff_cmd->add_flag("--json", dopts.json,
+                     "Print a JSON document instead (schema: lib/emitters/diff.schema.json)");
+  diff_cmd->footer(
+      "Examples:\n"
+      "  tinytrace convert resnet18.pt --fuse --emit tir -o out && tinytrace diff resnet18.pt "
+      "out/resnet18.tir\n"
+      "  tinytrace diff v1.pt v2.pt --json > changes.json || echo \"the model changed\"");
+
+  tt::ProfileOptions popts;
+  std::vector<std::string> profile_shapes;
+  auto* profile_cmd = app.add_subcommand(
+      "profile", "Run the model's IR node by node with the interpreter and show where the time "
+                 "goes: per node and per op\ntype (mean, share), the top N nodes, the whole run, "
+                 "and the original TorchScript's time for reference");
+  profile_cmd->add_option("MODEL", popts.model_path, "TorchScript archive (.pt), ONNX file or .tir")
+      ->required();
+  profile_cmd->add_option("--input-shape", profile_shapes,
+                          "Shape of one model input, once per input in order (required): "
+                          "1,3,224,224 or 1,128:int64; inputs are seeded random values")
+      ->take_all();
+  profile_cmd->add_option("--runs", popts.runs, "Measured runs; times are their mean (default 10)");
+  profile_cmd->add_option("--warmup", popts.warmup, "Unmeasured runs first (default 2)");
+  profile_cmd->add_option("--top", popts.top, "How many of the slowest nodes to list (default 10)");
+  profile_cmd->add_flag("--json", popts.json,
+                        "Print a JSON document with every node instead (schema: "
+                        "lib/emitters/profile.schema.json)");
+  profile_cmd->footer(
+      "Examples:\n"
+      "  tinytrace profile resnet18.pt --input-shape 1,3,224,224\n"
+      "  tinytrace profile bert.pt --input-shape 1,128:int64 --input-shape 1,128:int64 --runs 20 "
+      "--top 5\n"
+      "  tinytrace profile model.tir --input-shape 1,3,32,32 --json > profile.json");
 
   try {
     app.parse(argc, argv);
@@ -169,6 +237,18 @@ int main(int argc, char** argv) {
     if (passes_cmd->parsed()) tt::print_pass_list(std::cout);
     // opt's messages name the file themselves (parse errors carry file:line:col).
     if (opt_cmd->parsed()) tt::run_opt(oopts, std::cout);
+    if (inspect_cmd->parsed()) {
+      file = iopts.model_path;
+      for (const auto& s : inspect_shapes) iopts.input_shapes.push_back(tt::parse_input_spec(s));
+      tt::run_inspect(iopts, std::cout);
+    }
+    // diff's messages name the file they are about (there are two).
+    if (diff_cmd->parsed()) return tt::run_diff(dopts, std::cout);
+    if (profile_cmd->parsed()) {
+      file = popts.model_path;
+      for (const auto& s : profile_shapes) popts.input_shapes.push_back(tt::parse_input_spec(s));
+      tt::run_profile(popts, std::cout);
+    }
   } catch (const tt::Error& e) {
     // Usage errors about the input-shape or options are not about the file.
     return report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);

@@ -2,6 +2,7 @@
 #include "driver/convert.h"
 
 #include "driver/verify.h"
+#include "emitters/dot.h"
 #include "emitters/python.h"
 #include "exec/interpreter.h"
 #include "loaders/jit_runner.h"
@@ -70,7 +71,8 @@ VerifyResult verify_graph_against_source(const Model& m, const Graph& g,
 }  // namespace
 
 const std::vector<std::string>& emit_kinds() {
-  static const std::vector<std::string> kinds = {"python", "weights", "report", "torchscript", "tir"};
+  static const std::vector<std::string> kinds = {"python", "weights", "report", "torchscript", "tir",
+                                                   "dot"};
   return kinds;
 }
 
@@ -117,7 +119,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   for (const auto& e : opts.emit)
     if (std::find(emit_kinds().begin(), emit_kinds().end(), e) == emit_kinds().end())
       throw Error(ExitCode::Usage, "--emit: unknown output kind '" + e +
-                                       "' — choose from python, weights, report, torchscript, tir");
+                                       "' — choose from python, weights, report, torchscript, tir, dot");
   std::vector<std::string> emit = opts.emit;
   // The .tir refers to its weights in NAME.pth (external("NAME.pth")), so it needs them.
   if (std::find(emit.begin(), emit.end(), "tir") != emit.end() &&
@@ -182,7 +184,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   for (const auto& kind : emit_kinds()) {
     if (!wants(kind.c_str())) continue;
     const std::string ext = kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json"
-                            : kind == "torchscript" ? ".pt" : ".tir";
+                            : kind == "torchscript" ? ".pt" : kind == "dot" ? ".dot" : ".tir";
     std::string final_path = out.final_path(res.name + ext);
     if (same_file(final_path, opts.model_path))
       throw Error(ExitCode::Usage, "output '" + final_path +
@@ -209,6 +211,8 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     po.weights_file = res.name + ".pth";
     out.write_text(res.name + ".tir", print_graph(g, po));
   }
+  // NAME.dot, and NAME.svg beside it when Graphviz is installed (not in `finals`: optional).
+  if (wants("dot")) write_dot_outputs(g, out, res.name + ".dot");
   if (wants("report")) {
     ReportExtras extras;
     extras.outputs = finals;
