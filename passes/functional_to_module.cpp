@@ -24,10 +24,12 @@
 // scope (passes/module_paths.h). Constants left without uses are dropped by dce.
 //
 // PReLU: its weight must be a 1-d parameter/buffer read by prim.GetAttr. The module owns it as
-// "<path>.weight": when nothing else refers to the original state_dict entry it is renamed
-// (the GetAttr goes away), otherwise the module gets a copy and the original stays.
+// "<path>.weight": when nothing else refers to the original state_dict entry it is renamed in
+// place (same position in the state_dict; the GetAttr goes away), otherwise the module gets a
+// copy (appended) and the original stays.
 //
-// Linear: one walk to count weight references (PReLU only), one walk to rewrite.
+// Linear: one walk to count weight references (PReLU only), one walk to rewrite, one weight-store
+// rebuild for the renames.
 #include "passes/module_paths.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -157,6 +159,7 @@ bool run_functional_to_module(Graph& g, PassContext& ctx) {
   Matcher m(ctx, g);
   std::optional<ModulePaths> paths;  // built on the first match
   std::optional<std::unordered_map<std::string, size_t>> refs;
+  std::unordered_map<std::string, std::string> renames;  // PReLU weights moving into modules
   bool changed = false;
   walk_pre(g.block(), [&](Node* n) {
     const Rule* r = find_rule(n);
@@ -172,18 +175,18 @@ bool run_functional_to_module(Graph& g, PassContext& ctx) {
       Node* get = const_cast<Node*>(plan->prelu_weight);
       std::string src = get->weight("value");
       std::string dst = path + ".weight";
-      Weight w = g.weights().at(src);
-      // Renaming needs the GetAttr's only use to be this node and no other reference to `src`.
+      // Renaming needs the GetAttr's only use to be this node and no other reference to `src`;
+      // renames are applied at the end, in one pass that keeps the state_dict order.
       bool rename = (*refs)[src] == 1 && get->output()->num_uses() == 1;
       if (rename) {
-        g.weights().erase(src);
-        --(*refs)[src];
+        renames.emplace(src, dst);
+        n->set_weight("weight", src);
       } else {
+        Weight w = g.weights().at(src);
         w.tensor = w.tensor.clone();
+        g.weights().set(dst, std::move(w));
+        n->set_weight("weight", dst);
       }
-      g.weights().set(dst, std::move(w));
-      (*refs)[dst] = 1;
-      n->set_weight("weight", dst);
       n->remove_input(1);
       if (rename) get->destroy();
     }
@@ -194,6 +197,7 @@ bool run_functional_to_module(Graph& g, PassContext& ctx) {
     changed = true;
     return true;
   });
+  rename_weights(g, renames);
   return changed;
 }
 

@@ -568,6 +568,14 @@ class Lowerer {
     if (op == "nn.LSTM" || op == "nn.GRU") return rnn(n, in, ind, op == "nn.LSTM");
     // --quant-prep: the stubs are identities until torch.ao.quantization.convert swaps them.
     if (op == "quant.QuantStub" || op == "quant.DeQuantStub") return x();
+    // FloatFunctional methods (float-functional pass) are plain arithmetic before prepare.
+    if (op.rfind("FloatFunctional.", 0) == 0 && in.size() == 2) {
+      std::string method = op.substr(std::string("FloatFunctional.").size());
+      if (method == "add" || method == "add_scalar") return A + "add(" + in[0] + ", " + in[1] + ")";
+      if (method == "mul" || method == "mul_scalar") return A + "mul(" + in[0] + ", " + in[1] + ")";
+      if (method == "cat") return A + "cat(" + in[0] + ", " + in[1] + ")";
+      if (method == "add_relu") return A + "relu(" + A + "add(" + in[0] + ", " + in[1] + "))";
+    }
     if (op.rfind("nni.", 0) == 0)
       unsupported(n, "the intrinsic module " + op + " of --quant-prep is meant for the Python "
                      "quantization workflow");
