@@ -161,6 +161,58 @@ def case_diff_same(tt, models, work):
     run(tt, "diff", src, model_path(models, "nested_seq_bn"), want=1)
 
 
+def case_diff_kinds(tt, models, work):
+    """Each kind of change on its own, made by editing the .tir text of resnet18: a constructor
+    argument, the input signature, the wiring (same op counts), and a weight's values."""
+    src = model_path(models, "resnet18")
+    run(tt, "convert", src, "--emit", "tir", "--input-shape", "1,3,64,64", "-o", work, "--name", "base")
+    base_path = os.path.join(work, "base.tir")
+    base = open(base_path).read()
+    sd = torch.jit.load(src).state_dict()
+
+    def variant(name, old, new):
+        if old not in base:
+            fail(f"{name}: {old!r} not in {base_path}")
+        p = os.path.join(work, name + ".tir")
+        with open(p, "w") as f:
+            f.write(base.replace(old, new, 1))
+        d = validated(run(tt, "diff", base_path, p, "--json", want=1).stdout, "diff")
+        s = d["summary"]
+        return d, {k for k, v in s.items() if v and k not in ("a_ops", "b_ops")}
+
+    conv = next(line for line in base.splitlines() if "#module=layer1.0.conv1 " in line)
+    d, what = variant("attr", conv, conv.replace("stride=[1,1]", "stride=[2,2]"))
+    if what != {"modules_changed"} or d["modules"]["changed"] != [{
+            "path": "layer1.0.conv1", "a_type": "nn.Conv2d", "b_type": "nn.Conv2d", "a_calls": 1,
+            "b_calls": 1, "attrs": [{"name": "stride", "a": "[1,1]", "b": "[2,2]"}]}]:
+        fail(f"attr change: {what} {d['modules']}")
+
+    d, what = variant("sig", "graph @base(%x : f32[1,3,64,64])", "graph @base(%x : f32[1,3,32,32])")
+    ch = d["signature"]["inputs"]["changed"]
+    if what != {"signature_changed"} or len(ch) != 1 or ch[0]["b"]["shape"] != [1, 3, 32, 32]:
+        fail(f"signature change: {what} {d['signature']}")
+
+    add = next(line for line in base.splitlines() if "= torch.add(%" in line)
+    args = add[add.index("torch.add(") + len("torch.add("):].split(")")[0].split(", ")
+    swapped = add.replace(", ".join(args), ", ".join([args[1], args[0]] + args[2:]))
+    d, what = variant("wiring", add, swapped)
+    if what != {"structure_changed"} or "torch.add" not in d["structure"]["a"]:
+        fail(f"wiring change: {what} {d['structure']}")
+
+    decl = next(line for line in base.splitlines() if line.strip().startswith("fc.bias :"))
+    d, what = variant("value", decl, decl.split(" = ")[0] + " = random(seed=1)")
+    ch = d["parameters"]["changed"]
+    if what != {"parameters_changed"} or [c["name"] for c in ch] != ["fc.bias"]:
+        fail(f"value change: {what} {d['parameters']}")
+    # max |delta| against PyTorch: the random(seed=1) values as tinytrace writes them to .pth
+    run(tt, "convert", os.path.join(work, "value.tir"), "--emit", "weights", "-o",
+        os.path.join(work, "value_out"), "--name", "value")
+    b = torch.load(os.path.join(work, "value_out", "value.pth"))["fc.bias"].double()
+    want = (b - sd["fc.bias"].double()).abs().max().item()
+    if want == 0 or abs(ch[0]["max_abs_delta"] - want) > 1e-6 * max(1.0, want):
+        fail(f"fc.bias max |delta| {ch[0]['max_abs_delta']}, PyTorch says {want}")
+
+
 def case_inspect(tt, models, work):
     for name in ["resnet18", "custom_param", "nested_seq_bn", "unknown_op"]:
         src = model_path(models, name)
@@ -303,6 +355,7 @@ def case_bad_input(tt, models, work):
 
 
 CASES = {"diff_fused_resnet18": case_diff_fused, "diff_identical": case_diff_same,
+         "diff_kinds": case_diff_kinds,
          "inspect": case_inspect, "profile": case_profile, "dot": case_dot,
          "bad_input": case_bad_input}
 
