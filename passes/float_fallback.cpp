@@ -9,8 +9,9 @@
 //   value gets a QuantStub in front. Stubs are made on demand, one per value and block, so
 //   consecutive float ops share one region and there are no DeQuant->Quant pairs; a value read by
 //   float and quantized ops alike keeps its quantized form for the quantized readers.
-// - A QuantStub of a value that is already quantized and a DeQuantStub of a float value are
-//   removed (e.g. the output DeQuantStub after a final softmax).
+// - A QuantStub of a value that is already quantized is removed (quantizing a quantized tensor
+//   fails after convert); a DeQuantStub of a float value (the output DeQuantStub after a final
+//   softmax) stays, as nnq.DeQuantize is the identity on float tensors.
 // - prim.If / prim.Loop: branches and loop-carried values are made to agree (a DeQuantStub /
 //   QuantStub before the block's return); nothing moves across a block boundary.
 //
@@ -100,7 +101,8 @@ class FloatFallback {
         dom_[n->output()] = Dom::Quant;
         return;
       case DomainRule::ToFloat:
-        if (dom(n->input(0)) == Dom::Float) return drop(n, "redundant-dequant-stub");
+        // A DeQuantStub of a float value (an output computed in float) stays: after convert it
+        // is the identity on float tensors, and every output keeps its DeQuantStub.
         dom_[n->output()] = Dom::Float;
         return;
       case DomainRule::Float:

@@ -89,9 +89,11 @@ std::vector<OpInfo> make_table() {
       {"nn.AdaptiveAvgPool1d", K::Module, {"aten::adaptive_avg_pool1d"}, {}, Q::Native, "1-d adaptive average pooling"},
       {"nn.AdaptiveAvgPool2d", K::Module, {"aten::adaptive_avg_pool2d"}, {}, Q::Native, "2-d adaptive average pooling"},
       {"nn.AdaptiveAvgPool3d", K::Module, {"aten::adaptive_avg_pool3d"}, {}, Q::Native, "3-d adaptive average pooling"},
-      {"nn.AdaptiveMaxPool1d", K::Module, {"aten::adaptive_max_pool1d"}, {}, Q::Native, "1-d adaptive max pooling"},
-      {"nn.AdaptiveMaxPool2d", K::Module, {"aten::adaptive_max_pool2d"}, {}, Q::Native, "2-d adaptive max pooling"},
-      {"nn.AdaptiveMaxPool3d", K::Module, {"aten::adaptive_max_pool3d"}, {}, Q::Native, "3-d adaptive max pooling"},
+      // Checked on quantized tensors (torch 1.13, qnnpack): adaptive max pooling, pooling with
+      // indices, roll and dtype conversions have no quantized kernel, so they stay float.
+      {"nn.AdaptiveMaxPool1d", K::Module, {"aten::adaptive_max_pool1d"}, {}, Q::Float, "1-d adaptive max pooling"},
+      {"nn.AdaptiveMaxPool2d", K::Module, {"aten::adaptive_max_pool2d"}, {}, Q::Float, "2-d adaptive max pooling"},
+      {"nn.AdaptiveMaxPool3d", K::Module, {"aten::adaptive_max_pool3d"}, {}, Q::Float, "3-d adaptive max pooling"},
       {"nn.Flatten", K::Module, {"aten::flatten.using_ints"}, {}, Q::Native, "flatten dims start_dim..end_dim"},
       {"nn.Dropout", K::Module, {"aten::dropout"}, {}, Q::Native, "dropout (identity in eval)"},
       {"nn.Identity", K::Module, {}, {}, Q::Native, "identity"},
@@ -202,9 +204,9 @@ std::vector<OpInfo> make_table() {
       {"F.max_pool1d", K::Function, {"aten::max_pool1d"}, kAllPositional, Q::Native, "max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
       {"F.max_pool2d", K::Function, {"aten::max_pool2d"}, kAllPositional, Q::Native, "max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
       {"F.max_pool3d", K::Function, {"aten::max_pool3d"}, kAllPositional, Q::Native, "max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)"},
-      {"F.max_pool1d_with_indices", K::Function, {"aten::max_pool1d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
-      {"F.max_pool2d_with_indices", K::Function, {"aten::max_pool2d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
-      {"F.max_pool3d_with_indices", K::Function, {"aten::max_pool3d_with_indices"}, kAllPositional, Q::Native, "max pooling returning (values, indices)"},
+      {"F.max_pool1d_with_indices", K::Function, {"aten::max_pool1d_with_indices"}, kAllPositional, Q::Float, "max pooling returning (values, indices)"},
+      {"F.max_pool2d_with_indices", K::Function, {"aten::max_pool2d_with_indices"}, kAllPositional, Q::Float, "max pooling returning (values, indices)"},
+      {"F.max_pool3d_with_indices", K::Function, {"aten::max_pool3d_with_indices"}, kAllPositional, Q::Float, "max pooling returning (values, indices)"},
       {"F.avg_pool1d", K::Function, {"aten::avg_pool1d"}, kAllPositional, Q::Native, "avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)"},
       {"F.avg_pool2d", K::Function, {"aten::avg_pool2d"}, kAllPositional, Q::Native, "avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)"},
       {"F.avg_pool3d", K::Function, {"aten::avg_pool3d"}, kAllPositional, Q::Native, "avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)"},
@@ -212,9 +214,9 @@ std::vector<OpInfo> make_table() {
       {"F.adaptive_avg_pool2d", K::Function, {"aten::adaptive_avg_pool2d"}, kAllPositional, Q::Native, "adaptive_avg_pool2d(input, output_size)"},
       {"F.adaptive_avg_pool3d", K::Function, {"aten::adaptive_avg_pool3d"}, kAllPositional, Q::Native, "adaptive_avg_pool3d(input, output_size)"},
       // aten::adaptive_max_pool returns (values, indices); so does F.*_with_indices.
-      {"F.adaptive_max_pool1d_with_indices", K::Function, {"aten::adaptive_max_pool1d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
-      {"F.adaptive_max_pool2d_with_indices", K::Function, {"aten::adaptive_max_pool2d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
-      {"F.adaptive_max_pool3d_with_indices", K::Function, {"aten::adaptive_max_pool3d"}, kAllPositional, Q::Native, "adaptive max pooling returning (values, indices)"},
+      {"F.adaptive_max_pool1d_with_indices", K::Function, {"aten::adaptive_max_pool1d"}, kAllPositional, Q::Float, "adaptive max pooling returning (values, indices)"},
+      {"F.adaptive_max_pool2d_with_indices", K::Function, {"aten::adaptive_max_pool2d"}, kAllPositional, Q::Float, "adaptive max pooling returning (values, indices)"},
+      {"F.adaptive_max_pool3d_with_indices", K::Function, {"aten::adaptive_max_pool3d"}, kAllPositional, Q::Float, "adaptive max pooling returning (values, indices)"},
       {"F.interpolate", K::Function,
        {"aten::upsample_nearest1d.vec", "aten::upsample_nearest2d.vec", "aten::upsample_nearest3d.vec",
         "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact2d.vec",
@@ -321,7 +323,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.repeat", K::Method, {"aten::repeat"}, kAllPositional, Q::Native, "x.repeat(repeats)"},
       {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
       {"torch.flip", K::Function, {"aten::flip"}, kAllPositional, Q::Native, "flip(input, dims)"},
-      {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Native, "roll(input, shifts, dims)"},
+      {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Float, "roll(input, shifts, dims)"},
       {"torch.tril", K::Function, {"aten::tril"}, kAllPositional, Q::Float, "tril(input, diagonal)"},
       {"torch.triu", K::Function, {"aten::triu"}, kAllPositional, Q::Float, "triu(input, diagonal)"},
       // The Python emitter renders these as indexing: x[:, a:b:c] and x.select(d, i).
@@ -339,7 +341,7 @@ std::vector<OpInfo> make_table() {
       // ---------------------------------------------------------------------------------------
       // dtype / memory
       // to.device and to.dtype_layout are normalised to to.dtype by the loader (CPU only).
-      {"Tensor.to", K::Method, {"aten::to.dtype", "aten::to.other"}, {"", "", "", "", "memory_format"}, Q::Native, "x.to(dtype or other, non_blocking, copy)"},
+      {"Tensor.to", K::Method, {"aten::to.dtype", "aten::to.other"}, {"", "", "", "", "memory_format"}, Q::Float, "x.to(dtype or other, non_blocking, copy)"},
       {"Tensor.type_as", K::Method, {"aten::type_as"}, kAllPositional, Q::Native, "x.type_as(other)"},
       {"Tensor.detach", K::Method, {"aten::detach"}, kAllPositional, Q::Native, "x.detach()"},
       {"Tensor.clone", K::Method, {"aten::clone"}, {"", "memory_format"}, Q::Native, "x.clone()"},
