@@ -60,9 +60,12 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  tinytrace convert model.pt                       writes model.py, model.pth, model.json\n"
       "  tinytrace convert model.pt -o out --input-shape 1,3,224,224\n"
-      "  tinytrace convert bert.pt --input-shape 1,128:int64 --input-shape 1,128:int64\n\n"
+      "  tinytrace convert bert.pt --input-shape 1,128:int64 --input-shape 1,128:int64\n"
+      "  tinytrace inspect model.pt --input-shape 1,3,224,224   modules, params, ops, shapes\n"
+      "  tinytrace diff model.pt out/model.tir                   what a conversion changed\n"
+      "  tinytrace profile model.pt --input-shape 1,3,224,224   time per op and node\n\n"
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 unreadable or not a model,\n"
-      "4 unsupported construct in the model, 5 --verify mismatch.",
+      "4 unsupported construct in the model, 5 --verify mismatch; diff: 0 identical, 1 different.",
       "tinytrace"};
   app.set_version_flag("--version", "tinytrace " TT_VERSION);
   app.require_subcommand(1);
@@ -157,7 +160,8 @@ int main(int argc, char** argv) {
                         "Print a JSON document instead (schema: lib/emitters/inspect.schema.json)");
   inspect_cmd->add_option("--dot", iopts.dot_path,
                           "Also write the graph as Graphviz DOT to FILE (module scopes as "
-                          "clusters, shapes on edges), and FILE's .svg when 'dot' is installed");
+                          "clusters, shapes on edges; its directory is created if missing), and FILE's .svg "
+                          "beside it when 'dot' is installed");
   inspect_cmd->footer(
       "Examples:\n"
       "  tinytrace inspect resnet18.pt\n"
