@@ -34,10 +34,11 @@
 // Which tensors are float: the value's dtype when its Type knows it; otherwise (traced and
 // scripted graphs usually carry plain `Tensor`) it is propagated forward along the walk from
 // what is known: weights and tensor constants by their dtype, module outputs are float,
-// NumToTensor of an int and comparisons are not, Tensor.to(dtype) by the dtype, elementwise ops
-// follow their tensor operands (true division is float). Values nothing is known about (graph
-// inputs without --input-shape, loop-carried values) count as float: the rewrite computes the
-// same thing in float either way (FloatFunctional before prepare is plain torch arithmetic).
+// NumToTensor of an int, comparisons and integer aranges are not, Tensor.to(dtype) by the dtype,
+// elementwise ops follow their tensor operands (true division is float). Values nothing is known
+// about (graph inputs without --input-shape, loop-carried values) count as float: the rewrite
+// computes the same thing in float either way (FloatFunctional before prepare is plain torch
+// arithmetic).
 //
 // Each rewrite changes the node in place (same output value, name and position), so later uses
 // are untouched; helper nodes (mul_scalar, unsqueeze, constants) are inserted right before it in
@@ -51,6 +52,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -116,6 +118,14 @@ class FloatKinds {
       return FK::Unknown;
     }
     if (calls_aten(n, "aten::type_as") && n->num_inputs() == 2) return of(n->input(1));
+    // arange(start, end, step, dtype, ...): int64 unless a dtype or a float bound says float.
+    if (calls_aten(n, "aten::arange")) {
+      if (n->num_inputs() > 3)
+        if (auto d = const_dtype(n->input(3))) return is_float_dtype(*d) ? FK::Float : FK::NotFloat;
+      for (size_t i = 0; i < std::min<size_t>(3, n->num_inputs()); ++i)
+        if (n->input(i)->type().kind == Type::Kind::Float) return FK::Float;
+      return FK::NotFloat;
+    }
     if (calls_aten(n, "aten::div")) return FK::Float;  // true division; floor/trunc modes too
                                                       // keep float inputs float
     // Elementwise and shape ops follow their tensor operands (type promotion: any float operand

@@ -190,6 +190,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       throw Error(ExitCode::Usage, "output '" + final_path +
                                        "' would overwrite the input model — choose another -o or --name");
     finals.push_back(final_path);
+    if (kind == "dot" && find_dot_program()) finals.push_back(out.final_path(res.name + ".svg"));
   }
 
   if (wants("python")) {
@@ -211,7 +212,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     po.weights_file = res.name + ".pth";
     out.write_text(res.name + ".tir", print_graph(g, po));
   }
-  // NAME.dot, and NAME.svg beside it when Graphviz is installed (not in `finals`: optional).
+  // NAME.dot, and NAME.svg beside it when Graphviz is installed.
   if (wants("dot")) write_dot_outputs(g, out, res.name + ".dot");
   if (wants("report")) {
     ReportExtras extras;
