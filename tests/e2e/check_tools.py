@@ -284,8 +284,11 @@ def case_dot(tt, models, work):
         sys.exit(77)
     src = model_path(models, "resnet18")
     out = os.path.join(work, "conv")
-    run(tt, "convert", src, "--emit", "dot", "--input-shape", "1,3,224,224", "-o", out)
+    run(tt, "convert", src, "--emit", "dot,report", "--input-shape", "1,3,224,224", "-o", out)
     dot = os.path.join(out, "resnet18.dot")
+    listed = {os.path.basename(p) for p in json.load(open(os.path.join(out, "resnet18.json")))["outputs"]}
+    if not {"resnet18.dot", "resnet18.svg"} <= listed:
+        fail(f"the report's outputs lack the picture: {listed}")
     text = open(dot).read()
     for want in ['label="layer1"', 'label="layer1.0"', 'label="f32[1,64,56,56]"', "nn.Conv2d"]:
         if want not in text:
