@@ -377,6 +377,8 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
   stat.nodes_after = g.num_nodes();
   stat.rewrites = ctx.rewrites();
   stat.milliseconds = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  stat.log.reserve(ctx.log().size());
+  for (const RewriteLogEntry& e : ctx.log()) stat.log.push_back({e.rule, e.node, e.scope});
   stat.module_copies = ctx.module_copies();
   spdlog::info("pass {}: {} ({} -> {} nodes, {} rewrite(s), {:.2f} ms)", p.name,
                changed ? "changed" : "no change", stat.nodes_before, stat.nodes_after,

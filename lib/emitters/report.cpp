@@ -241,12 +241,16 @@ json build_report(const Model& m, const ReportExtras& extras) {
 
   json pipeline = json::array();
   for (const PassStat& p : extras.pipeline) {
+    json log = json::array();
+    for (const RewriteRecord& r : p.log)
+      log.push_back(json{{"rule", r.rule}, {"node", str_or_null(r.node)}, {"scope", str_or_null(r.scope)}});
     pipeline.push_back(json{{"name", p.name},
                             {"changed", p.changed},
                             {"nodes_before", p.nodes_before},
                             {"nodes_after", p.nodes_after},
                             {"rewrites", p.rewrites},
-                            {"milliseconds", p.milliseconds}});
+                            {"milliseconds", p.milliseconds},
+                            {"log", log}});
   }
 
   // Copies made by unshare-modules that the final graph still calls (a later pass may have
