@@ -122,6 +122,7 @@ class FloatFallback {
     }
     if (n->is("prim.If")) return visit_if(n);
     if (n->is("prim.Loop")) return visit_loop(n);
+    share_quant_stub(n);
     bool q = false;
     for (const Value* v : n->inputs()) q = q || dom(v) == Dom::Quant;
     if (q)
@@ -148,6 +149,22 @@ class FloatFallback {
     if (it->second == "torch.add") n->add_input(g_.constant(int64_t{1}, Type::of(Type::Kind::Int), n));
     changed_ = true;
     return true;  // a float op now; its inputs are float already
+  }
+
+  // A Native op (pooling, view, ...) reading the result of a float op that a quantized op reads
+  // too runs on the quantized value, so one QuantStub serves all of them (efficientnet's SE
+  // block: silu -> avgpool -> conv and silu -> FloatFunctional.mul).
+  void share_quant_stub(Node* n) {
+    if (n->op().rfind("prim.", 0) == 0 || n->blocks().size()) return;
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      Value* v = n->input(i);
+      if (dom(v) == Dom::Quant || !maybe_float_tensor(v) || domain_rule(v->node()) != DomainRule::Float) continue;
+      bool quantized_reader = false;
+      for (const Use& u : v->uses())
+        if (u.user->owning_block() == n->owning_block() && domain_rule(u.user) == DomainRule::NeedsQuant)
+          quantized_reader = true;
+      if (quantized_reader) n->replace_input(i, convert(v, Dom::Quant, n));
+    }
   }
 
   // A float op reading a list of quantized tensors (torch.stack of quantized values, ...).
