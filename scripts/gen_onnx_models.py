@@ -137,9 +137,10 @@ class DynView(torch.nn.Module):
         z2 = z.unsqueeze(1).expand(-1, 4, -1).reshape(x.shape[0], -1)
         return z, w, self.fc2(z2)
 BAD = ["text", "truncated", "wrong_message", "missing_external_data"]
-# Cases whose `--fuse` structure is compared with the TorchScript trace of the same model
-# (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
-PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13", "nested_seq_bn_op13"]
+# Cases whose `--fuse` and `--quant-prep` structures are compared with the TorchScript trace of
+# the same model (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
+PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13", "nested_seq_bn_op13",
+          "lstm_op13", "gru_op13"]
 
 
 def stamp():

@@ -53,6 +53,12 @@ foreach(line IN LISTS tt_onnx_lines)
                      $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx ${TT_ONNX_OUT}/fuse)
     set_tests_properties(e2e_onnx_fuse_parity_${name} PROPERTIES LABELS e2e TIMEOUT 600
                          FIXTURES_REQUIRED tt_models_onnx)
+    add_test(NAME e2e_onnx_quant_prep_parity_${name}
+             COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_fuse_parity.py
+                     $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx ${TT_ONNX_OUT}/quant_prep
+                     --quant-prep)
+    set_tests_properties(e2e_onnx_quant_prep_parity_${name} PROPERTIES LABELS e2e TIMEOUT 600
+                         FIXTURES_REQUIRED tt_models_onnx)
   elseif(kind STREQUAL "unsupported")
     # An op without a mapping (the exported nn.RNN, the only "unsupported" case): exit 4,
     # naming the op type and the node.

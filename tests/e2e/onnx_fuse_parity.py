@@ -1,13 +1,14 @@
 #!/usr/bin/python3
-"""--fuse structure parity between the ONNX and the TorchScript export of one model (issue 7).
+"""--fuse / --quant-prep structure parity between the ONNX and the TorchScript export of one
+model (issue 7).
 
-    onnx_fuse_parity.py TINYTRACE NAME.onnx WORK_DIR
+    onnx_fuse_parity.py TINYTRACE NAME.onnx WORK_DIR [FLAG]
 
-Converts NAME.onnx and NAME.ts.pt (both from scripts/gen_onnx_models.py) with `--fuse` and
-compares the op histograms of the two reports, after mapping each op to the computation it
+Converts NAME.onnx and NAME.ts.pt (both from scripts/gen_onnx_models.py) with FLAG (default
+`--fuse`; `--quant-prep` for the eager-quantization preparation) and compares the op histograms of the two reports, after mapping each op to the computation it
 stands for: a module op and its functional form count as the same (nn.ReLU == F.relu,
 nn.MaxPool2d == F.max_pool2d), prim.* ops (constants, lists) and eval-mode no-ops (nn.Dropout,
-nn.Identity) are left out. Then checks the fused ONNX conversion's outputs with
+nn.Identity) are left out. Then checks the ONNX conversion's outputs with
 scripts/check_model.py. Fails with the differing counts.
 """
 import collections
@@ -48,16 +49,16 @@ def normalise(hist):
     return out
 
 
-def convert(tinytrace, model, out_dir, shapes):
+def convert(tinytrace, model, out_dir, shapes, flag):
     shutil.rmtree(out_dir, ignore_errors=True)
-    cmd = [tinytrace, "convert", model, "-o", out_dir, "--fuse"]
+    cmd = [tinytrace, "convert", model, "-o", out_dir, flag]
     for s in shapes:
         cmd += ["--input-shape", s]
     print("+", " ".join(cmd), flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     sys.stderr.write(r.stderr)
     if r.returncode != 0:
-        die(f"tinytrace convert --fuse {os.path.basename(model)} exited {r.returncode}")
+        die(f"tinytrace convert {flag} {os.path.basename(model)} exited {r.returncode}")
     reports = [f for f in os.listdir(out_dir) if f.endswith(".json")]
     if len(reports) != 1:
         die(f"expected one report in {out_dir}, found {reports}")
@@ -66,26 +67,27 @@ def convert(tinytrace, model, out_dir, shapes):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         die(__doc__)
     tinytrace, onnx_model, work = sys.argv[1:4]
+    flag = sys.argv[4] if len(sys.argv) == 5 else "--fuse"
     base = os.path.splitext(onnx_model)[0]
     name = os.path.basename(base)
     with open(base + ".json") as f:
         meta = json.load(f)
     shapes = meta["input_shape_args"]
-    h_onnx = convert(tinytrace, onnx_model, os.path.join(work, name), shapes)
-    h_ts = convert(tinytrace, base + ".ts.pt", os.path.join(work, name + "_ts"), shapes)
+    h_onnx = convert(tinytrace, onnx_model, os.path.join(work, name), shapes, flag)
+    h_ts = convert(tinytrace, base + ".ts.pt", os.path.join(work, name + "_ts"), shapes, flag)
     a, b = normalise(h_onnx), normalise(h_ts)
     if a != b:
         diff = {k: (a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)}
-        die(f"--fuse structures differ (op: onnx count, torchscript count): {diff}")
-    print(f"onnx_fuse_parity: {name}: same --fuse structure: {dict(sorted(a.items()))}", flush=True)
+        die(f"{flag} structures differ (op: onnx count, torchscript count): {diff}")
+    print(f"onnx_fuse_parity: {name}: same {flag} structure: {dict(sorted(a.items()))}", flush=True)
     check = [PYTHON, CHECKER, os.path.join(work, name), name, onnx_model,
              "--tol", str(meta.get("tolerance", 1e-4)), "--state-dict-from", "none"]
     print("+", " ".join(check), flush=True)
     if subprocess.run(check).returncode != 0:
-        die("check_model.py failed for the fused ONNX conversion")
+        die(f"check_model.py failed for the {flag} ONNX conversion")
     return 0
 
 
