@@ -123,10 +123,12 @@ class FloatFallback {
     if (n->is("prim.If")) return visit_if(n);
     if (n->is("prim.Loop")) return visit_loop(n);
     share_quant_stub(n);
+    // Sizes, dims and numbers read off a quantized tensor are plain values, not quantized ones.
     bool q = false;
-    for (const Value* v : n->inputs()) q = q || dom(v) == Dom::Quant;
+    for (const Value* v : n->inputs()) q = q || (dom(v) == Dom::Quant && may_hold_tensor(v->type()));
     if (q)
-      for (Value* o : n->outputs()) dom_[o] = Dom::Quant;
+      for (Value* o : n->outputs())
+        if (may_hold_tensor(o->type())) dom_[o] = Dom::Quant;
   }
 
   // A FloatFunctional add/mul between float ops (x / c inside attention, rewritten to

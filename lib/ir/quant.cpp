@@ -71,6 +71,12 @@ std::string composite_weight_key(size_t i, const std::string& key) {
   return std::to_string(i) + "." + key;
 }
 
+bool may_hold_tensor(const Type& t) {
+  using K = Type::Kind;
+  return t.kind == K::Tensor || t.kind == K::List || t.kind == K::Tuple || t.kind == K::Optional ||
+         t.kind == K::Any;
+}
+
 std::string float_only_reason(const Node* n) {
   const std::string& op = n->op();
   if (starts_with(op, "prim.") || starts_with(op, "quant.") || starts_with(op, "nni.") ||
@@ -141,11 +147,11 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
         bool q = false;
         int id = -1;
         for (const Value* v : n->inputs()) {
-          if (quantized.count(v)) q = true;
+          if (quantized.count(v) && may_hold_tensor(v->type())) q = true;
           if (int j = in_region(v); j >= 0) id = id < 0 ? j : (unite(id, j), find(id));
         }
         for (const Value* o : n->outputs()) {
-          if (q) quantized.insert(o);
+          if (q && may_hold_tensor(o->type())) quantized.insert(o);
           else if (id >= 0) region[o] = id;
         }
       } else if (r == DomainRule::ToQuant || r == DomainRule::NeedsQuant) {

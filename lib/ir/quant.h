@@ -54,6 +54,9 @@ enum class DomainRule : int8_t {
   ToFloat,    // quant.DeQuantStub
 };
 DomainRule domain_rule(const Node* n);
+// Values of this type can be (or hold) a quantized tensor; ints, floats, bools, strings cannot
+// (x.size(1) of a quantized x is a plain int).
+bool may_hold_tensor(const Type& t);
 
 // One region of float fallback in a prepared graph: consecutive float-only ops connected by the
 // float values between them (see passes/float_fallback.cpp).
