@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark (not a test, not run by CI): how much `tinytrace convert` costs compared with the
 # floor of only loading the same file with torch::jit::load (build/jit_load_floor), for resnet50
-# and vit_b_16. Both are measured in this run, alternating, after one warm-up each (so the file is
-# in the page cache for both); the ratio of the medians is printed, with the peak RSS of each.
+# and vit_b_16; and the same for `convert --input-shape ... --verify` (which also runs the
+# original through torch::jit and the IR through the interpreter on seeded inputs; the shapes are
+# MODEL.json's --input-shape arguments). All three are measured in this run, alternating, after
+# one warm-up each (so the file is in the page cache for all); the ratios of the medians to the
+# floor are printed, with the peak RSS of each.
 #
 #   scripts/bench_convert.sh [MODEL_NAME...]     (default: resnet50 vit_b_16)
 #   BENCH_REPS=7 scripts/bench_convert.sh        (repetitions, default 5)
@@ -56,26 +59,38 @@ median() {  # median of column $2 of file $1
   sort -g -k"$2" "$1" | awk -v c="$2" '{v[NR]=$c} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'
 }
 
-printf '%-12s %12s %12s %8s %14s %14s %8s\n' model convert_s jit_load_s ratio convert_rss_MB \
-  jit_load_rss_MB ratio
+printf '%-12s %10s %10s %7s %10s %7s %12s %12s %12s\n' model jit_load_s convert_s ratio verify_s \
+  ratio jit_rss_MB convert_rss_MB verify_rss_MB
 for name in "${models[@]}"; do
   model=$models_dir/$name.pt
   out=$tmp/out_$name
-  rm -f "$tmp/convert" "$tmp/floor"
-  "$build/jit_load_floor" "$model" >/dev/null                       # warm-up
+  shape_args=()
+  while IFS= read -r a; do shape_args+=(--input-shape "$a"); done < <(
+    /usr/bin/python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["input_shape_args"]))' \
+      "$models_dir/$name.json")
+  rm -f "$tmp/convert" "$tmp/floor" "$tmp/verify"
+  "$build/jit_load_floor" "$model" >/dev/null                       # warm-ups
   "$build/tinytrace" convert "$model" -o "$out" >/dev/null 2>&1 || true
+  rm -rf "$out"
+  "$build/tinytrace" convert "$model" -o "$out" "${shape_args[@]}" --verify >/dev/null 2>&1 || true
   for ((i = 0; i < reps; i++)); do
     run_once floor "$build/jit_load_floor" "$model"
     rm -rf "$out"
     run_once convert "$build/tinytrace" convert "$model" -o "$out"
+    rm -rf "$out"
+    run_once verify "$build/tinytrace" convert "$model" -o "$out" "${shape_args[@]}" --verify
   done
-  ct=$(median "$tmp/convert" 1)
   ft=$(median "$tmp/floor" 1)
-  cr=$(median "$tmp/convert" 2)
+  ct=$(median "$tmp/convert" 1)
+  vt=$(median "$tmp/verify" 1)
   fr=$(median "$tmp/floor" 2)
-  awk -v n="$name" -v ct="$ct" -v ft="$ft" -v cr="$cr" -v fr="$fr" 'BEGIN {
-    printf "%-12s %12.3f %12.3f %8.2f %14.1f %14.1f %8.2f\n", n, ct, ft, ct / ft, cr / 1024, fr / 1024, cr / fr
+  cr=$(median "$tmp/convert" 2)
+  vr=$(median "$tmp/verify" 2)
+  awk -v n="$name" -v ft="$ft" -v ct="$ct" -v vt="$vt" -v fr="$fr" -v cr="$cr" -v vr="$vr" 'BEGIN {
+    printf "%-12s %10.3f %10.3f %7.2f %10.3f %7.2f %12.1f %12.1f %12.1f\n", n, ft, ct, ct / ft, vt, vt / ft,
+      fr / 1024, cr / 1024, vr / 1024
   }'
 done
 echo "(medians of $reps runs each, alternating; file: $(basename "$models_dir")/NAME.pt;" \
-     "convert writes NAME.py, NAME.pth, NAME.json)"
+     "convert writes NAME.py, NAME.pth, NAME.json; verify_s = convert --input-shape ... --verify;" \
+     "ratios are to jit_load_s)"

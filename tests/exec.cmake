@@ -17,6 +17,19 @@ add_test(NAME exec_shapes_resnet18
 set_tests_properties(exec_shapes_resnet18 PROPERTIES LABELS exec TIMEOUT 600
                      FIXTURES_REQUIRED tt_models_torchvision)
 
+# The same archives loaded with torch::jit::load in C++ (the doctest's "torchscript roundtrip"
+# cases, left out of the plain `unit` run because they need the torchvision models).
+add_test(NAME exec_torchscript_roundtrip_cpp COMMAND tinytrace_tests "-tc=*torchscript roundtrip*")
+set_tests_properties(exec_torchscript_roundtrip_cpp PROPERTIES LABELS exec TIMEOUT 900
+                     ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_torchvision)
+
+# nn.MultiheadAttention (the small `mha` model) through --emit torchscript.
+add_test(NAME exec_torchscript_mha_plain
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
+                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${TT_EXEC_OUT}/torchscript_mha_plain mha)
+set_tests_properties(exec_torchscript_mha_plain PROPERTIES LABELS exec TIMEOUT 300
+                     FIXTURES_REQUIRED tt_models_small)
+
 foreach(model resnet18 mobilenet_v2)
   foreach(mode plain fuse)
     set(extra "")

@@ -40,7 +40,9 @@ if(EXISTS ${TT_LOADER_GEN})
 endif()
 
 # --- unit tests (doctest) --------------------------------------------------------------------
-add_test(NAME unit COMMAND tinytrace_tests)
+# The "torchscript roundtrip" cases need the torchvision models: tests/exec.cmake runs them as
+# exec_torchscript_roundtrip_cpp with that fixture, so the plain unit run leaves them out.
+add_test(NAME unit COMMAND tinytrace_tests "-tce=*torchscript roundtrip*")
 set_tests_properties(unit PROPERTIES LABELS unit ENVIRONMENT "${TT_TEST_ENV}"
                      FIXTURES_REQUIRED "${TT_UNIT_FIXTURES}" TIMEOUT 900)
 

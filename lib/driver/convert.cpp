@@ -44,28 +44,61 @@ c10::IValue pack_outputs(std::vector<c10::IValue> outs) {
   return c10::ivalue::Tuple::create(std::move(outs));
 }
 
-std::vector<c10::IValue> cloned(const std::vector<c10::IValue>& inputs) {
-  // Each run gets its own copy: a model may modify its inputs in place.
-  std::vector<c10::IValue> out;
-  for (const auto& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
-  return out;
-}
-
 // --verify: the original (TorchScript through torch::jit; other formats: the graph as loaded,
-// before any pass, through the interpreter) against the transformed graph through the
-// interpreter, on the same seeded inputs.
-VerifyResult verify_graph_against_source(const Model& m, const Graph& g,
-                                         const std::vector<InputSpec>& specs, double tolerance) {
-  std::vector<c10::IValue> inputs = make_example_inputs(specs);
+// before any pass, through the interpreter) on seeded inputs, computed once and compared with
+// every engine that runs the transformed model: the interpreter on the final graph, and the
+// emitted NAME.pt through torch::jit when --emit torchscript is given.
+struct VerifyRun {
+  std::vector<std::string> spec_text;
+  std::vector<c10::IValue> inputs;
   c10::IValue expected;
+  double tolerance = 0;
+  std::vector<VerifyResult> results;  // one per engine
+};
+
+VerifyRun reference_run(const Model& m, const std::vector<InputSpec>& specs, double tolerance) {
+  VerifyRun run;
+  for (const auto& s : specs) run.spec_text.push_back(s.str());
+  run.inputs = make_example_inputs(specs);
+  run.tolerance = tolerance;
   if (m.source.format == "torchscript") {
-    expected = run_torchscript_file(m.source.path, cloned(inputs));
+    run.expected = run_torchscript_file(m.source.path, clone_inputs(run.inputs));
   } else {
     Model ref = load_model(m.source.path);
-    expected = pack_outputs(Interpreter(*ref.graph).run(cloned(inputs)));
+    run.expected = pack_outputs(Interpreter(*ref.graph).run(clone_inputs(run.inputs)));
   }
-  c10::IValue actual = pack_outputs(Interpreter(g).run(cloned(inputs)));
-  return compare_outputs(expected, actual, tolerance, "interpreter");
+  return run;
+}
+
+// The report's "verification" object: one entry per engine in "results".
+nlohmann::json verification_json(const VerifyRun& run) {
+  nlohmann::json results = nlohmann::json::array();
+  bool passed = true;
+  for (const auto& r : run.results) {
+    results.push_back(r.to_json());
+    passed = passed && r.passed();
+  }
+  return {{"inputs", run.spec_text}, {"seed", 0}, {"passed", passed}, {"results", results}};
+}
+
+// Exit 5 when any engine disagrees with the original beyond the tolerance; the message carries
+// every failing engine's verdict, the notes every output's figures.
+void throw_if_verify_failed(const VerifyRun& run) {
+  std::string verdicts;
+  std::vector<std::string> notes;
+  for (const auto& vr : run.results) {
+    if (vr.passed()) continue;
+    verdicts += (verdicts.empty() ? "" : "; ") + vr.summary();
+    for (const auto& o : vr.outputs)
+      notes.push_back(vr.engine + " output " + (o.path.empty() ? std::string("0") : o.path) +
+                      ": max |diff| " + std::to_string(o.max_abs) + ", max |expected| " +
+                      std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
+  }
+  if (verdicts.empty()) return;
+  throw Error(ExitCode::VerifyFailed,
+              verdicts + "; no outputs written — a pass changed what the model computes: "
+                         "rerun with --verify-each and -v to find it, or raise --tolerance",
+              notes);
 }
 
 }  // namespace
@@ -148,7 +181,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     pass_opts.passes += (pass_opts.passes.empty() ? "" : ",") + std::string("infer-shapes");
   std::vector<PassStat> pass_stats = run_pass_options(g, m.diags, pass_opts);
 
-  nlohmann::json verification;  // null unless --verify
+  std::optional<VerifyRun> vrun;  // --verify
   if (opts.verify) {
     std::vector<InputSpec> specs = opts.input_shapes.empty() ? specs_from_graph(g) : opts.input_shapes;
     if (specs.empty())
@@ -159,23 +192,11 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       return (p.name == "fold-batchnorm" || p.name == "fuse-intrinsic") && p.changed;
     });
     double tol = opts.tolerance ? *opts.tolerance : folded ? 1e-3 : 1e-4;
-    VerifyResult vr = verify_graph_against_source(m, g, specs, tol);
-    std::vector<std::string> spec_text;
-    for (const auto& s : specs) spec_text.push_back(s.str());
-    verification = {{"inputs", spec_text}, {"seed", 0}, {"passed", vr.passed()},
-                    {"results", nlohmann::json::array({vr.to_json()})}};
-    res.verify_summaries.push_back(vr.summary());
-    if (!vr.passed()) {
-      std::vector<std::string> notes;
-      for (const auto& o : vr.outputs)
-        notes.push_back("output " + (o.path.empty() ? std::string("0") : o.path) +
-                        ": max |diff| " + std::to_string(o.max_abs) + ", max |expected| " +
-                        std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
-      throw Error(ExitCode::VerifyFailed,
-                  vr.summary() + "; no outputs written — a pass changed what the model computes: "
-                                 "rerun with --verify-each and -v to find it, or raise --tolerance",
-                  notes);
-    }
+    vrun = reference_run(m, specs, tol);
+    vrun->results.push_back(compare_outputs(
+        vrun->expected, pack_outputs(Interpreter(g).run(clone_inputs(vrun->inputs))), tol, "interpreter"));
+    // With --emit torchscript the verdict waits for NAME.pt's own comparison below.
+    if (!wants("torchscript")) throw_if_verify_failed(*vrun);
   }
 
   // Stage every output; nothing becomes visible unless all of them were written.
@@ -205,7 +226,18 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     for (const auto& n : g.weights().names()) items.emplace_back(n, g.weights().at(n).tensor);
     save_tensor_dict(out.stage(res.name + ".pth"), items);
   }
-  if (wants("torchscript")) save_torchscript(g, out.stage(res.name + ".pt"), res.class_name);
+  if (wants("torchscript")) {
+    std::string staged = out.stage(res.name + ".pt");
+    save_torchscript(g, staged, res.class_name);
+    if (vrun)
+      vrun->results.push_back(verify_torchscript_archive(staged, vrun->inputs, vrun->expected, vrun->tolerance));
+  }
+  nlohmann::json verification;  // null unless --verify
+  if (vrun) {
+    throw_if_verify_failed(*vrun);
+    verification = verification_json(*vrun);
+    for (const auto& r : vrun->results) res.verify_summaries.push_back(r.summary());
+  }
   if (wants("tir")) {
     PrintOptions po;
     po.weights = PrintOptions::Weights::External;

@@ -1,6 +1,7 @@
 // --verify: seeded inputs and output comparison.
 #include "driver/verify.h"
 
+#include "loaders/jit_runner.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
@@ -127,6 +128,27 @@ VerifyResult compare_outputs(const c10::IValue& expected, const c10::IValue& act
   r.tolerance = tolerance;
   compare_into(expected, actual, "", r);
   return r;
+}
+
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> out;
+  for (const auto& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+  return out;
+}
+
+VerifyResult verify_torchscript_archive(const std::string& path, const std::vector<c10::IValue>& inputs,
+                                        const c10::IValue& expected, double tolerance) {
+  c10::IValue actual;
+  try {
+    actual = run_torchscript_file(path, clone_inputs(inputs));
+  } catch (const Error& e) {
+    // The original ran on these inputs, so an emitted archive that cannot is our bug.
+    throw Error(ExitCode::Internal,
+                "--verify: the emitted TorchScript archive does not run on inputs the original "
+                "accepts — report it as a tinytrace bug (drop torchscript from --emit meanwhile)",
+                {path + ": " + e.what()});
+  }
+  return compare_outputs(expected, actual, tolerance, "torchscript");
 }
 
 std::string VerifyResult::summary() const {

@@ -42,4 +42,13 @@ struct VerifyResult {
 VerifyResult compare_outputs(const c10::IValue& expected, const c10::IValue& actual,
                              double tolerance, const std::string& engine);
 
+// A copy of each tensor input: every run gets its own, since a model may modify its inputs.
+std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
+
+// Runs a TorchScript archive (e.g. the NAME.pt of --emit torchscript) on `inputs` with
+// torch::jit and compares its outputs with `expected` (engine "torchscript"). Throws tt::Error
+// like run_torchscript_file when the archive cannot be loaded or run.
+VerifyResult verify_torchscript_archive(const std::string& path, const std::vector<c10::IValue>& inputs,
+                                        const c10::IValue& expected, double tolerance);
+
 }  // namespace tt

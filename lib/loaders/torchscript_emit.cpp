@@ -375,10 +375,24 @@ class Lowerer {
       assign1(n, module_call(n, in, ind), ind);
       return;
     }
+    if (std::string e = python_operator(n, in); !e.empty()) {
+      assign1(n, e, ind);
+      return;
+    }
     std::string call = function_call(n, in);
     if (n.num_outputs() == 0) line(ind, call);
     else if (n.num_outputs() == 1) assign1(n, call, ind);
     else unsupported(n, "a function op with several outputs (expected a tuple output and prim.TupleUnpack)");
+  }
+
+  // Python's operator.* (int/float/bool arithmetic of scripted models) as the operator itself,
+  // which TorchScript resolves by the operand types; "" for other ops.
+  static std::string python_operator(const Node& n, const std::vector<std::string>& in) {
+    if (const char* sym = python_binary_operator(n.op()); sym && in.size() == 2)
+      return "(" + in[0] + ") " + sym + " (" + in[1] + ")";
+    if (const char* sym = python_unary_operator(n.op()); sym && in.size() == 1)
+      return std::string(sym) + " (" + in[0] + ")";
+    return "";
   }
 
   // torch.<name>(...) with kwarg-only schema arguments by keyword.
@@ -566,6 +580,7 @@ class Lowerer {
     }
     if (op == "nn.Upsample") return upsample(n, x(), ind);
     if (op == "nn.LSTM" || op == "nn.GRU") return rnn(n, in, ind, op == "nn.LSTM");
+    if (op == "nn.MultiheadAttention") return multihead_attention(n, in, ind);
     // --quant-prep: the stubs are identities until torch.ao.quantization.convert swaps them.
     if (op == "quant.QuantStub" || op == "quant.DeQuantStub") return x();
     // FloatFunctional methods (float-functional pass) are plain arithmetic before prepare.
@@ -580,6 +595,68 @@ class Lowerer {
       unsupported(n, "the intrinsic module " + op + " of --quant-prep is meant for the Python "
                      "quantization workflow");
     unsupported(n, "module op " + op + " has no TorchScript lowering");
+  }
+
+  // True when input `i` is absent or the constant None.
+  static bool none_input(const Node& n, size_t i) {
+    if (i >= n.num_inputs()) return true;
+    const AttrValue* c = n.input(i)->constant();
+    return c && std::holds_alternative<NoneAttr>(*c);
+  }
+  // A bool input given as a constant (absent or None: `def`).
+  static bool const_bool_input(const Node& n, size_t i, bool def, const char* what) {
+    if (none_input(n, i)) return def;
+    const AttrValue* c = n.input(i)->constant();
+    if (c && std::holds_alternative<bool>(*c)) return std::get<bool>(*c);
+    if (c && std::holds_alternative<int64_t>(*c)) return std::get<int64_t>(*c) != 0;
+    unsupported(n, std::string(what) + " is not a constant");
+  }
+
+  // nn.MultiheadAttention as in modules.cpp: the fused kernel with the module's packed weights
+  // (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias); inputs (query, key, value[,
+  // key_padding_mask, need_weights[, attn_mask, average_attn_weights]]). Unbatched inputs get a
+  // batch dim of 1 and batch_first=False ones are transposed (decided at run time, like the
+  // module). need_weights must be a constant: it decides whether the second result is None.
+  std::string multihead_attention(const Node& n, const std::vector<std::string>& in, int ind) {
+    const Attrs& a = n.attrs();
+    int64_t e = a.get_int("embed_dim");
+    if (a.get_bool("add_bias_kv", false) || a.get_bool("add_zero_attn", false) || a.get_int("kdim", e) != e ||
+        a.get_int("vdim", e) != e || n.weight("in_proj_weight").empty())
+      unsupported(n, "nn.MultiheadAttention only with packed q/k/v projections (no add_bias_kv, "
+                     "add_zero_attn or kdim/vdim != embed_dim)");
+    if (in.size() < 3) unsupported(n, "nn.MultiheadAttention needs query, key and value");
+    if (!none_input(n, 5)) unsupported(n, "nn.MultiheadAttention with an attn_mask");
+    bool need_weights = const_bool_input(n, 4, true, "need_weights");
+    bool average = const_bool_input(n, 6, true, "average_attn_weights");
+    bool batch_first = a.get_bool("batch_first", false);
+    std::string q = temp("mha_q"), k = temp("mha_k"), v = temp("mha_v"), batched = temp("mha_batched");
+    line(ind, q + " = " + in[0]);
+    line(ind, k + " = " + in[1]);
+    line(ind, v + " = " + in[2]);
+    line(ind, batched + " = torch.dim(" + q + ") == 3");
+    line(ind, "if not " + batched + ":");
+    for (const auto& t : {q, k, v}) line(ind + 1, t + " = torch.unsqueeze(" + t + ", 0)");
+    if (!batch_first) {
+      line(ind, "else:");
+      for (const auto& t : {q, k, v}) line(ind + 1, t + " = torch.transpose(" + t + ", 0, 1)");
+    }
+    bool masked = !none_input(n, 3);
+    std::string res = temp("mha");
+    line(ind, res + " = torch._native_multi_head_attention(" + q + ", " + k + ", " + v + ", " +
+                  std::to_string(e) + ", " + std::to_string(a.get_int("num_heads")) + ", " +
+                  w(n, "in_proj_weight") + ", " + w(n, "in_proj_bias") + ", " + w(n, "out_proj.weight") + ", " +
+                  w(n, "out_proj.bias") + ", " + (masked ? in[3] : "None") + ", " + b(need_weights) + ", " +
+                  b(average) + ", " + (masked ? "1" : "None") + ")");
+    std::string out = temp("mha_out"), weights = temp("mha_weights");
+    line(ind, out + ", " + weights + ", = " + res);
+    line(ind, "if not " + batched + ":");
+    line(ind + 1, out + " = torch.squeeze(" + out + ", 0)");
+    line(ind + 1, weights + " = torch.squeeze(" + weights + ", 0)");
+    if (!batch_first) {
+      line(ind, "else:");
+      line(ind + 1, out + " = torch.transpose(" + out + ", 0, 1)");
+    }
+    return "(" + out + ", " + (need_weights ? weights : std::string("None")) + ")";
   }
 
   // nn.LSTM / nn.GRU as in modules.cpp: flat weights in PyTorch's order, zero initial state when

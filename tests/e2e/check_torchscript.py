@@ -6,7 +6,10 @@ signature and state_dict keys (equal to NAME.pth's, in order), and matches the o
 
 Relative difference max|ours - original| / max|original| must be <= 1e-4 (1e-3 with --fuse, which
 folds BatchNorm), on the example inputs scripts/gen_models.py saved (MODEL.inputs.pt).
+The conversion also runs --verify with MODEL.json's --input-shape: the CLI must print an OK
+verdict for the emitted NAME.pt ("verify (torchscript): OK") and NAME.json must carry its figures.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -38,15 +41,29 @@ def main():
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
     original_path = os.path.join(models_dir, name + ".pt")
-    cmd = [tinytrace, "convert", original_path, "-o", out_dir, "--emit", "weights,torchscript"]
+    with open(os.path.join(models_dir, name + ".json")) as f:
+        shape_args = json.load(f)["input_shape_args"]
+    cmd = [tinytrace, "convert", original_path, "-o", out_dir, "--emit", "weights,torchscript,report",
+           "--verify"]
+    for a in shape_args:
+        cmd += ["--input-shape", a]
     if fuse:
         cmd.append("--fuse")
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         die(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
     written = sorted(os.listdir(out_dir))
-    if written != sorted([name + ".pt", name + ".pth"]):
-        die(f"expected {name}.pt and {name}.pth in {out_dir}, found {written}")
+    if written != sorted([name + ".pt", name + ".pth", name + ".json"]):
+        die(f"expected {name}.pt, {name}.pth and {name}.json in {out_dir}, found {written}")
+    if "verify (torchscript): OK" not in r.stdout:
+        die(f"--verify --emit torchscript printed no 'verify (torchscript): OK' verdict: {r.stdout.strip()}")
+    with open(os.path.join(out_dir, name + ".json")) as f:
+        verification = json.load(f)["verification"]
+    ts = [e for e in verification["results"] if e["engine"] == "torchscript"]
+    if len(ts) != 1 or not ts[0]["passed"] or not verification["passed"]:
+        die(f"NAME.json has no passing torchscript verification entry: {verification}")
+    if not ts[0]["outputs"] or not ts[0]["max_rel_diff"] <= tol:
+        die(f"torchscript verification figures missing or beyond {tol:g}: {ts[0]}")
 
     import torch
 
