@@ -68,6 +68,9 @@ CASES = {
     # Dynamic batch (dynamic_axes): checked at the export's batch size and at another one.
     "dyn_view_op13": ("onnx_dyn_view", 13, EVAL, "dynamic"),
     "dyn_view_op11": ("onnx_dyn_view", 11, EVAL, "dynamic"),
+    # nn.LSTM with a dynamic batch: the exporter's zero initial state is built from the run-time
+    # batch size (ConstantOfShape) and must come back as "no state given".
+    "lstm_dyn_op13": ("lstm", 13, EVAL, "dynamic"),
     # Weights in an external data file next to the model (what onnx.save_model(...,
     # save_as_external_data=True, all_tensors_to_one_file=True, size_threshold=0) writes).
     "external_data_op13": ("nested_seq_bn", 13, PRESERVE, "e2e"),

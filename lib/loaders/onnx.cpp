@@ -1024,6 +1024,20 @@ class Importer {
     return c != consts_.end() && c->second.numel() > 0 && !c->second.ne(0).any().item<bool>();
   }
 
+  // A lifted value that is zeros of a run-time shape (the exporter's initial state with a dynamic
+  // batch): torch.zeros(...), or an all-zero constant expanded.
+  bool ir_zeros(const std::string& name) {
+    auto e = env_.find(name);
+    if (e == env_.end()) return false;
+    Node* p = e->second->node();
+    if (p->is("torch.zeros")) return true;
+    if (!p->is("Tensor.expand")) return false;
+    const AttrValue* c = p->input(0)->constant();
+    if (!c || !std::holds_alternative<at::Tensor>(*c)) return false;
+    const at::Tensor& t = std::get<at::Tensor>(*c);
+    return t.numel() > 0 && !t.ne(0).any().item<bool>();
+  }
+
   // PyTorch gate blocks from ONNX ones along dim 0: LSTM iofc -> ifgo, GRU zrh -> rzn.
   static at::Tensor reorder_gates(const at::Tensor& t, bool lstm) {
     int64_t gates = lstm ? 4 : 3;
@@ -1167,7 +1181,7 @@ class Importer {
       }
       if (zeros == num_layers) return std::nullopt;
       if (zeros != 0) unsupported(n0, "initial states given for some layers only");
-      if (num_layers == 1) return names[0];
+      if (num_layers == 1) return ir_zeros(names[0]) ? std::nullopt : std::optional<std::string>(names[0]);
       std::string base;
       for (size_t l = 0; l < num_layers; ++l) {
         auto p = producer_.find(names[l]);
@@ -1195,6 +1209,7 @@ class Importer {
         if (!ok) unsupported(n0, "per-layer initial states that are not slices of one tensor");
         base = s->input(0);
       }
+      if (ir_zeros(base)) return std::nullopt;
       return base;
     };
     auto h0 = initial_state(5);
