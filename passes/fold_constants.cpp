@@ -31,6 +31,16 @@
 //   default 4096) — except random ops, torch.empty*, ops with side effects and module ops.
 // A node whose evaluation fails (ATen error, no matching overload) is left as it is.
 //
+// Control flow (nodes inside blocks fold like any other):
+// - prim.If on a constant condition -> the taken branch's nodes move into the parent block in
+//   place of the If, whose outputs become the branch's returned values (rule "constant-branch");
+//   the taken branch is folded first, the other one is dropped;
+// - prim.Loop with a constant trip count <= 0 or a constant false initial condition never runs
+//   its body -> its outputs are the initial values (rule "constant-loop").
+//     %y : Tensor = prim.If(%true) { block0() { %r = F.relu(%x) return %r } block1() { ... } }
+//   becomes
+//     %r : Tensor = F.relu(%x)        (uses of %y now use %r)
+//
 // A single-output node is turned into a prim.Constant in place (its result keeps its name);
 // multi-output nodes get one new constant per output.
 //
@@ -95,6 +105,8 @@ class Folder {
 
   // Returns false when `n` was destroyed.
   bool visit(Node* n) {
+    if (n->is("prim.If")) return fold_if(n);
+    if (n->is("prim.Loop")) return fold_loop(n);
     if (!n->blocks().empty() || n->num_outputs() == 0 || n->is("prim.Constant") ||
         n->is("prim.GetAttr") || n->is("prim.Param"))
       return true;
@@ -123,6 +135,41 @@ class Folder {
     for (size_t i = 0; i < srcs.size(); ++i) n->output(i)->replace_all_uses_with(srcs[i]);
     n->destroy();
     changed_ = true;
+  }
+
+  // prim.If on a constant condition: the taken branch replaces it. Returns false when `n` was
+  // destroyed (its nodes were folded before they moved, so the walk need not see them again).
+  bool fold_if(Node* n) {
+    auto c = n->num_inputs() == 1 ? const_bool(n->input(0)) : std::nullopt;
+    if (!c) return true;  // folds inside both branches
+    if (n->blocks().size() != 2) return reject("constant-branch", n, "not two blocks"), true;
+    Block* taken = n->block(*c ? 0 : 1);
+    if (taken->outputs().size() != n->num_outputs() || !taken->inputs().empty())
+      return reject("constant-branch", n, "the branch does not return one value per output"), true;
+    walk_pre(taken, [&](Node* m) { return visit(m); });
+    ctx_.rewrite("constant-branch", n);
+    for (Node* m = taken->front(); m;) {
+      Node* nx = m->next();
+      m->move_before(n);
+      m = nx;
+    }
+    for (size_t i = 0; i < n->num_outputs(); ++i) n->output(i)->replace_all_uses_with(taken->outputs()[i]);
+    n->destroy();
+    changed_ = true;
+    return false;
+  }
+
+  // prim.Loop that never runs its body: its outputs are the initial carried values.
+  bool fold_loop(Node* n) {
+    if (n->num_inputs() < 2 || n->num_outputs() != n->num_inputs() - 2) return true;
+    auto trips = const_int(n->input(0));
+    auto cond = const_bool(n->input(1));
+    if (!(trips && *trips <= 0) && !(cond && !*cond)) return true;
+    ctx_.rewrite("constant-loop", n);
+    for (size_t i = 0; i < n->num_outputs(); ++i) n->output(i)->replace_all_uses_with(n->input(i + 2));
+    n->destroy();
+    changed_ = true;
+    return false;
   }
 
   // Results that are some other value of the graph: no constants needed.

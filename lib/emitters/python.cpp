@@ -529,11 +529,30 @@ class PyEmitter {
   // -------------------------------------------------------------------------------------------
   // checks
 
+  // Control flow is written as Python statements (Note [Control flow in Python]); any other
+  // node with blocks, or a prim.If / prim.Loop not in the TorchScript form, cannot be.
   void check_structure() {
     for (Node* n : g_.all_nodes()) {
-      if (!n->blocks().empty()) {
-        unsupported(*n, n->op() + " (control flow) is not supported by the Python emitter yet",
-                    "trace the model with torch.jit.trace so that control flow is unrolled");
+      if (n->blocks().empty()) continue;
+      if (n->is("prim.If")) {
+        bool ok = n->num_inputs() == 1 && n->blocks().size() == 2;
+        for (const auto& b : n->blocks())
+          ok = ok && b->inputs().empty() && b->outputs().size() == n->num_outputs();
+        if (!ok)
+          unsupported(*n, "prim.If needs one condition and two blocks without arguments, each returning one value per output",
+                      "fix the node (see testdata/tir/control_flow.tir)");
+      } else if (n->is("prim.Loop")) {
+        bool ok = n->num_inputs() >= 2 && n->blocks().size() == 1 &&
+                  n->block(0)->inputs().size() == n->num_inputs() - 1 &&
+                  n->block(0)->outputs().size() == n->num_inputs() - 1 &&
+                  n->num_outputs() == n->num_inputs() - 2;
+        if (!ok)
+          unsupported(*n, "prim.Loop needs inputs (max_trip_count, condition, carried...), one block with arguments "
+                          "(iteration, carried...) returning (condition, carried...) and one output per carried value",
+                      "fix the node (see testdata/tir/control_flow.tir)");
+      } else {
+        unsupported(*n, n->op() + " has nested blocks, which the Python emitter cannot write",
+                    "only prim.If and prim.Loop may have blocks");
       }
     }
   }
@@ -587,7 +606,7 @@ class PyEmitter {
     // Module ops and the weights they own.
     std::map<std::string, std::string> owner;  // weight name -> module path
     std::vector<const Node*> module_ops;
-    for (Node* n : g_.block()->nodes()) {
+    for (Node* n : g_.all_nodes()) {  // calls inside if/loop bodies too, in program order
       if (n->module().empty()) continue;
       module_ops.push_back(n);
       module_calls_[n->module()].push_back(n);
@@ -854,9 +873,13 @@ class PyEmitter {
   void reserve_names() {
     for (Value* v : g_.inputs())
       if (good_name(v->name())) taken_.insert(v->name());
-    for (Node* n : g_.all_nodes())
+    for (Node* n : g_.all_nodes()) {
       for (Value* v : n->outputs())
         if (good_name(v->name())) taken_.insert(v->name());
+      for (const auto& b : n->blocks())
+        for (Value* v : b->inputs())
+          if (good_name(v->name())) taken_.insert(v->name());
+    }
   }
 
   std::string unique(std::string hint) {
@@ -884,7 +907,9 @@ class PyEmitter {
   std::string bind_name(Value* v, const std::string& hint) {
     const std::string& ir = v->name();
     std::string name;
-    if (good_name(ir)) {
+    if (auto p = preferred_.find(v); p != preferred_.end()) {
+      name = p->second;  // shares a variable with an if/loop result (Note [Control flow in Python])
+    } else if (good_name(ir)) {
       name = ir;  // reserved up front; IR names are unique
     } else if (!ir.empty() && !all_digits(ir) && !std::isdigit(static_cast<unsigned char>(ir[0]))) {
       name = unique(ir);
@@ -1105,6 +1130,18 @@ class PyEmitter {
       assign(n, "torch.tensor(" + expr(n.input(0)).text + ")", value_hint(n.input(0)) + "_tensor", true, body);
       return;
     }
+    if (op == "prim.If") {
+      emit_if(n, body);
+      return;
+    }
+    if (op == "prim.Loop") {
+      emit_loop(n, body);
+      return;
+    }
+    if (op == "bool" && n.num_inputs() == 1 && n.num_outputs() == 1 && is_condition_only(n.output(0))) {
+      expr_[n.output(0)] = expr(n.input(0));  // `if t:` already calls bool(t)
+      return;
+    }
     if (!n.module().empty()) {
       emit_module_call(n, body);
       return;
@@ -1113,6 +1150,308 @@ class PyEmitter {
       unsupported(n, op + " is not supported by the Python emitter",
                   "run the passes that lower it or report it as a tinytrace bug");
     emit_call(n, body);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // control flow
+  //
+  // Note [Control flow in Python]
+  // - prim.If is `if cond:` / `else:`; each branch ends by assigning its results to the If's
+  //   output variables (one parallel assignment). A value made in a branch only to be returned
+  //   takes the output's variable directly (`y = F.relu(x)` rather than `r = ...; y = r`).
+  //   An empty then-branch gives `if not cond:`, an else-branch holding one if statement `elif`.
+  // - prim.Loop: one variable per loop-carried value, shared by the initial value, the block
+  //   argument, the value returned at the end of an iteration and the Loop's output. It reuses
+  //   the initial value's variable when nothing else reads that value. Forms: trip count with a
+  //   constant-true condition -> `for i in range(n):` (`_` when i is unused); no trip count
+  //   (None or INT64_MAX) -> `while cond:` with the condition variable re-assigned at the end of
+  //   the body; both -> `for` with `if not cond: break`.
+  // - The carried variables are rebound by one parallel assignment at the end of the body
+  //   (`a, b = b, a` swaps correctly). A returned value takes its carried variable directly only
+  //   when nothing reads the old value after it is made (can_take_loop_var); values a nested
+  //   if/loop writes are never bound early into a carried variable.
+  // - Block-local values keep their own unique names; Python scoping is per function, so a name
+  //   defined in a branch is never read outside it (the IR does not allow it).
+
+  // Emits a block's nodes into their own lines (indented by the caller).
+  std::vector<std::string> emit_block(const Block& b) {
+    std::vector<std::string> lines;
+    for (Node* n = b.front(); n; n = n->next()) emit_node(*n, lines);
+    return lines;
+  }
+
+  static void append_indented(const std::vector<std::string>& lines, std::vector<std::string>& out) {
+    for (const auto& l : lines) out.push_back("    " + l);
+  }
+
+  // `a, b = x, y` for the pairs whose two sides differ ("" when none do).
+  static std::string parallel_assign(const std::vector<std::string>& lhs, const std::vector<std::string>& rhs) {
+    std::vector<std::string> l, r;
+    for (size_t i = 0; i < lhs.size(); ++i)
+      if (!lhs[i].empty() && lhs[i] != rhs[i]) {
+        l.push_back(lhs[i]);
+        r.push_back(rhs[i]);
+      }
+    if (l.empty()) return "";
+    return join(l, ", ") + " = " + join(r, ", ");
+  }
+
+  // A value made by a node directly in `b` and returned once by b: it may be computed straight
+  // into the variable the return goes to (its other readers in b come after it is made, so they
+  // read that variable).
+  bool returned_once(const Block& b, const Value* v) const {
+    const Node* def = v->node();
+    if (!def || def->owning_block() != &b || def == b.param_node() || preferred_.count(v) || v->constant())
+      return false;
+    size_t returns = 0;
+    for (const Use& u : v->uses()) returns += u.user == b.return_node();
+    return returns == 1;
+  }
+
+  // A loop's continue condition, looking through a `bool(t)` that is written as `t`.
+  static Value* condition_source(Value* v) {
+    Node* p = v->node();
+    if (p && p->is("bool") && p->num_inputs() == 1 && is_condition_only(v) && p->input(0)->num_uses() == 1 &&
+        p->input(0)->node() && p->input(0)->node()->owning_block() == p->owning_block())
+      return p->input(0);
+    return v;
+  }
+
+  // Used once, as the condition of an if or a loop (the value is only ever tested for truth).
+  static bool is_condition_only(const Value* v) {
+    if (v->num_uses() != 1) return false;
+    const Use& u = v->uses()[0];
+    if (u.user->is("prim.If")) return u.index == 0;
+    if (u.user->is("prim.Loop")) return u.index == 1;
+    const Block* b = u.user->owning_block();
+    return u.index == 0 && b && u.user == b->return_node() && b->owning_node() &&
+           b->owning_node()->is("prim.Loop");
+  }
+
+  std::string not_expr(const Expr& e) { return "not " + (e.atomic ? e.text : "(" + e.text + ")"); }
+
+  void emit_if(const Node& n, std::vector<std::string>& body) {
+    Expr cond = expr(n.input(0));
+    std::vector<std::string> names(n.num_outputs());
+    for (size_t i = 0; i < n.num_outputs(); ++i) {
+      Value* o = n.output(i);
+      if (!o->has_uses()) {
+        expr_[o] = Expr{"None"};
+        continue;
+      }
+      std::string hint = "result";
+      for (const auto& b : n.blocks()) {
+        const std::string& r = b->outputs()[i]->name();
+        if (good_name(r)) {
+          hint = r;
+          break;
+        }
+      }
+      names[i] = bind_name(o, hint);
+    }
+    std::vector<std::string> branch[2];
+    for (size_t bi = 0; bi < 2; ++bi) {
+      const Block& b = *n.block(bi);
+      for (size_t i = 0; i < names.size(); ++i)
+        // A loop variable is still read in the branch until its end: never bind it early.
+        if (!names[i].empty() && !loop_vars_.count(names[i]) && returned_once(b, b.outputs()[i]))
+          preferred_[b.outputs()[i]] = names[i];
+      branch[bi] = emit_block(b);
+      std::vector<std::string> rhs;
+      for (size_t i = 0; i < names.size(); ++i) rhs.push_back(names[i].empty() ? "" : expr(b.outputs()[i]).text);
+      std::string a = parallel_assign(names, rhs);
+      if (!a.empty()) branch[bi].push_back(a);
+    }
+    if (branch[0].empty() && !branch[1].empty()) {
+      body.push_back("if " + not_expr(cond) + ":");
+      append_indented(branch[1], body);
+      return;
+    }
+    body.push_back("if " + cond.text + ":");
+    if (branch[0].empty()) branch[0].push_back("pass");
+    append_indented(branch[0], body);
+    if (branch[1].empty()) return;
+    // else: a single if statement -> elif
+    bool single_if = branch[1][0].rfind("if ", 0) == 0;
+    for (size_t i = 1; i < branch[1].size() && single_if; ++i) {
+      const std::string& l = branch[1][i];
+      single_if = l.rfind("    ", 0) == 0 || l == "else:" || l.rfind("elif ", 0) == 0;
+    }
+    if (single_if) {
+      body.push_back("el" + branch[1][0]);
+      body.insert(body.end(), branch[1].begin() + 1, branch[1].end());
+      return;
+    }
+    body.push_back("else:");
+    append_indented(branch[1], body);
+  }
+
+  // "h_2" and "h" are versions of one variable.
+  static bool same_stem(const std::string& a, const std::string& b) {
+    auto stem = [](const std::string& s) {
+      size_t u = s.find_last_of('_');
+      if (u != std::string::npos && u + 1 < s.size() && all_digits(s.substr(u + 1))) return s.substr(0, u);
+      return s;
+    };
+    return stem(a) == stem(b);
+  }
+
+  static std::optional<bool> const_true_false(const Value* v) {
+    const AttrValue* c = v->constant();
+    if (!c) return std::nullopt;
+    if (auto* b = std::get_if<bool>(c)) return *b;
+    if (auto* i = std::get_if<int64_t>(c)) return *i != 0;
+    return std::nullopt;
+  }
+
+  // Whether `ret`, returned by loop body `b` for the carried argument `param`, can be computed
+  // straight into the carried variable: every read of the old value comes before (or is the
+  // node computing it, whose inputs are read first), and none is through an inlined list/tuple
+  // expression, which would be evaluated later. A nested loop assigns its variables before it
+  // runs, so it must not read the old value at all.
+  bool can_take_loop_var(const Block& b, const Value* param, const Value* ret) const {
+    if (!returned_once(b, ret)) return false;
+    const Node* def = ret->node();
+    if (!def->blocks().empty() && !def->is("prim.If") && !def->is("prim.Loop")) return false;
+    for (const Use& u : param->uses()) {
+      const Node* a = u.user;
+      if (a->is("prim.ListConstruct") || a->is("prim.TupleConstruct")) return false;
+      while (a->owning_block() != &b) a = a->owning_block()->owning_node();
+      // The return reads the old value at the very end, after `ret` was bound: no.
+      if (a == b.return_node()) return false;
+      if (a == def) {
+        if (def->is("prim.Loop")) return false;
+        continue;
+      }
+      if (!a->is_before(def)) return false;
+    }
+    return true;
+  }
+
+  void emit_loop(const Node& n, std::vector<std::string>& body) {
+    const Block& blk = *n.block(0);
+    const size_t k = n.num_outputs();
+    const Value* trip = n.input(0);
+    const AttrValue* trip_c = trip->constant();
+    bool unbounded = trip_c && (std::holds_alternative<NoneAttr>(*trip_c) ||
+                                (std::holds_alternative<int64_t>(*trip_c) &&
+                                 std::get<int64_t>(*trip_c) == std::numeric_limits<int64_t>::max()));
+    Value* init_cond = n.input(1);
+    Value* body_cond = blk.outputs()[0];
+    bool init_true = const_true_false(init_cond) == std::optional<bool>(true);
+    bool body_true = const_true_false(body_cond) == std::optional<bool>(true);
+
+    // One variable per carried value.
+    std::vector<std::string> vars(k), before;
+    for (size_t j = 0; j < k; ++j) {
+      Value* out = n.output(j);
+      Value* param = blk.inputs()[j + 1];
+      Value* init = n.input(j + 2);
+      const Expr& ie = expr(init);
+      bool dead = !out->has_uses();
+      for (const Use& u : param->uses()) dead = dead && u.user == blk.return_node() && u.index == j + 1;
+      std::string name;
+      if (dead) {
+        // Nothing reads it: `_` keeps the body's last value computation pyflakes-clean (dce
+        // would drop the whole carried value).
+        vars[j] = "_";
+        expr_[out] = Expr{"None"};
+        expr_[param] = Expr{"_"};
+        continue;
+      }
+      if (preferred_.count(out)) {
+        name = bind_name(out, "");
+      } else if (init->num_uses() == 1 && !init->constant() && is_identifier(ie.text) &&
+                 !python_reserved(ie.text) && (!good_name(out->name()) || same_stem(out->name(), ie.text))) {
+        name = ie.text;  // nothing else reads the initial value: the loop updates it in place
+        expr_[out] = Expr(name);
+      } else if (!good_name(out->name()) && good_name(param->name())) {
+        name = param->name();  // reserved up front, like every IR name
+        expr_[out] = Expr(name);
+      } else {
+        name = bind_name(out, is_identifier(ie.text) ? ie.text : "state");
+      }
+      if (ie.text != name) before.push_back(name + " = " + ie.text);
+      vars[j] = name;
+      expr_[param] = Expr(name);
+      loop_vars_.insert(name);
+    }
+    for (size_t j = 0; j < k; ++j)
+      if (vars[j] != "_" && can_take_loop_var(blk, blk.inputs()[j + 1], blk.outputs()[j + 1]))
+        preferred_[blk.outputs()[j + 1]] = vars[j];
+
+    Value* it = blk.inputs()[0];
+    std::string it_name = it->has_uses() ? bind_name(it, "i") : "_";
+
+    // The condition variable, when the condition is not constant true.
+    bool need_cond = !(init_true && body_true);
+    std::string cond_var;
+    if (need_cond) {
+      const Expr& ce = expr(init_cond);
+      if (!init_true && init_cond->num_uses() == 1 && !init_cond->constant() && is_identifier(ce.text) &&
+          !python_reserved(ce.text) && !loop_vars_.count(ce.text)) {
+        cond_var = ce.text;
+      } else if (good_name(body_cond->name()) && returned_once(blk, body_cond)) {
+        cond_var = body_cond->name();  // reserved up front, like every IR name
+      } else {
+        cond_var = unique("cond");
+      }
+      if (returned_once(blk, body_cond)) {
+        Value* src = condition_source(body_cond);
+        preferred_[src] = cond_var;
+        if (src != body_cond) preferred_[body_cond] = cond_var;
+      }
+    }
+
+    bool use_for = !unbounded;
+    std::vector<std::string> lines;
+    if (use_for) {
+      if (need_cond && !init_true) {
+        if (expr(init_cond).text != cond_var) before.push_back(cond_var + " = " + expr(init_cond).text);
+        lines.push_back("if not " + cond_var + ":");
+        lines.push_back("    break");
+      }
+      body.insert(body.end(), before.begin(), before.end());
+      body.push_back("for " + it_name + " in range(" + expr(trip).text + "):");
+    } else {
+      if (need_cond && expr(init_cond).text != cond_var) before.push_back(cond_var + " = " + expr(init_cond).text);
+      if (it->has_uses()) before.push_back(it_name + " = 0");
+      body.insert(body.end(), before.begin(), before.end());
+      body.push_back("while " + (need_cond ? cond_var : std::string("True")) + ":");
+    }
+    std::vector<std::string> inner = emit_block(blk);
+    lines.insert(lines.end(), inner.begin(), inner.end());
+
+    std::vector<std::string> lhs = vars, rhs;
+    for (size_t j = 0; j < k; ++j) rhs.push_back(expr(blk.outputs()[j + 1]).text);
+    bool break_at_end = use_for && need_cond && init_true;
+    if (need_cond) {
+      std::string ct = expr(body_cond).text;
+      if (break_at_end && const_true_false(body_cond) == std::optional<bool>(false)) {
+        ct = "";  // runs once: a plain break below
+      } else if (!(break_at_end && ct == cond_var)) {
+        lhs.push_back(cond_var);
+        rhs.push_back(ct);
+      }
+      if (break_at_end) {
+        std::string a = parallel_assign(lhs, rhs);
+        if (!a.empty()) lines.push_back(a);
+        if (ct.empty()) {
+          lines.push_back("break");
+        } else {
+          lines.push_back("if not " + cond_var + ":");
+          lines.push_back("    break");
+        }
+        lhs.clear();
+      }
+    }
+    if (!lhs.empty()) {
+      std::string a = parallel_assign(lhs, rhs);
+      if (!a.empty()) lines.push_back(a);
+    }
+    if (!use_for && it->has_uses()) lines.push_back(it_name + " += 1");
+    if (lines.empty()) lines.push_back("pass");
+    append_indented(lines, body);
   }
 
   std::string value_hint(const Value* v) const {
@@ -1352,8 +1691,19 @@ class PyEmitter {
     assign(n, callee + "(" + format_args(a) + ")", hint, false, body);
   }
 
-  // torch.add/sub/mul/div as infix operators when that is the same call.
+  // torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*
+  // (int/float/bool arithmetic of scripted models) always.
   std::string try_infix(const Node& n) {
+    if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
+      return receiver(expr(n.input(0))) + " " + sym + " " + expr(n.input(1)).text;
+    static const std::map<std::string, std::string> comparisons = {
+        {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
+        {"torch.eq", "=="}, {"torch.ne", "!="}};
+    if (auto p = comparisons.find(n.op());
+        p != comparisons.end() && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
+      return receiver(expr(n.input(0))) + " " + p->second + " " + expr(n.input(1)).text;
+    if (const char* sym = python_unary_operator(n.op()); sym && n.num_inputs() == 1)
+      return std::string(sym) == "not" ? not_expr(expr(n.input(0))) : sym + receiver(expr(n.input(0)));
     static const std::map<std::string, std::string> ops = {
         {"torch.add", "+"}, {"torch.sub", "-"}, {"torch.mul", "*"}, {"torch.div", "/"}};
     auto it = ops.find(n.op());
@@ -1563,6 +1913,10 @@ class PyEmitter {
 
   std::set<std::string> taken_;
   std::unordered_map<const Value*, Expr> expr_;
+  // Values that take the variable of the if/loop result they become (Note [Control flow in Python]).
+  std::unordered_map<const Value*, std::string> preferred_;
+  // Variables of loop-carried values: rebound at the end of each iteration.
+  std::set<std::string> loop_vars_;
   std::set<std::string> imports_;
   bool use_functional_ = false;
 };

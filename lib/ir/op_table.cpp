@@ -427,4 +427,21 @@ bool is_aten_fallback(std::string_view op) {
   return op.substr(0, 6) == "aten::" && find_op(op) == nullptr;
 }
 
+const char* python_binary_operator(std::string_view op) {
+  static const std::unordered_map<std::string_view, const char*> ops = {
+      {"operator.add", "+"},      {"operator.sub", "-"},       {"operator.mul", "*"},
+      {"operator.truediv", "/"},  {"operator.floordiv", "//"}, {"operator.mod", "%"},
+      {"operator.lt", "<"},       {"operator.le", "<="},       {"operator.gt", ">"},
+      {"operator.ge", ">="},      {"operator.eq", "=="},       {"operator.ne", "!="},
+      {"operator.is_", "is"},     {"operator.is_not", "is not"}};
+  auto it = ops.find(op);
+  return it == ops.end() ? nullptr : it->second;
+}
+
+const char* python_unary_operator(std::string_view op) {
+  if (op == "operator.neg") return "-";
+  if (op == "operator.not_") return "not";
+  return nullptr;
+}
+
 }  // namespace tt

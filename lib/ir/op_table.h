@@ -58,4 +58,10 @@ const std::vector<OpInfo>& all_ops();
 // True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
 bool is_aten_fallback(std::string_view op);
 
+// The Python operator an `operator.*` op is written as by the emitters ("operator.add" -> "+",
+// "operator.is_not" -> "is not"; unary: "operator.neg" -> "-", "operator.not_" -> "not");
+// nullptr for other ops.
+const char* python_binary_operator(std::string_view op);
+const char* python_unary_operator(std::string_view op);
+
 }  // namespace tt
