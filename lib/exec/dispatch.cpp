@@ -277,6 +277,22 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     return std::nullopt;
   }
 
+  // Scripted-model builtins on lists and None (operator.getitem / is_ / is_not).
+  if (b == "aten::__getitem__" && in.size() == 2 && in[1].isInt() && (in[0].isList() || in[0].isTuple())) {
+    auto items = in[0].isList() ? in[0].toListRef().vec() : in[0].toTupleRef().elements().vec();
+    int64_t i = in[1].toInt(), len = static_cast<int64_t>(items.size());
+    if (i < 0) i += len;
+    if (i < 0 || i >= len) throw std::runtime_error("list index out of range");
+    return one(items[static_cast<size_t>(i)]);
+  }
+  if ((b == "aten::__is__" || b == "aten::__isnot__") && in.size() == 2) {
+    bool same;
+    if (in[0].isNone() || in[1].isNone()) same = in[0].isNone() && in[1].isNone();
+    else if (in[0].isTensor() && in[1].isTensor()) same = in[0].toTensor().is_same(in[1].toTensor());
+    else return std::nullopt;
+    return one(b == "aten::__is__" ? same : !same);
+  }
+
   // int / float arithmetic (Python semantics).
   for (const auto& v : in)
     if (!is_number(v)) return std::nullopt;

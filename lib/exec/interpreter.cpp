@@ -249,6 +249,14 @@ void Interpreter::run_node(const Node& n) {
                                    : at::scalar_tensor(s.toBool(), at::kBool));
     return;
   }
+  if (op == "prim.Uninitialized") {  // stands for a value a raising branch never produces
+    set(n.output(), c10::IValue());
+    return;
+  }
+  if (op == "prim.RaiseException") {  // the model's own `raise` (scripted models)
+    std::string msg = !in.empty() && in[0].isString() ? in[0].toStringRef() : "";
+    throw Error(ExitCode::Unsupported, "the model raised an exception at " + where(n) + ": " + msg);
+  }
   if (op == "prim.If") {
     bool cond = in.at(0).isTensor() ? in.at(0).toTensor().item<bool>() : in.at(0).toBool();
     std::vector<c10::IValue> outs;

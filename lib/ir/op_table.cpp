@@ -284,6 +284,7 @@ std::vector<OpInfo> make_table() {
       {"torch.mean", K::Function, {"aten::mean.dim"}, {"", "", "", "dtype"}, Q::Native, "mean(input, dim, keepdim)"},
       {"Tensor.mean", K::Method, {"aten::mean"}, {"", "dtype"}, Q::Native, "x.mean() over all elements"},
       {"torch.sum", K::Function, {"aten::sum.dim_IntList"}, {"", "", "", "dtype"}, Q::Float, "sum(input, dim, keepdim)"},
+      {"Tensor.norm", K::Method, {"aten::norm.Scalar"}, kAllPositional, Q::Float, "x.norm(p) over all elements"},
       {"Tensor.sum", K::Method, {"aten::sum"}, {"", "dtype"}, Q::Float, "x.sum() over all elements"},
       {"torch.prod", K::Function, {"aten::prod.dim_int"}, {"", "", "", "dtype"}, Q::Float, "prod(input, dim, keepdim)"},
       {"torch.cumsum", K::Function, {"aten::cumsum"}, {"", "", "dtype"}, Q::Float, "cumsum(input, dim)"},
@@ -337,6 +338,34 @@ std::vector<OpInfo> make_table() {
       {"int", K::Function, {"aten::Int.Tensor"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
       {"float", K::Function, {"aten::Float.Tensor"}, kAllPositional, Q::Shape, "float(t) of a 0-dim tensor"},
       {"bool", K::Function, {"aten::Bool.Tensor"}, kAllPositional, Q::Shape, "bool(t) of a 0-dim tensor"},
+      // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
+      // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
+      // semantics in dispatch.cpp). One overload each: the rest share the base name.
+      {"operator.add", K::Function, {"aten::add.int"}, kAllPositional, Q::Shape, "a + b on numbers"},
+      {"operator.sub", K::Function, {"aten::sub.int"}, kAllPositional, Q::Shape, "a - b on numbers"},
+      {"operator.mul", K::Function, {"aten::mul.int"}, kAllPositional, Q::Shape, "a * b on numbers"},
+      {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
+      {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
+      {"operator.mod", K::Function, {"aten::remainder.int"}, kAllPositional, Q::Shape, "a % b on numbers"},
+      {"operator.neg", K::Function, {"aten::neg.int"}, kAllPositional, Q::Shape, "-a on a number"},
+      {"operator.lt", K::Function, {"aten::lt.int"}, kAllPositional, Q::Shape, "a < b on numbers"},
+      {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
+      {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
+      {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
+      {"operator.eq", K::Function, {"aten::eq.int"}, kAllPositional, Q::Shape, "a == b on numbers"},
+      {"operator.ne", K::Function, {"aten::ne.int"}, kAllPositional, Q::Shape, "a != b on numbers"},
+      {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
+      {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
+      {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
+      {"operator.xor", K::Function, {"aten::__xor__.bool"}, kAllPositional, Q::Shape, "a ^ b on bools/ints"},
+      {"operator.is_", K::Function, {"aten::__is__"}, kAllPositional, Q::Shape, "a is b (None checks)"},
+      {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
+      {"operator.getitem", K::Function, {"aten::__getitem__.t"}, kAllPositional, Q::Shape, "a[i] on a list or tuple"},
+      {"len", K::Function, {"aten::len.t"}, kAllPositional, Q::Shape, "len(list) or len(tensor)"},
+      {"math.floor", K::Function, {"aten::floor.float"}, kAllPositional, Q::Shape, "math.floor(x) -> int"},
+      {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
+      {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
+      {"abs", K::Function, {"aten::abs.int"}, kAllPositional, Q::Shape, "abs(x) on a number"},
 
       // ---------------------------------------------------------------------------------------
       // dtype / memory

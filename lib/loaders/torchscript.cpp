@@ -13,8 +13,33 @@
 //   is inlined: the callee's graph is lifted in a new Frame whose nodes get scope = callee path.
 // - ATen ops go through the op table (find_op_by_aten); a few ATen forms are normalised first
 //   (Note [ATen normalisations]); unknown ATen ops keep their qualified name with a warning.
-// - Control flow and function calls (scripted models) are reported as Unsupported, naming the
-//   op and where it is.
+// - Scripted models: see Note [Scripted method graphs] and Note [Lifting control flow].
+//
+// Note [Scripted method graphs]
+// A method of a torch.jit.script'ed module still calls TorchScript functions (F.relu, ...), reads
+// configuration attributes (self.stride, self.training, self.use_res_connect) and branches on
+// them. Before lifting such a method, the lifter works on a copy of its graph (cached per module
+// instance, since attribute values differ between instances of one type): non-tensor attributes
+// of self become constants, prim::CallFunction calls are inlined, and the JIT's constant
+// propagation resolves what became constant (config branches, `x is None` on constants); the
+// result is what this instance actually computes. A method of a known torch.nn leaf type is
+// additionally fully inlined (its calls on self, e.g. Conv2d._conv_forward), input guards
+// (`if input.dim() != 4: raise ...`, which the nn module performs itself when called) are
+// dropped, constant-trip loops are unrolled and list mutation removed, so the leaf recipes see the
+// same single key op a traced leaf has. Traced graphs have none of these constructs and are
+// lifted as they are.
+//
+// Note [Lifting control flow]
+// prim::If and prim::Loop become prim.If / prim.Loop in the IR in TorchScript's own form
+// (IR_CONVENTIONS.md; /work/helper_notes/CONTROL_FLOW_IR.md): an If has the condition as input and
+// two argument-less blocks returning its outputs; a Loop has (max_trip_count, initial_condition,
+// carried...) as inputs and one block with arguments (iteration, carried...) returning
+// (continue_condition, carried...). An If whose condition is a constant in the IR is resolved
+// here: only the taken branch is lifted (a "branch-resolved" note). Scalar TorchScript builtins
+// become Python spellings: operator.add/lt/getitem/is_/is_not/not_/..., len, int/float/bool; with
+// constant inputs they are evaluated while lifting. prim::RaiseException becomes
+// prim.RaiseException(msg) (an effect), prim::Uninitialized prim.Uninitialized, and
+// prim::unchecked_cast disappears (the IR is not typed strictly enough to need it).
 //
 // Note [Leaf recipes]
 // A recipe looks at the method graph of a call on a module of a known torch.nn type and returns
@@ -37,14 +62,22 @@
 //   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
 #include "loaders/loader.h"
 
+#include "exec/dispatch.h"
+#include "exec/interpreter.h"
 #include "ir/op_table.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <caffe2/serialize/inline_container.h>
 #include <spdlog/spdlog.h>
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/loop_unrolling.h>
+#include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
@@ -52,6 +85,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace tt {
@@ -435,8 +469,14 @@ Recipe conv_recipe(int64_t dims, bool transposed) {
       return reject(ctx, "forward is not a single convolution");
     }
     std::string k = kind_str(conv);
-    bool mode = k == "aten::_convolution_mode";
-    if (k != "aten::_convolution" && !(mode && !transposed && !pad))
+    // Scripted modules call the public ops: conv{N}d(input, weight, bias, stride, padding,
+    // dilation, groups) / conv_transpose{N}d(input, weight, bias, stride, padding,
+    // output_padding, groups, dilation).
+    std::string nd = std::to_string(dims) + "d";
+    bool pub = k == (transposed ? "aten::conv_transpose" : "aten::conv") + nd;
+    bool mode = k == "aten::_convolution_mode" ||
+                (pub && !transposed && conv->inputs().size() > 4 && ctx.g.as_str(conv->input(4)));
+    if (k != "aten::_convolution" && !pub && !(mode && !transposed && !pad))
       return reject(ctx, "forward calls " + k);
     if (ctx.g.num_inputs() != 2 || ctx.g.returned() != conv->output())
       return reject(ctx, "forward does not return the convolution");
@@ -450,13 +490,21 @@ Recipe conv_recipe(int64_t dims, bool transposed) {
     a.attr(1, "weight");
     bool bias = a.attr_or_none(2, "bias");
     std::vector<int64_t> stride = a.ints(3, dims);
-    std::vector<int64_t> dilation = a.ints(5, dims);
+    std::vector<int64_t> dilation = pub && transposed ? std::vector<int64_t>{} : a.ints(5, dims);
     std::vector<int64_t> padding, output_padding;
     std::string padding_str;
     int64_t groups = 1;
     if (mode) {
       padding_str = a.s(4);
       groups = a.i(6);
+    } else if (pub && !transposed) {
+      padding = a.ints(4, dims);
+      groups = a.i(6);
+    } else if (pub) {
+      padding = a.ints(4, dims);
+      output_padding = a.ints(5, dims);
+      groups = a.i(6);
+      dilation = a.ints(7, dims);
     } else {
       padding = a.ints(4, dims);
       if (a.ok() && a.b(6) != transposed) return reject(ctx, "transposed flag does not match the type");
@@ -1203,7 +1251,7 @@ class Lifter {
       throw Error(ExitCode::Unsupported,
                   "the TorchScript module has no forward method — export a module whose forward "
                   "computes the model");
-    std::shared_ptr<jit::Graph> g = method->graph();
+    std::shared_ptr<jit::Graph> g = prepared(method->graph(), root_, false);
     Frame f;
     f.self = {root_, ""};
     f.env[g->inputs().at(0)] = Binding{nullptr, f.self};
@@ -1262,7 +1310,8 @@ class Lifter {
   Value* typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user) {
     const AttrValue* c = val->constant();
     if (!c || !std::holds_alternative<int64_t>(*c) || val->type().kind != Type::Kind::Int) return val;
-    auto key = std::make_pair(val, static_cast<int>(role));
+    // Per block: a constant made inside one branch is not visible in the other.
+    auto key = std::make_tuple(val, static_cast<int>(role), cur_);
     auto it = typed_consts_.find(key);
     if (it != typed_consts_.end()) return it->second;
     int64_t i = std::get<int64_t>(*c);
@@ -1288,7 +1337,7 @@ class Lifter {
     Node* n = graph_->create(op, ins, 0);
     n->set_scope(f.scope);
     if (src) n->set_loc(node_loc(src));
-    graph_->block()->append(n);
+    (cur_ ? cur_ : graph_->block())->append(n);
     return n;
   }
 
@@ -1379,6 +1428,10 @@ class Lifter {
     std::string where;
     if (n) {
       std::string loc = node_loc(n);
+      // Some nodes (prim::DictConstruct, ...) carry no source range: take their first user's.
+      for (size_t i = 0; loc.empty() && i < n->outputs().size(); ++i)
+        for (const jit::Use& u : n->outputs()[i]->uses())
+          if (loc.empty()) loc = node_loc(u.user);
       if (!loc.empty()) where += " at " + loc;
     }
     if (!f.scope.empty()) where += " in module '" + f.scope + "'";
@@ -1387,12 +1440,67 @@ class Lifter {
   }
 
   void lift_block(const jit::Block& b, Frame& f) {
-    // Report control flow first: in a scripted method it is the root cause of whatever else
-    // (aten::Bool, list ops, ...) would fail on the way to it.
-    for (const jit::Node* n : b.nodes()) {
-      if (!n->blocks().empty() || n->kind() == c10::prim::CallFunction) lift_node(n, f);
-    }
     for (const jit::Node* n : b.nodes()) lift_node(n, f);
+  }
+
+  // Lifts the JIT block `jb` into the IR block `b` (a branch or a loop body) and sets its outputs.
+  void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner) {
+    Block* saved = cur_;
+    cur_ = b;
+    lift_block(jb, f);
+    for (const jit::Value* out : jb.outputs()) b->add_output(value_of(f, out, owner));
+    cur_ = saved;
+  }
+
+  const Binding& binding_of(Frame& f, const jit::Value* v) {
+    auto it = f.env.find(v);
+    if (it == f.env.end())
+      throw Error(ExitCode::Internal, "value %" + v->debugName() + " used before it is defined");
+    return it->second;
+  }
+
+  // ---- control flow (Note [Lifting control flow]) ----
+
+  void lift_if(const jit::Node* n, Frame& f) {
+    Value* cond = value_of(f, n->input(0), n);
+    const AttrValue* c = cond->constant();
+    if (c && std::holds_alternative<bool>(*c)) {
+      bool taken = std::get<bool>(*c);
+      const jit::Block* b = n->blocks().at(taken ? 0 : 1);
+      lift_block(*b, f);
+      for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = binding_of(f, b->outputs()[i]);
+      std::string loc = node_loc(n);
+      if (resolved_notes_.insert(f.scope + "@" + loc).second)
+        diags_.add({Severity::Note, "branch-resolved",
+                    std::string("the condition of this `if` is the constant ") + (taken ? "True" : "False") +
+                        " (a module attribute or TorchScript constant): only the " +
+                        (taken ? "`if`" : "`else`") + " branch was kept",
+                    "", f.scope, loc});
+      return;
+    }
+    Node* node = append("prim.If", {cond}, f, n);
+    for (const jit::Value* o : n->outputs()) node->add_output(convert_type(o->type()), name_hint(o));
+    for (size_t i = 0; i < 2; ++i) lift_into(node->add_block(), *n->blocks().at(i), f, n);
+    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+  }
+
+  void lift_loop(const jit::Node* n, Frame& f) {
+    std::vector<Value*> ins = inputs_of(n, f);
+    Node* node = append("prim.Loop", ins, f, n);
+    for (const jit::Value* o : n->outputs()) node->add_output(convert_type(o->type()), name_hint(o));
+    const jit::Block& body = *n->blocks().at(0);
+    Block* b = node->add_block();
+    for (const jit::Value* in : body.inputs())
+      f.env[in] = Binding{b->add_input(convert_type(in->type()), name_hint(in)), {}};
+    lift_into(b, body, f, n);
+    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+  }
+
+  void lift_raise(const jit::Node* n, Frame& f) {
+    // prim::RaiseException(str msg, str? cls): the message only (an f-string's text when it was
+    // formatted, see aten::format below).
+    Value* msg = value_of(f, n->input(0), n);
+    append("prim.RaiseException", {msg}, f, n);
   }
 
   void lift_node(const jit::Node* n, Frame& f) {
@@ -1405,6 +1513,25 @@ class Lifter {
       return;
     }
     if (k == prim::GetAttr) return lift_get_attr(n, f);
+    if (k == prim::If) return lift_if(n, f);
+    if (k == prim::Loop) return lift_loop(n, f);
+    if (k == prim::CallFunction) return lift_call_function(n, f);
+    if (k == prim::RaiseException) return lift_raise(n, f);
+    if (k == prim::Uninitialized) return void(emit("prim.Uninitialized", {}, n, f));
+    if (k == prim::unchecked_cast) {
+      f.env[n->output()] = binding_of(f, n->input(0));
+      return;
+    }
+    if (k == aten::warn) return;  // a warning has no result
+    if (k == aten::format) {
+      // Only an exception message is supported: it keeps the format string as its text.
+      for (const jit::Use& u : n->output()->uses())
+        if (u.user->kind() != prim::RaiseException)
+          unsupported(n, "string formatting outside an exception message", f,
+                      "compute the string outside the model");
+      f.env[n->output()] = binding_of(f, n->input(0));
+      return;
+    }
     if (k == prim::CallMethod) return lift_call(n, f);
     if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
     if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
@@ -1412,13 +1539,8 @@ class Lifter {
     if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
     if (k == prim::TupleIndex) return lift_tuple_index(n, f);
     if (!n->blocks().empty() || k.is_prim()) {
-      std::string fix = "tinytrace converts traced models; trace it with "
-                        "torch.jit.trace(model.eval(), example) instead of torch.jit.script";
-      if (k == prim::If || k == prim::Loop)
-        unsupported(n, "control flow is not supported yet", f, fix);
-      if (k == prim::CallFunction)
-        unsupported(n, "calls of TorchScript functions are not supported yet", f, fix);
-      unsupported(n, "this TorchScript construct is not supported", f, fix);
+      unsupported(n, "this TorchScript construct is not supported", f,
+                  "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
     }
     lift_op(n, f);
   }
@@ -1498,8 +1620,8 @@ class Lifter {
     auto m = callee.module.find_method(method);
     if (!m)
       unsupported(n, "module '" + callee.path + "' has no method " + method, f, "re-export the model");
-    std::shared_ptr<jit::Graph> g = m->graph();
-    if (callee.path != f.self.path && try_leaf(n, callee, *g, f)) return;
+    if (callee.path != f.self.path && try_leaf(n, callee, m->graph(), f)) return;
+    std::shared_ptr<jit::Graph> g = prepared(m->graph(), callee.module, false);
     if (++depth_ > 200)
       unsupported(n, "modules are nested more than 200 deep", f, "simplify the model");
     Frame sub;
@@ -1517,10 +1639,164 @@ class Lifter {
     --depth_;
   }
 
-  bool try_leaf(const jit::Node* call, const ModuleRef& callee, const jit::Graph& g, Frame& f) {
+  // A TorchScript function the preparation could not inline (not a graph function).
+  void lift_call_function(const jit::Node* n, Frame& f) {
+    auto ft = n->input(0)->type()->cast<c10::FunctionType>();
+    jit::Function* fn = ft ? ft->function() : nullptr;
+    if (!fn || !fn->isGraphFunction())
+      unsupported(n, "a call of a function without a TorchScript graph", f,
+                  "replace the call in the model");
+    std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
+    if (++depth_ > 200) unsupported(n, "calls are nested more than 200 deep", f, "simplify the model");
+    Frame sub;
+    sub.self = f.self;
+    sub.scope = f.scope;
+    for (size_t i = 0; i < g->inputs().size() && i + 1 < n->inputs().size(); ++i)
+      sub.env[g->inputs()[i]] = binding_of(f, n->input(i + 1));
+    lift_block(*g->block(), sub);
+    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = binding_of(sub, g->outputs().at(i));
+    --depth_;
+  }
+
+  // ---- scripted method graphs (Note [Scripted method graphs]) ----
+
+  static bool has_script_constructs(const jit::Block& b, const jit::Value* self) {
+    for (const jit::Node* n : b.nodes()) {
+      auto k = n->kind();
+      if (k == c10::prim::If || k == c10::prim::Loop || k == c10::prim::CallFunction) return true;
+      if (k == c10::prim::GetAttr && n->input(0) == self) {
+        const c10::TypePtr& t = n->output()->type();
+        auto ct = t->cast<c10::ClassType>();
+        if (!(ct && ct->is_module()) && !t->isSubtypeOf(*c10::TensorType::get())) return true;
+      }
+      for (const jit::Block* sub : n->blocks())
+        if (has_script_constructs(*sub, self)) return true;
+    }
+    return false;
+  }
+
+  // Non-tensor attributes of self (and of its submodules, reached through GetAttr chains) become
+  // constants.
+  static void fold_attrs(jit::Graph& g, jit::Block* b, std::unordered_map<const jit::Value*, jit::Module>& owners) {
+    for (auto it = b->nodes().begin(); it != b->nodes().end();) {
+      jit::Node* n = *it;
+      ++it;
+      for (jit::Block* sub : n->blocks()) fold_attrs(g, sub, owners);
+      if (n->kind() != c10::prim::GetAttr) continue;
+      auto o = owners.find(n->input(0));
+      if (o == owners.end()) continue;
+      std::string name = n->s(c10::attr::name);
+      if (!o->second.hasattr(name)) continue;
+      IValue v = o->second.attr(name);
+      if (v.isModule()) {
+        owners.emplace(n->output(), jit::Module(v.toObject()));
+        continue;
+      }
+      if (v.isTensor() || v.isObject()) continue;
+      jit::WithInsertPoint guard(n);
+      auto c = g.insertConstant(v, c10::nullopt, n->scope());  // may throw for odd IValues
+      c->node()->setSourceRange(n->sourceRange());
+      n->output()->replaceAllUsesWith(c);
+      n->destroy();
+    }
+  }
+
+  // prim::CallFunction nodes inlined (repeatedly: inlined bodies call further functions).
+  static void inline_functions(jit::Graph& g) {
+    for (int round = 0; round < 50; ++round) {
+      std::vector<jit::Node*> calls;
+      std::function<void(jit::Block*)> collect = [&](jit::Block* b) {
+        for (jit::Node* n : b->nodes()) {
+          if (n->kind() == c10::prim::CallFunction && jit::tryToGraphFunction(n)) calls.push_back(n);
+          for (jit::Block* sub : n->blocks()) collect(sub);
+        }
+      };
+      collect(g.block());
+      if (calls.empty()) return;
+      for (jit::Node* n : calls) {
+        jit::GraphFunction* fn = jit::tryToGraphFunction(n);
+        n->removeInput(0);  // the function value; the callee's inputs are the rest
+        // PyTorch's own functions (F.adaptive_avg_pool2d, TorchScript builtins) check their
+        // arguments again when the generated code calls them: their input guards are not the
+        // model's. The model's own functions are named __torch__.<module>.<function>.
+        std::shared_ptr<jit::Graph> body = fn->graph()->copy();
+        if (fn->qualname().qualifiedName().rfind("__torch__.", 0) != 0) drop_raise_guards(body->block());
+        jit::inlineCallTo(n, fn, body.get());
+      }
+    }
+  }
+
+  // An If without results whose branches only raise or do nothing (an input check).
+  static bool is_raise_guard(const jit::Node* n) {
+    if (n->kind() != c10::prim::If || !n->outputs().empty()) return false;
+    bool raises = false;
+    for (const jit::Block* b : n->blocks()) {
+      for (const jit::Node* m : b->nodes()) {
+        auto k = m->kind();
+        if (k == c10::prim::RaiseException) raises = true;
+        else if (!m->blocks().empty() || (m->hasSideEffects() && k != c10::aten::warn))
+          return false;  // the message is built from pure ops (dim, format, ...)
+      }
+    }
+    return raises;
+  }
+
+  // builtin_only: only the guards of TorchScript's builtin functions, compiled from source text
+  // into the method itself (`assert` in aten::list_with_default; their location is "<string>").
+  static void drop_raise_guards(jit::Block* b, bool builtin_only = false) {
+    for (auto it = b->nodes().begin(); it != b->nodes().end();) {
+      jit::Node* n = *it;
+      ++it;
+      if (is_raise_guard(n) && (!builtin_only || node_loc(n).rfind("<string>:", 0) == 0)) {
+        n->destroy();
+        continue;
+      }
+      for (jit::Block* sub : n->blocks()) drop_raise_guards(sub, builtin_only);
+    }
+  }
+
+  // The graph to lift for `g` called on `self` (the graph itself for a traced method).
+  std::shared_ptr<jit::Graph> prepared(const std::shared_ptr<jit::Graph>& g, const jit::Module& self, bool leaf) {
+    const jit::Value* self_in = g->inputs().empty() ? nullptr : g->inputs()[0];
+    if (!has_script_constructs(*g->block(), self_in)) return g;
+    auto key = std::make_tuple(g.get(), static_cast<const void*>(self._ivalue().get()), leaf);
+    auto it = prepared_.find(key);
+    if (it != prepared_.end()) return it->second;
+    std::shared_ptr<jit::Graph> copy = g->copy();
+    try {
+      if (leaf)
+        jit::Inline(*copy);
+      else
+        inline_functions(*copy);
+      std::unordered_map<const jit::Value*, jit::Module> owners;
+      auto st = copy->inputs().empty() ? nullptr : copy->inputs()[0]->type()->cast<c10::ClassType>();
+      if (st && st->is_module()) owners.emplace(copy->inputs()[0], self);
+      fold_attrs(*copy, copy->block(), owners);
+      jit::ConstantPropagation(copy);
+      if (!leaf) drop_raise_guards(copy->block(), /*builtin_only=*/true);
+      if (leaf) {
+        drop_raise_guards(copy->block());
+        jit::UnrollConstantLoops(copy);
+        jit::RemoveListMutation(copy);
+        jit::ConstantPropagation(copy);
+      }
+      jit::EliminateDeadCode(copy);
+    } catch (const std::exception& e) {
+      // Preparation is a simplification; the plain graph is still a faithful input.
+      spdlog::debug("preparing a scripted method graph failed ({}); lifting it as it is", first_line(e.what()));
+      copy = g;
+    }
+    prepared_[key] = copy;
+    return copy;
+  }
+
+  bool try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
+                Frame& f) {
     std::string type = plain_type_name(callee.module);
     auto rit = recipes().find(type);
     if (rit == recipes().end()) return false;
+    std::shared_ptr<jit::Graph> gp = prepared(method_graph, callee.module, true);
+    const jit::Graph& g = *gp;
     MethodView view(g);
     LeafCtx ctx{view, callee.module, ""};
     std::optional<LeafMatch> match;
@@ -1540,6 +1816,7 @@ class Lifter {
     }
     if (!match) {
       spdlog::debug("inlining {} ({}): {}", callee.path, type, ctx.why);
+      spdlog::trace("method graph of {}:\n{}", callee.path, g.toString());
       // A call whose results are unused (e.g. an nn.Identity, which the tracer does not see) is
       // not worth a note.
       bool used = std::any_of(call->outputs().begin(), call->outputs().end(),
@@ -1672,11 +1949,23 @@ class Lifter {
         if (schema->name().rfind("aten::", 0) != 0)
           unsupported(n, "operator " + schema->name() + " from a custom library is not supported", f,
                       "replace it in the model or ask for it to be added");
-        if (!c10::Dispatcher::singleton().findOp(c10::OperatorName(schema->name(), schema->overload_name())))
+        bool dispatched = c10::Dispatcher::singleton()
+                              .findOp(c10::OperatorName(schema->name(), schema->overload_name()))
+                              .has_value();
+        if (dispatched) {
+          op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
+        } else if (const char* py = python_builtin(schema->name(), ins)) {
+          op = py;
+        } else {
           unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
-                      "trace the model with torch.jit.trace(model.eval(), example)");
-        op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
+                      "rewrite that expression in the model, or trace it with "
+                      "torch.jit.trace(model.eval(), example)");
+        }
       }
+    }
+    if (Value* folded = fold_scalar(op, ins, n, f)) {
+      f.env[n->output()] = Binding{folded, {}};
+      return;
     }
     Node* node = emit(op, ins, n, f);
     if (is_aten_fallback(op)) {
@@ -1685,6 +1974,62 @@ class Lifter {
                       op.substr(6) + "(...)",
                   node->num_outputs() ? node->output()->name() : "", f.scope, node->loc());
     }
+  }
+
+  // The Python spelling of a TorchScript-only scalar/list builtin (Note [Lifting control flow]);
+  // nullptr when there is none. Lists only where Python gives the same result.
+  static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins) {
+    static const std::map<std::string, const char*> numeric = {
+        {"aten::add", "operator.add"},       {"aten::sub", "operator.sub"},
+        {"aten::mul", "operator.mul"},       {"aten::div", "operator.truediv"},
+        {"aten::floordiv", "operator.floordiv"}, {"aten::remainder", "operator.mod"},
+        {"aten::neg", "operator.neg"},       {"aten::lt", "operator.lt"},
+        {"aten::le", "operator.le"},         {"aten::gt", "operator.gt"},
+        {"aten::ge", "operator.ge"},         {"aten::eq", "operator.eq"},
+        {"aten::ne", "operator.ne"},         {"aten::__not__", "operator.not_"},
+        {"aten::__and__", "operator.and_"},  {"aten::__or__", "operator.or_"},
+        {"aten::__xor__", "operator.xor"},   {"aten::Int", "int"},
+        {"aten::Float", "float"},            {"aten::Bool", "bool"},
+        {"aten::floor", "math.floor"},       {"aten::ceil", "math.ceil"},
+        {"aten::sqrt", "math.sqrt"},         {"aten::abs", "abs"},
+    };
+    static const std::map<std::string, const char*> any = {
+        {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
+        {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
+    };
+    if (auto it = any.find(name); it != any.end()) return it->second;
+    auto it = numeric.find(name);
+    if (it == numeric.end()) return nullptr;
+    for (Value* v : ins) {
+      Type::Kind k = v->type().kind;
+      if (k != Type::Kind::Int && k != Type::Kind::Float && k != Type::Kind::Bool && k != Type::Kind::Any)
+        return nullptr;
+    }
+    return it->second;
+  }
+
+  // A Python scalar builtin whose inputs are all non-tensor constants, evaluated now (e.g.
+  // `self.downsample is not None` once the attribute became a constant).
+  Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n, Frame& f) {
+    static const std::set<std::string> builtins = {"len", "int", "float", "bool", "abs"};
+    if (n->outputs().size() != 1 || (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
+      return nullptr;
+    std::vector<IValue> args;
+    for (Value* v : ins) {
+      const AttrValue* c = v->constant();
+      if (!c || std::holds_alternative<at::Tensor>(*c)) return nullptr;
+      args.push_back(attr_to_ivalue(*c, v->type()));
+    }
+    std::optional<std::vector<IValue>> r;
+    try {
+      r = call_aten(op, args);
+    } catch (const std::exception&) {
+      return nullptr;  // e.g. a division by zero: left for run time, where it belongs
+    }
+    if (!r || r->size() != 1) return nullptr;
+    const IValue& v = (*r)[0];
+    if (!v.isBool() && !v.isInt() && !v.isDouble() && !v.isNone()) return nullptr;
+    return constant_value(v, n->output()->type(), f, n);
   }
 
   // Note [ATen normalisations]. Returns true (and sets op, rewrites ins) when it applies.
@@ -1832,8 +2177,9 @@ class Lifter {
   // folds above (pure nodes only).
   void sweep_dead_prims() {
     static const std::set<std::string> pure = {"prim.Constant", "prim.ListConstruct", "prim.TupleConstruct",
-                                               "prim.NumToTensor", "prim.GetAttr"};
-    std::vector<Node*> nodes = graph_->block()->nodes();
+                                               "prim.NumToTensor", "prim.GetAttr", "prim.Uninitialized"};
+    // Pre-order reversed: every use (also inside a nested block) is visited before its definition.
+    std::vector<Node*> nodes = graph_->all_nodes();
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       Node* n = *it;
       if (!pure.count(n->op())) continue;
@@ -1846,9 +2192,12 @@ class Lifter {
   Diagnostics& diags_;
   std::unique_ptr<Graph> graph_;
   std::set<std::string> state_dict_names_;
-  std::map<std::pair<Value*, int>, Value*> typed_consts_;
+  std::map<std::tuple<Value*, int, Block*>, Value*> typed_consts_;
+  Block* cur_ = nullptr;  // where lifted nodes go (a prim.If/prim.Loop block while lifting one)
   std::map<const void*, std::string> constant_buffers_;
   std::set<std::string> inlined_notes_;
+  std::set<std::string> resolved_notes_;
+  std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>> prepared_;
   int depth_ = 0;
 };
 

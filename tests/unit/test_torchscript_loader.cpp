@@ -93,7 +93,7 @@ TEST_CASE("op table: lookups by name and by ATen overload") {
   CHECK(find_op_by_aten("aten::add.Tensor")->name == "torch.add");
   CHECK(find_op_by_aten("aten::add_.Tensor")->name == "torch.add");
   CHECK(find_op_by_aten("aten::add.Scalar")->name == "torch.add");
-  CHECK(find_op_by_aten("aten::add.int") == nullptr);  // int arithmetic is not torch.add
+  CHECK(find_op_by_aten("aten::add.int")->name == "operator.add");  // int arithmetic is not torch.add
   CHECK(find_op_by_aten("aten::slice.Tensor")->name == "Tensor.slice");
   CHECK(find_op_by_aten("aten::select.int")->name == "Tensor.select");
   CHECK(find_op_by_aten("aten::hardtanh")->name == "F.hardtanh");
@@ -441,9 +441,18 @@ TEST_CASE("torchscript: bad inputs give one-line errors with exit codes") {
   std::string msg;
   std::string p = model_path("ldr_scripted_if.pt");
   if (!p.empty()) {
-    CHECK(load_error(p, msg) == ExitCode::Unsupported);
-    CHECK(msg.find("prim::If") != std::string::npos);
-    CHECK(msg.find("torch.jit.trace") != std::string::npos);
+    // Scripted control flow is lifted (issue 6): one prim.If with a block per branch.
+    CHECK(load_error(p, msg) == ExitCode::Ok);
+    Diagnostics d;
+    auto g = load_torchscript(p, d);
+    size_t ifs = 0;
+    for (Node* n : g->all_nodes())
+      if (n->is("prim.If")) {
+        ++ifs;
+        CHECK(n->blocks().size() == 2);
+        CHECK(n->num_outputs() == 1);
+      }
+    CHECK(ifs == 1);
   }
   p = model_path("ldr_state_dict.pth");
   if (!p.empty()) {

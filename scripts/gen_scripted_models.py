@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""Generates the torch.jit.script'ed models of the control-flow end-to-end tests (issue 6).
+
+Run with Debian's /usr/bin/python3. Like scripts/gen_models.py (whose randomisation it reuses, so
+BatchNorm statistics are realistic and no output vanishes), for each model NAME it writes into --out:
+
+  NAME.pt              torch.jit.script(model).save
+  NAME.inputs.K.pt     input set K (K = 0, 1, ...): torch.save of the input tuple
+  NAME.expected.K.pt   the scripted model's outputs on input set K
+  NAME.inputs.pt / NAME.expected.pt   copies of set 0 (what tests/e2e/run_convert.py and
+                       scripts/check_model.py look for by default)
+  NAME.json            input shapes, --input-shape arguments, tolerance, the number of input sets
+                       and which branches each set takes; written last, with a stamp
+
+The input sets of a model with control flow are chosen so that together they take every branch:
+the generator computes each set's branch outcomes from the eager model's layers (branch_of) and
+fails when an outcome is never reached, so a test cannot pass by exercising one side only. Models are independent of scripts/gen_models.py's
+stamp: editing this file regenerates only these.
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+import warnings
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_models  # noqa: E402  (randomize_, Spec, shape_arg, atomic_write, flatten)
+
+SEED = 20240611
+
+class Gate(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        else:
+            return -x
+
+
+class GateCell(nn.Module):
+    """tanh(gate(linear(x)) + h)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(6, 6)
+        self.gate = Gate()
+
+    def forward(self, x, h):
+        return torch.tanh(self.gate(self.linear(x)) + h)
+
+
+class LoopCell(nn.Module):
+    """Iterates over the first dimension of xs, calling the gate cell; returns the final state and
+    the stacked states (a list built in the loop would need list mutation: states are summed)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = GateCell()
+
+    def forward(self, xs, h):
+        acc = torch.zeros_like(h)
+        for i in range(xs.size(0)):
+            h = self.cell(xs[i], h)
+            acc = acc + h
+        return h, acc
+
+
+class WhileLoop(nn.Module):
+    """A `while` whose condition depends on the data: doubles through a layer until the norm is
+    large (or 12 steps), and returns how many steps it took."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x):
+        n = 0
+        while bool(x.norm() < 8.0) and n < 12:
+            x = torch.relu(self.fc(x)) * 1.5 + x
+            n += 1
+        return x, n
+
+
+class EarlyReturn(nn.Module):
+    """forward returns from inside an `if`."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.out = nn.Linear(6, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.mean() > 0:
+            return self.out(torch.sigmoid(y))
+        z = torch.relu(y) * 2.0
+        return self.out(z - 1.0)
+
+
+class DictModel(nn.Module):
+    """Uses a dict, which tinytrace does not convert: the CLI must exit 4 naming
+    prim::DictConstruct and this file's line."""
+
+    def forward(self, x):
+        d = {"a": x, "b": x * 2.0}
+        return d["a"] + d["b"]
+
+
+# Models whose conversion must fail with exit 4: name -> (build, op named in the error).
+UNSUPPORTED = {"sc_bad_dict": (DictModel, "prim::DictConstruct")}
+
+
+def _tv(fn_name):
+    def build():
+        import torchvision
+        return getattr(torchvision.models, fn_name)(weights=None)
+    return build
+
+
+# Branch outcomes of one input set, computed from the eager model's layers: {branch: set}.
+def gate_branches(m, x, h):
+    return {"gate": {"pos" if float(m.linear(x).sum()) > 0 else "neg"}}
+
+
+
+def loop_branches_all(m, xs, h):
+    out = set()
+    for i in range(xs.size(0)):
+        out |= gate_branches(m.cell, xs[i], h)["gate"]
+    return {"gate": out}
+
+
+def while_branches(m, x):
+    return {"while_steps": {min(int(m(x)[1]), 2)}}  # no iteration, one, several
+
+
+def early_branches(m, x):
+    return {"early": {"return" if float(m.fc(x).mean()) > 0 else "fallthrough"}}
+
+
+# name -> build, input shapes, tolerance, branch_of(model, *inputs) and the outcomes to cover
+SPECS = {}
+
+
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4):
+    SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {}, tol=tol)
+
+
+register("sc_gate_cell", GateCell, [(1, 6), (1, 6)], gate_branches, {"gate": {"pos", "neg"}})
+register("sc_loop_cell", LoopCell, [(8, 1, 6), (1, 6)], loop_branches_all, {"gate": {"pos", "neg"}})
+register("sc_while", WhileLoop, [(1, 6)], while_branches, {"while_steps": {0, 1, 2}})
+register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"return", "fallthrough"}})
+register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
+register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])
+
+
+def flatten(x):
+    if isinstance(x, (tuple, list)):
+        return [t for item in x for t in flatten(item)]
+    return [x]
+
+
+def candidate_inputs(shapes, gen, k):
+    """Input set k: standard normal, scaled and shifted differently per set so that data-dependent
+    conditions go both ways (set 0 is plain standard normal, like --verify's inputs)."""
+    scale = [1.0, 1.0, 5.0, 2.5, 3.0, 2.0, 4.0, 1.5, 0.3, 6.0, 3.5, 0.05][k % 12]
+    out = []
+    for i, s in enumerate(shapes):
+        t = torch.randn(s, generator=gen) * scale
+        if k % 2 == 1 and i == 0:
+            t = -t  # flips the sign of the gate/mean conditions of set k-1-like data
+        out.append(t)
+    return tuple(out)
+
+
+def stamp():
+    with open(os.path.abspath(__file__), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return f"{digest}-torch{torch.__version__}"
+
+
+def generate(name, spec, out_dir, st):
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED + 1)
+    model = spec["build"]().eval()
+    gm_spec = gen_models.Spec(name, "scripted", spec["build"],
+                              [(s, "float32", None) for s in spec["shapes"]])
+    gen_models.randomize_(model, gm_spec, gen)
+    model.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scripted = torch.jit.script(model)
+
+    # Pick input sets until every branch outcome was seen (at most 12 candidates).
+    want = spec["outcomes"]
+    sets, seen = [], {b: set() for b in want}
+    for k in range(12):
+        inputs = candidate_inputs(spec["shapes"], gen, k)
+        with torch.no_grad():
+            taken = spec["branch_of"](model, *inputs) if spec["branch_of"] else {}
+        new = any(not taken.get(b, set()) <= seen[b] for b in want)
+        if k == 0 or new:
+            sets.append((inputs, {b: sorted(map(str, taken.get(b, set()))) for b in want}))
+            for b in want:
+                seen[b] |= taken.get(b, set())
+        if all(seen[b] >= want[b] for b in want):
+            break
+    for b, outcomes in want.items():
+        if not seen[b] >= outcomes:
+            raise RuntimeError(f"{name}: input sets cover {sorted(map(str, seen[b]))} of branch "
+                               f"'{b}', need {sorted(map(str, outcomes))}")
+
+    base = os.path.join(out_dir, name)
+    max_abs = 0.0
+    for k, (inputs, _) in enumerate(sets):
+        with torch.no_grad():
+            eager = model(*inputs)
+            expected = scripted(*inputs)
+        for e, t in zip(flatten(eager), flatten(expected)):
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                rel = float((e - t).abs().max()) / max(float(e.abs().max()), 1e-30)
+                assert rel <= 1e-5, f"{name}: scripted and eager outputs differ (rel {rel:.2e})"
+                max_abs = max(max_abs, float(t.abs().max()))
+            else:
+                assert e == t, f"{name}: scripted and eager outputs differ ({e} vs {t})"
+        gen_models.atomic_write(f"{base}.inputs.{k}.pt", lambda p: torch.save(inputs, p))
+        gen_models.atomic_write(f"{base}.expected.{k}.pt", lambda p: torch.save(expected, p))
+        if k == 0:
+            gen_models.atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
+            gen_models.atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
+    assert max_abs > 1e-3, f"{name}: max |output| = {max_abs:.3e} is too small"
+    gen_models.atomic_write(base + ".pt", lambda p: scripted.save(p))
+    meta = {
+        "name": name,
+        "group": "scripted",
+        "generator": st,
+        "inputs": [{"shape": list(s), "dtype": "float32"} for s in spec["shapes"]],
+        "input_shape_args": [gen_models.shape_arg(s, "float32") for s in spec["shapes"]],
+        "tolerance": spec["tol"],
+        "expect_warnings": [],
+        "input_sets": len(sets),
+        "branches": [b for _, b in sets],
+        "max_abs_output": max_abs,
+    }
+
+    def write_meta(p):
+        with open(p, "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+    gen_models.atomic_write(base + ".json", write_meta)
+    return len(sets), max_abs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", help="output directory (created if missing)")
+    ap.add_argument("--only", help="comma-separated model names")
+    ap.add_argument("--list", action="store_true", help="print the model names and exit")
+    ap.add_argument("--force", action="store_true", help="regenerate even when current")
+    args = ap.parse_args()
+    if args.list:  # "name kind [op]" per line, for tests/control_flow.cmake
+        for name, spec in SPECS.items():
+            print(name, "torchvision" if name in ("sc_resnet18", "sc_mobilenet_v2") else "small")
+        for name, (_, op) in UNSUPPORTED.items():
+            print(name, "unsupported", op)
+        return 0
+    if not args.out:
+        ap.error("--out DIR is required")
+    names = [n.strip() for n in args.only.split(",")] if args.only else list(SPECS) + list(UNSUPPORTED)
+    for n in names:
+        if n not in SPECS and n not in UNSUPPORTED:
+            ap.error(f"unknown model '{n}' (see --list)")
+    os.makedirs(args.out, exist_ok=True)
+    st = stamp()
+    failed = []
+    for name in names:
+        if name in UNSUPPORTED:
+            gen_models.atomic_write(os.path.join(args.out, name + ".pt"),
+                                    lambda p: torch.jit.script(UNSUPPORTED[name][0]().eval()).save(p))
+            print(f"{name}: written (expected to be rejected)")
+            continue
+        meta = os.path.join(args.out, name + ".json")
+        if not args.force and os.path.exists(meta):
+            with open(meta) as f:
+                if json.load(f).get("generator") == st:
+                    print(f"{name}: cached")
+                    continue
+        try:
+            n_sets, max_abs = generate(name, SPECS[name], args.out, st)
+            print(f"{name}: {n_sets} input set(s), max|output| = {max_abs:.4g}")
+        except Exception as e:  # report every model, then fail
+            print(f"error: {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            failed.append(name)
+    if failed:
+        print(f"error: generation failed for: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+# Scripted models with control flow (issue 6), included from the top-level CMakeLists.txt.
+# scripts/gen_scripted_models.py scripts the models at test time into
+# ${CMAKE_BINARY_DIR}/testmodels_scripted (reused while the script is unchanged), with several
+# input sets per model that together take every branch. Labels: setup (the fixture), e2e and
+# control_flow (each model through --verify and the generated Python on every input set; --fuse
+# on the scripted torchvision models), badinput (a construct tinytrace cannot convert: exit 4
+# naming the op and its source line).
+
+set(TT_SC_PYTHON /usr/bin/python3)
+set(TT_SC_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_scripted_models.py)
+set(TT_SC_DIR ${CMAKE_BINARY_DIR}/testmodels_scripted)
+set(TT_SC_OUT ${CMAKE_BINARY_DIR}/e2e_scripted_out)
+set(TT_SC_DRIVER ${CMAKE_SOURCE_DIR}/tests/e2e/run_scripted.py)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_SC_GEN})
+
+add_test(NAME gen_models_scripted COMMAND ${TT_SC_PYTHON} ${TT_SC_GEN} --out ${TT_SC_DIR})
+set_tests_properties(gen_models_scripted PROPERTIES FIXTURES_SETUP tt_models_scripted
+                     LABELS "setup;control_flow" TIMEOUT 900 COST 300)
+
+execute_process(COMMAND ${TT_SC_PYTHON} ${TT_SC_GEN} --list
+                OUTPUT_VARIABLE tt_sc_list RESULT_VARIABLE tt_sc_rc)
+if(NOT tt_sc_rc EQUAL 0)
+  message(FATAL_ERROR "tests/control_flow.cmake: '${TT_SC_GEN} --list' failed")
+endif()
+string(REPLACE "\n" ";" tt_sc_lines "${tt_sc_list}")
+foreach(line IN LISTS tt_sc_lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE " " ";" fields "${line}")
+  list(GET fields 0 name)
+  list(GET fields 1 kind)
+  if(kind STREQUAL "unsupported")
+    list(GET fields 2 op)
+    add_test(NAME badinput_${name}
+             COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} --expect-unsupported ${op}
+                     $<TARGET_FILE:tinytrace> ${TT_SC_DIR}/${name}.pt ${TT_SC_OUT}/${name})
+    set_tests_properties(badinput_${name} PROPERTIES LABELS "badinput;control_flow" TIMEOUT 300
+                         FIXTURES_REQUIRED tt_models_scripted)
+    continue()
+  endif()
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} $<TARGET_FILE:tinytrace> ${TT_SC_DIR}/${name}.pt
+                   ${TT_SC_OUT}/${name})
+  set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;control_flow" TIMEOUT 900
+                       FIXTURES_REQUIRED tt_models_scripted)
+  if(kind STREQUAL "torchvision")
+    # --fuse on a scripted model: BatchNorm folded inside the lifted graph, still equivalent.
+    add_test(NAME e2e_fuse_${name}
+             COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} $<TARGET_FILE:tinytrace>
+                     ${TT_SC_DIR}/${name}.pt ${TT_SC_OUT}/fuse_${name} --fuse --tolerance 1e-3)
+    set_tests_properties(e2e_fuse_${name} PROPERTIES LABELS "e2e;fuse;control_flow" TIMEOUT 900
+                         FIXTURES_REQUIRED tt_models_scripted)
+  endif()
+endforeach()

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""End-to-end driver for one torch.jit.script'ed model (issue 6: control flow).
+
+    run_scripted.py TINYTRACE MODEL.pt OUT_DIR [extra convert args...]
+    run_scripted.py --expect-unsupported OP TINYTRACE MODEL.pt OUT_DIR
+
+MODEL.json (scripts/gen_scripted_models.py) lists the model's input sets; together they take every
+branch of the model. For each input set K:
+  1. `tinytrace convert --verify` must exit 0 with the interpreter's OK verdict, on input set K
+     when the CLI has --verify-inputs (the interpreter reproduces the original on exactly those
+     inputs; otherwise once, on the seeded inputs);
+  2. scripts/check_model.py checks the generated NAME.py on input set K against the scripted
+     model's outputs (MODEL.inputs.K.pt / MODEL.expected.K.pt).
+With --expect-unsupported, the conversion must instead exit 4 with one error line naming OP and a
+source location (file.py:line), and write nothing.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CHECKER = os.path.join(REPO, "scripts", "check_model.py")
+PYTHON = "/usr/bin/python3"
+
+
+def die(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd).returncode
+
+
+def expect_unsupported(op, tinytrace, model, out_dir):
+    shutil.rmtree(out_dir, ignore_errors=True)
+    cmd = [tinytrace, "convert", model, "-o", out_dir]
+    print("+", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 4:
+        die(f"exit {r.returncode}, expected 4 (unsupported construct)")
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    if len(errors) != 1:
+        die(f"expected exactly one error line, got {len(errors)}")
+    if op not in errors[0]:
+        die(f"the error does not name {op}: {errors[0]}")
+    if not re.search(r"\.py:\d+", errors[0]):
+        die(f"the error has no source location (file.py:line): {errors[0]}")
+    if "Traceback" in r.stderr or "terminate called" in r.stderr:
+        die("the CLI printed a stack trace")
+    if os.path.exists(out_dir) and os.listdir(out_dir):
+        die(f"files were written to {out_dir}: {os.listdir(out_dir)}")
+    print(f"OK: exit 4 naming {op} with a source location")
+    return 0
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--expect-unsupported":
+        return expect_unsupported(*args[1:5])
+    if len(args) < 3:
+        die(__doc__)
+    tinytrace, model, out_dir = args[:3]
+    extra = args[3:]
+    base = os.path.splitext(model)[0]
+    name = os.path.basename(base)
+    with open(base + ".json") as f:
+        meta = json.load(f)
+    helptext = subprocess.run([tinytrace, "convert", "--help"], capture_output=True, text=True).stdout
+    has_verify_inputs = "--verify-inputs" in helptext
+    n_sets = meta.get("input_sets", 1)
+    for k in range(n_sets):
+        inputs, expected = f"{base}.inputs.{k}.pt", f"{base}.expected.{k}.pt"
+        convert_args = list(extra)
+        if "--verify" not in convert_args:
+            convert_args.append("--verify")
+        if has_verify_inputs:
+            convert_args += ["--verify-inputs", inputs]
+        elif k > 0:
+            convert_args = None  # the seeded --verify of set 0 already ran
+        if convert_args is not None:
+            shutil.rmtree(out_dir, ignore_errors=True)
+            cmd = [tinytrace, "convert", model, "-o", out_dir]
+            for spec in meta["input_shape_args"]:
+                cmd += ["--input-shape", spec]
+            cmd += convert_args
+            print("+", " ".join(cmd), flush=True)
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            sys.stdout.write(r.stdout)
+            sys.stderr.write(r.stderr)
+            if r.returncode != 0:
+                die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
+            if "verify (interpreter): OK" not in r.stdout:
+                die(f"{name}: no 'verify (interpreter): OK' verdict (input set {k})")
+        # Folding BatchNorm reassociates float arithmetic: 1e-3 then, as --verify allows.
+        tol = 1e-3 if "--fuse" in extra else meta.get("tolerance", 1e-4)
+        check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol),
+                 "--inputs", inputs, "--expected", expected]
+        if run(check) != 0:
+            die(f"{name}: the generated NAME.py differs from the original on input set {k} "
+                f"(branches {meta['branches'][k]})")
+    print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}"
+          + ("" if has_verify_inputs else " (interpreter: seeded inputs only, no --verify-inputs)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
