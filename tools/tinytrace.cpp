@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
   convert->add_flag("--verify-each", copts.passes.verify_each,
                     "Run the IR verifier before the pipeline and after every pass");
 
+  convert->add_option("--verify-inputs", copts.verify_inputs,
+                      "With --verify: the inputs to compare on, a tuple saved with torch.save "
+                      "(default: seeded inputs from --input-shape)");
   convert->add_flag("--verify", copts.verify,
                     "Run the original model and the converted graph on the same seeded inputs "
                     "(from --input-shape) and compare every output; exit 5 beyond tolerance");

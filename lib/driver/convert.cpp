@@ -56,10 +56,17 @@ struct VerifyRun {
   std::vector<VerifyResult> results;  // one per engine
 };
 
-VerifyRun reference_run(const Model& m, const std::vector<InputSpec>& specs, double tolerance) {
+VerifyRun reference_run(const Model& m, const std::vector<InputSpec>& specs, double tolerance,
+                        const std::string& inputs_file) {
   VerifyRun run;
-  for (const auto& s : specs) run.spec_text.push_back(s.str());
-  run.inputs = make_example_inputs(specs);
+  if (!inputs_file.empty()) {
+    // Given inputs (e.g. ones that take a particular branch of a scripted model).
+    run.spec_text.push_back(inputs_file);
+    run.inputs = load_input_values(inputs_file);
+  } else {
+    for (const auto& s : specs) run.spec_text.push_back(s.str());
+    run.inputs = make_example_inputs(specs);
+  }
   run.tolerance = tolerance;
   if (m.source.format == "torchscript") {
     run.expected = run_torchscript_file(m.source.path, clone_inputs(run.inputs));
@@ -184,7 +191,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   std::optional<VerifyRun> vrun;  // --verify
   if (opts.verify) {
     std::vector<InputSpec> specs = opts.input_shapes.empty() ? specs_from_graph(g) : opts.input_shapes;
-    if (specs.empty())
+    if (specs.empty() && opts.verify_inputs.empty())
       throw Error(ExitCode::Usage, "--verify needs example inputs — give --input-shape once per "
                                    "model input, e.g. --input-shape 1,3,224,224");
     // Folding BatchNorm reassociates float arithmetic: allow 1e-3 then (DESIGN.md §2).
@@ -192,7 +199,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       return (p.name == "fold-batchnorm" || p.name == "fuse-intrinsic") && p.changed;
     });
     double tol = opts.tolerance ? *opts.tolerance : folded ? 1e-3 : 1e-4;
-    vrun = reference_run(m, specs, tol);
+    vrun = reference_run(m, specs, tol, opts.verify_inputs);
     vrun->results.push_back(compare_outputs(
         vrun->expected, pack_outputs(Interpreter(g).run(clone_inputs(vrun->inputs))), tol, "interpreter"));
     // With --emit torchscript the verdict waits for NAME.pt's own comparison below.

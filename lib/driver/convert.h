@@ -18,6 +18,7 @@ struct ConvertOptions {
   std::vector<std::string> emit = {"python", "weights", "report"};
   PassCliOptions passes;  // --passes / --fuse / --print-ir-after / --verify-each
   bool verify = false;                // --verify
+  std::string verify_inputs;          // --verify-inputs: torch.save'd inputs instead of seeded ones
   std::optional<double> tolerance;    // --tolerance (default: 1e-4, 1e-3 when BN was folded)
 };
 

@@ -74,4 +74,24 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::stri
   return items;
 }
 
+std::vector<c10::IValue> load_input_values(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ExitCode::BadInput, "cannot open inputs file " + path + " — check the path");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  c10::IValue value;
+  try {
+    value = torch::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    throw Error(ExitCode::BadInput, "inputs file " + path + " is not written by torch.save (" +
+                                        what.substr(0, what.find('\n')) +
+                                        ") — save the input tuple with torch.save((x, ...), path)");
+  }
+  if (value.isTensor()) return {value};
+  if (value.isTuple()) return value.toTupleRef().elements().vec();
+  if (value.isList()) return value.toListRef().vec();
+  throw Error(ExitCode::BadInput, "inputs file " + path + " holds a " + value.tagKind() +
+                                      ", not a tuple of inputs — save it with torch.save((x, ...), path)");
+}
+
 }  // namespace tt

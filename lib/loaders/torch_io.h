@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <string>
 #include <utility>
@@ -18,5 +19,9 @@ void save_tensor_dict(const std::string& path,
 // Reads a dict written by save_tensor_dict (or by Python's torch.save of a dict of tensors when
 // possible). Throws tt::Error(BadInput) when it is not such a file.
 std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path);
+
+// Model inputs saved by Python's torch.save: a tuple or list of tensors/numbers, or one tensor
+// (--verify-inputs). Throws tt::Error(BadInput) when the file is not that.
+std::vector<c10::IValue> load_input_values(const std::string& path);
 
 }  // namespace tt
