@@ -3,7 +3,7 @@
 # ${CMAKE_BINARY_DIR}/testmodels_scripted (reused while the script is unchanged), with several
 # input sets per model that together take every branch. Labels: setup (the fixture), e2e and
 # control_flow (each model through --verify and the generated Python on every input set; --fuse
-# on the scripted torchvision models), badinput (a construct tinytrace cannot convert: exit 4
+# and --quant-prep on the scripted torchvision models), badinput (a construct tinytrace cannot convert: exit 4
 # naming the op and its source line).
 
 set(TT_SC_PYTHON /usr/bin/python3)
@@ -50,6 +50,12 @@ foreach(line IN LISTS tt_sc_lines)
              COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} $<TARGET_FILE:tinytrace>
                      ${TT_SC_DIR}/${name}.pt ${TT_SC_OUT}/fuse_${name} --fuse --tolerance 1e-3)
     set_tests_properties(e2e_fuse_${name} PROPERTIES LABELS "e2e;fuse;control_flow" TIMEOUT 900
+                         FIXTURES_REQUIRED tt_models_scripted)
+    # --quant-prep: the prepared float model (stubs, fused modules) still computes the same.
+    add_test(NAME e2e_quant_${name}
+             COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} $<TARGET_FILE:tinytrace>
+                     ${TT_SC_DIR}/${name}.pt ${TT_SC_OUT}/quant_${name} --quant-prep --tolerance 1e-3)
+    set_tests_properties(e2e_quant_${name} PROPERTIES LABELS "e2e;quant;control_flow" TIMEOUT 900
                          FIXTURES_REQUIRED tt_models_scripted)
   endif()
 endforeach()

@@ -100,11 +100,12 @@ def main():
             if "verify (interpreter): OK" not in r.stdout:
                 die(f"{name}: no 'verify (interpreter): OK' verdict (input set {k})")
         # Folding BatchNorm reassociates float arithmetic: 1e-3 then, as --verify allows.
-        tol = 1e-3 if "--fuse" in extra else meta.get("tolerance", 1e-4)
+        restructured = "--fuse" in extra or "--quant-prep" in extra
+        tol = 1e-3 if restructured else meta.get("tolerance", 1e-4)
         check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol),
                  "--inputs", inputs, "--expected", expected]
-        if "--fuse" in extra:
-            check += ["--state-dict-from", "none"]  # folded BatchNorm: the keys differ by design
+        if restructured:
+            check += ["--state-dict-from", "none"]  # folded/fused modules: the keys differ by design
         if run(check) != 0:
             die(f"{name}: the generated NAME.py differs from the original on input set {k} "
                 f"(branches {meta['branches'][k]})")
