@@ -131,7 +131,8 @@ Model sample_model() {
 
 ReportExtras sample_extras() {
   ReportExtras e;
-  e.pipeline.push_back({"eliminate-noops", true, 30, 28, 2, 0.25});
+  e.pipeline.push_back({"eliminate-noops", true, 30, 28, 2, 0.25,
+                        {{"detach", "h", "block"}, {"dropout", "", ""}}});
   e.pipeline.push_back({"dce", false, 28, 28, 0, 0.01});
   e.verification = json{{"passed", true}, {"max_rel_diff", 1e-6}};
   e.outputs = {"out/sample.py", "out/sample.pth", "out/sample.json"};
@@ -270,7 +271,11 @@ TEST_CASE("report: required fields and values") {
 
   REQUIRE(r["pipeline"].size() == 2);
   CHECK(r["pipeline"][0] == json{{"name", "eliminate-noops"}, {"changed", true}, {"nodes_before", 30},
-                                 {"nodes_after", 28}, {"rewrites", 2}, {"milliseconds", 0.25}});
+                                 {"nodes_after", 28}, {"rewrites", 2}, {"milliseconds", 0.25},
+                                 {"log", json::array({json{{"rule", "detach"}, {"node", "h"}, {"scope", "block"}},
+                                                      json{{"rule", "dropout"}, {"node", nullptr},
+                                                           {"scope", nullptr}}})}});
+  CHECK(r["pipeline"][1]["log"] == json::array());
   CHECK(r["verification"]["passed"] == true);
 
   REQUIRE(r["diagnostics"].size() == 2);
