@@ -141,17 +141,6 @@ std::vector<OpInfo> make_table() {
       {"FloatFunctional.add_relu", K::Module, {"aten::add.Tensor", "aten::relu"}, {}, Q::FloatFunctional, "relu(a + b)"},
 
       // ---------------------------------------------------------------------------------------
-      // torch.ao.nn.quantized.FloatFunctional, called through a method (`self.ff.add(a, b)`):
-      // one module instance per call site (passes/float_functional.cpp). Inputs are the method's
-      // arguments: add/mul (a, b), add_scalar/mul_scalar (a, float), cat (tensors, dim).
-      {"FloatFunctional.add", K::Module, {"aten::add.Tensor"}, {}, Q::FloatFunctional, "a + b"},
-      {"FloatFunctional.add_scalar", K::Module, {"aten::add.Scalar"}, {}, Q::FloatFunctional, "a + number"},
-      {"FloatFunctional.mul", K::Module, {"aten::mul.Tensor"}, {}, Q::FloatFunctional, "a * b"},
-      {"FloatFunctional.mul_scalar", K::Module, {"aten::mul.Scalar"}, {}, Q::FloatFunctional, "a * number"},
-      {"FloatFunctional.cat", K::Module, {"aten::cat"}, {}, Q::FloatFunctional, "cat(tensors, dim)"},
-      {"FloatFunctional.add_relu", K::Module, {"aten::add.Tensor", "aten::relu"}, {}, Q::FloatFunctional, "relu(a + b)"},
-
-      // ---------------------------------------------------------------------------------------
       // activations
       {"F.relu", K::Function, {"aten::relu"}, kAllPositional, Q::Native, "relu"},
       {"F.relu6", K::Function, {"aten::relu6"}, kAllPositional, Q::Native, "relu6"},
