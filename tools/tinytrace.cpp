@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   c10::Warning::set_warning_handler(&warning_handler);
 
   CLI::App app{
-      "tinytrace " TT_VERSION " — turn a TorchScript model back into readable PyTorch code.\n\n"
+      "tinytrace " TT_VERSION " — turn a TorchScript or ONNX model back into readable PyTorch code.\n\n"
       "Examples:\n"
       "  tinytrace convert model.pt                       writes model.py, model.pth, model.json\n"
       "  tinytrace convert model.pt -o out --input-shape 1,3,224,224\n"
@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
       "  tinytrace diff model.pt out/model.tir                   what a conversion changed\n"
       "  tinytrace profile model.pt --input-shape 1,3,224,224   time per op and node\n\n"
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 unreadable or not a model,\n"
-      "4 unsupported construct in the model, 5 --verify mismatch; diff: 0 identical, 1 different.",
+      "4 unsupported construct in the model, 5 --verify mismatch; diff: 0 identical, 1 different,\n"
+      "2 and up on errors (an internal error in diff exits 2).",
       "tinytrace"};
   app.set_version_flag("--version", "tinytrace " TT_VERSION);
   app.require_subcommand(1);
@@ -80,10 +81,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> emit;
   auto* convert = app.add_subcommand(
       "convert",
-      "Convert MODEL (TorchScript .pt or .tir) into NAME.py (a standalone nn.Module), NAME.pth\n"
-      "(its state_dict) and NAME.json (the graph report). The original model's state_dict loads\n"
-      "into the generated class with strict=True.");
-  convert->add_option("MODEL", copts.model_path, "TorchScript archive (.pt) or .tir text IR")
+      "Convert MODEL (TorchScript .pt, ONNX .onnx or .tir) into NAME.py (a standalone nn.Module),\n"
+      "NAME.pth (its state_dict) and NAME.json (the graph report). The original model's state_dict\n"
+      "loads into the generated class with strict=True.");
+  convert->add_option("MODEL", copts.model_path,
+                      "TorchScript archive (.pt), ONNX file (.onnx) or .tir text IR; the format "
+                      "is read from the content")
       ->required();
   convert->add_option("-o,--output-dir", copts.out_dir,
                       "Directory for the outputs (created if missing; default: current directory)");
@@ -227,6 +230,11 @@ int main(int argc, char** argv) {
   set_up_logging(verbosity, quiet);
 
   std::string file;
+  // diff follows diff(1): 0 identical, 1 different, so its troubles must not exit 1 — an internal
+  // error there exits 2 (like usage) so that `tinytrace diff a b || echo changed` never mistakes a
+  // crash for a change.
+  const int internal_exit =
+      diff_cmd->parsed() ? static_cast<int>(tt::ExitCode::Usage) : static_cast<int>(tt::ExitCode::Internal);
   try {
     if (convert->parsed()) {
       file = copts.model_path;
@@ -258,16 +266,25 @@ int main(int argc, char** argv) {
     }
   } catch (const tt::Error& e) {
     // Usage errors about the input-shape or options are not about the file.
-    return report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
+    int code = report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
+    return code == static_cast<int>(tt::ExitCode::Internal) ? internal_exit : code;
   } catch (const c10::Error& e) {
     std::cerr << "error: " << (file.empty() ? "" : file + ": ")
               << "internal error in LibTorch: " << first_line(e.what_without_backtrace())
               << " — this is a bug in tinytrace; please report it with the model\n";
-    return static_cast<int>(tt::ExitCode::Internal);
+    return internal_exit;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
+              << "out of memory — use smaller --input-shape values, or a machine with more memory\n";
+    return internal_exit;
   } catch (const std::exception& e) {
     std::cerr << "error: " << (file.empty() ? "" : file + ": ") << "internal error: "
               << first_line(e.what()) << " — this is a bug in tinytrace; please report it\n";
-    return static_cast<int>(tt::ExitCode::Internal);
+    return internal_exit;
+  } catch (...) {
+    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
+              << "internal error (unknown exception) — this is a bug in tinytrace; please report it\n";
+    return internal_exit;
   }
   return 0;
 }

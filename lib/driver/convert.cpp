@@ -108,6 +108,27 @@ void throw_if_verify_failed(const VerifyRun& run) {
               notes);
 }
 
+// "message (in scope) at file:line" for a log line or a note.
+std::string located(const Diagnostic& d) {
+  std::string s = d.message;
+  if (!d.scope.empty()) s += " (in " + d.scope + ")";
+  if (!d.loc.empty()) s += " at " + d.loc;
+  return s;
+}
+
+// Warnings on stderr at warn level; notes (a resolved branch, an inlined leaf) only with -v.
+void log_diagnostics(const Diagnostics& diags) {
+  for (const auto& d : diags.items()) {
+    if (d.severity == Severity::Note)
+      spdlog::info("note: {}", located(d));
+    else
+      spdlog::warn("{}", located(d));
+  }
+}
+
+void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std::string>& emit,
+                    ConvertResult& res);
+
 }  // namespace
 
 const std::vector<std::string>& emit_kinds() {
@@ -165,10 +186,32 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   if (std::find(emit.begin(), emit.end(), "tir") != emit.end() &&
       std::find(emit.begin(), emit.end(), "weights") == emit.end())
     emit.push_back("weights");
-  auto wants = [&](const char* kind) { return std::find(emit.begin(), emit.end(), kind) != emit.end(); };
   check_pass_options(opts.passes);  // a pipeline typo fails before the model is loaded
 
   Model m = load_model(opts.model_path);
+  try {
+    convert_loaded(m, opts, emit, res);
+  } catch (const Error& e) {
+    // The warnings gathered before the failure often explain it (an op that fell back to
+    // torch.ops.aten, a resolved branch): keep them as notes under the one error line.
+    std::vector<std::string> notes = e.notes();
+    for (const auto& d : m.diags.items())
+      if (d.severity == Severity::Warning) notes.push_back("earlier warning: " + located(d));
+    throw Error(e.code(), e.what(), std::move(notes));
+  }
+  log_diagnostics(m.diags);
+  for (const auto& d : m.diags.items()) {
+    if (d.severity == Severity::Warning) ++res.warnings;
+    if (d.code == "aten-fallback") ++res.aten_fallbacks;
+  }
+  return res;
+}
+
+namespace {
+
+void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std::string>& emit,
+                    ConvertResult& res) {
+  auto wants = [&](const char* kind) { return std::find(emit.begin(), emit.end(), kind) != emit.end(); };
   Graph& g = *m.graph;
   g.set_name(res.name);
 
@@ -264,14 +307,7 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   res.nodes = g.num_nodes();
   for (const auto& n : g.weights().names())
     if (g.weights().at(n).is_param) res.parameters += g.weights().at(n).tensor.numel();
-  for (const auto& d : m.diags.items()) {
-    if (d.severity == Severity::Warning) ++res.warnings;
-    if (d.code == "aten-fallback") ++res.aten_fallbacks;
-    std::string where = d.scope.empty() ? "" : " (in " + d.scope + ")";
-    if (!d.loc.empty()) where += " at " + d.loc;
-    spdlog::warn("{}{}", d.message, where);
-  }
-  return res;
 }
 
+}  // namespace
 }  // namespace tt
