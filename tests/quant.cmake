@@ -14,8 +14,9 @@ set(TT_QUANT_MODELS
     "mobilenet_v2:torchvision:--residual-adds=10" "mobilenet_v3_large:torchvision:"
     "shufflenet_v2_x1_0:torchvision:" "googlenet:torchvision:" "squeezenet1_1:torchvision:"
     "efficientnet_b0:torchvision:" "functional_relu:small:" "shared_relu:small:"
-    "two_inputs_add:small:" "sub_div_neg_stack:small:" "attention_fallback:small:"
-    "nested_seq_bn:small:")
+    "two_inputs_add:small:" "sub_div_neg_stack:small:" "attention_fallback:small:--fallback=torch.matmul,F.softmax,torch.bmm"
+    "nested_seq_bn:small:" "lstm:small:--fallback=nn.LSTM" "gru:small:--fallback=nn.GRU"
+    "embedding:small:--fallback=nn.Embedding" "mha:small:--fallback=nn.MultiheadAttention")
 foreach(entry IN LISTS TT_QUANT_MODELS)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 name)
@@ -25,6 +26,9 @@ foreach(entry IN LISTS TT_QUANT_MODELS)
     set(args ${extra})
     if(mode STREQUAL "qat")
       set(args --qat)  # the yardstick counts are PTQ's (QAT keeps ConvBn modules)
+      if(extra MATCHES "^--fallback")
+        list(APPEND args ${extra})  # float fallback is the same with --qat
+      endif()
     endif()
     add_test(NAME quant_${mode}_${name}
              COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_quant.py

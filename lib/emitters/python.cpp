@@ -486,6 +486,8 @@ class PyEmitter {
       : g_(g), opts_(opts), diags_(diags) {}
 
   std::string run() {
+    for (const Node* n : g_.all_nodes())
+      if (is_quant_stub(n) || is_dequant_stub(n)) prepared_ = true;
     check_structure();
     build_module_tree();
     std::vector<std::string> init = emit_init();
@@ -674,6 +676,10 @@ class PyEmitter {
     if (e.parent) {
       std::string ctor = e.op ? module_ctor(*e.op) : "nn.Module()";
       lines.push_back(assign_attr(self_path(e.parent->path), e.name, ctor));
+      if (e.op && prepared_) {
+        std::string qconfig = module_qconfig(*e.op);
+        if (!qconfig.empty()) lines.push_back(here + ".qconfig = " + qconfig);
+      }
     }
     auto attr_of = [](const std::string& weight) {
       size_t dot = weight.rfind('.');
@@ -717,6 +723,25 @@ class PyEmitter {
     std::string s = "torch.empty(" + shape_args(t.sizes());
     if (d != DType::F32) s += std::string(", dtype=") + dtype_python(d);
     return s + ")";
+  }
+
+  // Note [qconfig of float modules]
+  // In a --quant-prep model (one with Quant/DeQuantStubs), a module that eager quantization cannot
+  // run on quantized tensors sits in a float region (passes/float_fallback.cpp) and must also be
+  // left alone by torch.ao.quantization.prepare/convert, which would otherwise observe nn.LSTM's
+  // tuple output or swap nn.MultiheadAttention's out_proj for a quantized Linear: its own
+  // `qconfig = None` wins over the model-wide qconfig the user sets. nn.Embedding(Bag) is
+  // quantized weight-only (float in, float out), which eager mode supports only with
+  // float_qparams_weight_only_qconfig (also under prepare_qat). Returns "" for other modules.
+  std::string module_qconfig(const Node& n) {
+    if (n.is("nn.Embedding") || n.is("nn.EmbeddingBag")) {
+      use_alias("quant");
+      return "quant.float_qparams_weight_only_qconfig";
+    }
+    const OpInfo* info = find_op(n.op());
+    if (info && info->kind == OpKind::Module && info->qclass == QuantClass::Float)
+      return "None  # " + n.op() + " stays float (no eager-mode quantized version)";
+    return "";
   }
 
   std::string module_ctor(const Node& n) {
@@ -1905,6 +1930,7 @@ class PyEmitter {
   const Graph& g_;
   const PythonEmitOptions& opts_;
   Diagnostics& diags_;
+  bool prepared_ = false;  // the graph has Quant/DeQuantStubs (--quant-prep)
 
   std::deque<ModEntry> storage_;
   std::map<std::string, ModEntry*> entries_;

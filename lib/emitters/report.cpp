@@ -295,8 +295,18 @@ json build_report(const Model& m, const ReportExtras& extras) {
     json regions = json::array();
     for (const FloatRegion& r : float_fallback_regions(g)) {
       json names = json::array();
-      for (const Node* n : r.nodes) names.push_back(str_or_null(n->num_outputs() ? n->output(0)->name() : ""));
-      regions.push_back(json{{"nodes", names}, {"ops", r.ops}, {"scope", r.nodes.front()->scope()}});
+      std::vector<std::string> why;  // distinct reasons, first-seen order
+      for (const Node* n : r.nodes) {
+        names.push_back(str_or_null(n->num_outputs() ? n->output(0)->name() : ""));
+        std::string reason = float_only_reason(n);
+        if (!reason.empty() && std::find(why.begin(), why.end(), reason) == why.end()) why.push_back(reason);
+      }
+      std::string reason = "eager-mode quantization cannot run these on quantized tensors: ";
+      for (size_t i = 0; i < why.size(); ++i) reason += (i ? ", " : "") + why[i];
+      regions.push_back(json{{"nodes", names},
+                             {"ops", r.ops},
+                             {"scope", r.nodes.front()->scope()},
+                             {"reason", reason}});
     }
     report["quant_fallback"] = regions;
   }

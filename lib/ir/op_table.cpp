@@ -65,7 +65,9 @@ std::vector<OpInfo> make_table() {
       {"nn.InstanceNorm1d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (1-d)"},
       {"nn.InstanceNorm2d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (2-d)"},
       {"nn.InstanceNorm3d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (3-d)"},
-      {"nn.Embedding", K::Module, {"aten::embedding"}, {}, Q::NeedsModule, "embedding lookup table"},
+      // Float: integer indices in, float rows out even once quantized (weight-only, see Note
+      // [qconfig of float modules] in lib/emitters/python.cpp).
+      {"nn.Embedding", K::Module, {"aten::embedding"}, {}, Q::Float, "embedding lookup table"},
       {"nn.ReLU", K::Module, {"aten::relu"}, {}, Q::Native, "ReLU activation"},
       {"nn.ReLU6", K::Module, {"aten::hardtanh"}, {}, Q::NeedsModule, "ReLU6 activation (hardtanh 0..6)"},
       {"nn.Hardtanh", K::Module, {"aten::hardtanh"}, {}, Q::Native, "hardtanh activation"},

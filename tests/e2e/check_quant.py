@@ -14,10 +14,13 @@
    would have to fold it), the report lists every rewrite (rule, node, scope);
 4. (c) PTQ: qnnpack qconfig → torch.ao.quantization.prepare → calibration on 4 random inputs →
    convert → runs; prints the cosine similarity of the int8 output to the float output;
+   nn.Embedding ends up as a quantized (weight-only) Embedding, nn.LSTM/GRU/MultiheadAttention
+   stay float modules (their `qconfig = None` in the generated code);
    (d) with --qat: prepare_qat → one SGD step → convert → runs;
 5. --yardstick NET: the counts (QuantStub, DeQuantStub, FloatFunctional used as add_relu,
    ConvReLU2d, Conv2d outside a fused module) equal those of torchvision's hand-written
    torchvision.models.quantization.NET after fuse_model(), computed here on both sides;
+   --fallback OPS: the report's quant_fallback regions (each with its reason) contain these ops;
    --residual-adds N: exactly N FloatFunctional instances used as `add`, and as many nn.ReLU6
    modules as the original model has (quant-prep never changes what the model computes).
 Exit 0 and one OK line on success; `FAIL: ...` and exit 1 otherwise.
@@ -257,6 +260,8 @@ def main():
     ap.add_argument("--qat", action="store_true")
     ap.add_argument("--yardstick", choices=["resnet18", "resnet50"])
     ap.add_argument("--residual-adds", type=int)
+    ap.add_argument("--fallback", type=lambda s: s.split(","), default=[],
+                    help="comma-separated ops the report must list in a float fallback region")
     args = ap.parse_args()
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1234)
@@ -292,6 +297,20 @@ def main():
         fail(f"report: {rewrites} rewrite(s) counted but {len(logged)} listed in pipeline[].log")
     if any(not e.get("rule") for e in logged):
         fail("report: a rewrite without a rule")
+    # Each rewrite names the node it made or changed (its value name) where there is one.
+    made = {e["node"] for e in logged if e.get("node")}
+    if not made:
+        fail("report: no rewrite names its node")
+    # Float fallback: every region says why; the expected float-only ops are in a region.
+    regions = report.get("quant_fallback")
+    if regions is None:
+        fail("report: no quant_fallback list after --quant-prep")
+    if any(not r.get("reason") or not r.get("ops") for r in regions):
+        fail("report: a float fallback region without its ops and reason")
+    fallback_ops = {op for r in regions for op in r["ops"]}
+    missing = [op for op in args.fallback if op not in fallback_ops]
+    if missing:
+        fail(f"report: {missing} not in any float fallback region (regions: {sorted(fallback_ops)})")
 
     # (b) structure
     model = load_generated(args.out_dir, name)
@@ -322,8 +341,19 @@ def main():
             cos = qat(model, inputs, gen)
             mode = "prepare_qat+step+convert (cosine vs the fake-quantized model)"
         else:
-            cos, _ = ptq(model, inputs, gen)
+            cos, q = ptq(model, inputs, gen)
             mode = "prepare+calibrate+convert"
+            # Embeddings are quantized weight-only (their own qconfig in the generated code);
+            # recurrent and attention modules stay float modules.
+            n_emb = sum(type(m) is torch.nn.Embedding for m in model.modules())
+            q_emb = sum(isinstance(m, nnq.Embedding) for m in q.modules())
+            if q_emb != n_emb:
+                fail(f"{name}: {q_emb} of {n_emb} nn.Embedding quantized by convert")
+            for kind in (torch.nn.LSTM, torch.nn.GRU, torch.nn.MultiheadAttention):
+                before = sum(type(m) is kind for m in model.modules())
+                after = sum(type(m) is kind for m in q.modules())
+                if before != after:
+                    fail(f"{name}: convert replaced {before - after} {kind.__name__} module(s)")
     except Exception as e:  # any failure here is the finding: say which step and why
         fail(f"{name}: eager quantization failed: {type(e).__name__}: {str(e).splitlines()[0]}")
     if cos != cos:
