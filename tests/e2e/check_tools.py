@@ -135,6 +135,15 @@ def case_diff_fused(tt, models, work):
     if d["structure"] is not None or d["identical"]:
         fail(f"structure/identical: {d['structure']} {d['identical']}")
 
+    # the other way round: the same BatchNorm2d calls added, the folded weights changed back
+    back = validated(run(tt, "diff", fused, src, "--json", want=1).stdout, "diff")
+    if back["ops"] != [{"op": "nn.BatchNorm2d", "a": 0, "b": len(bns), "delta": len(bns)}]:
+        fail(f"reverse ops: {back['ops']}")
+    if {x["path"] for x in back["modules"]["added"]} != bns or back["modules"]["removed"]:
+        fail(f"reverse modules: {back['modules']}")
+    if {x["name"] for x in back["parameters"]["added"]} != want_removed:
+        fail("reverse: the BatchNorm parameters are not listed as added")
+
     # the text form says the same, readably
     t = run(tt, "diff", src, fused, want=1).stdout
     for want in ["nn.BatchNorm2d removed at layer1.0.bn1", "conv1.weight", "layer4.1.bn2.running_var"]:
@@ -199,6 +208,41 @@ def case_diff_kinds(tt, models, work):
     if what != {"structure_changed"} or "torch.add" not in d["structure"]["a"]:
         fail(f"wiring change: {what} {d['structure']}")
 
+    # a module whose type changed (the stem's ReLU made a ReLU6): one op type less, one more
+    relu = next(line for line in base.splitlines() if line.endswith("#module=relu"))
+    d, what = variant("type", relu, relu.replace("nn.ReLU[", "nn.ReLU6["))
+    relus = sum(1 for line in base.splitlines() if "= nn.ReLU[" in line)
+    if (what != {"ops_added", "ops_removed", "modules_changed"}
+            or d["ops"] != [{"op": "nn.ReLU", "a": relus, "b": relus - 1, "delta": -1},
+                            {"op": "nn.ReLU6", "a": 0, "b": 1, "delta": 1}]
+            or [(c["path"], c["a_type"], c["b_type"]) for c in d["modules"]["changed"]]
+            != [("relu", "nn.ReLU", "nn.ReLU6")]):
+        fail(f"module type change: {what} {d['ops']} {d['modules']}")
+
+    # a new head (fc: 1000 -> 10 classes): the weights' shapes, fc's out_features and the output
+    # signature change, nothing else
+    fc = next(line for line in base.splitlines() if line.endswith("#module=fc"))
+    n_out = fc.split(" : ")[0].strip()
+    head = base.replace(fc, fc.replace("out_features=1000", "out_features=10")
+                        .replace("f32[1,1000]", "f32[1,10]"), 1)
+    for w, old_t, new_t in [("fc.weight", "f32[1000,512]", "f32[10,512]"), ("fc.bias", "f32[1000]", "f32[10]")]:
+        decl = next(line for line in head.splitlines() if line.strip().startswith(w + " :"))
+        head = head.replace(decl, decl.split(" : ")[0] + " : " + new_t + " param = random(seed=2)", 1)
+        if old_t not in decl:
+            fail(f"{w} is not declared as {old_t}: {decl}")
+    p = os.path.join(work, "head.tir")
+    with open(p, "w") as f:
+        f.write(head)
+    d = validated(run(tt, "diff", base_path, p, "--json", want=1).stdout, "diff")
+    what = {k for k, v in d["summary"].items() if v and k not in ("a_ops", "b_ops")}
+    shapes = {c["name"]: (c["a"]["type"], c["b"]["type"]) for c in d["parameters"]["changed"]}
+    out_ch = d["signature"]["outputs"]["changed"]
+    if (what != {"modules_changed", "parameters_changed", "signature_changed"}
+            or shapes != {"fc.weight": ("f32[1000,512]", "f32[10,512]"), "fc.bias": ("f32[1000]", "f32[10]")}
+            or [a["name"] for c in d["modules"]["changed"] for a in c["attrs"]] != ["out_features"]
+            or len(out_ch) != 1 or out_ch[0]["b"]["shape"] != [1, 10]):
+        fail(f"new head ({n_out}): {what} {shapes} {d['modules']['changed']} {out_ch}")
+
     decl = next(line for line in base.splitlines() if line.strip().startswith("fc.bias :"))
     d, what = variant("value", decl, decl.split(" = ")[0] + " = random(seed=1)")
     ch = d["parameters"]["changed"]
@@ -236,10 +280,26 @@ def case_inspect(tt, models, work):
                 fail(f"{name}: module {path!r}: {tree[path]['parameter_count']} parameters, PyTorch {n}")
         if name == "unknown_op" and not d["aten_fallbacks"]:
             fail("unknown_op: no aten fallback listed")
+        if name == "unknown_op" and not any(x["severity"] == "warning" and x["code"] == "aten-fallback"
+                                            for x in d["diagnostics"]):
+            fail(f"unknown_op: the aten fallback warning is not listed: {d['diagnostics']}")
         if name == "resnet18":
-            convs = sum(1 for _, mod in m.named_modules() if mod.original_name == "Conv2d")
-            if d["op_histogram"].get("nn.Conv2d") != convs:
-                fail(f"op histogram: {d['op_histogram'].get('nn.Conv2d')} nn.Conv2d, model has {convs}")
+            # every module call of the eager torchvision model (forward hooks), per module type,
+            # and its functional ops (the residual adds, the flatten before fc)
+            import torchvision
+            eager = torchvision.models.resnet18().eval()
+            calls = {}
+            for mod in eager.modules():
+                if not list(mod.children()):
+                    mod.register_forward_hook(lambda mm, i, o: calls.__setitem__(
+                        "nn." + type(mm).__name__, calls.get("nn." + type(mm).__name__, 0) + 1))
+            with torch.no_grad():
+                eager(torch.randn(1, 3, 64, 64))
+            blocks = sum(isinstance(mm, torchvision.models.resnet.BasicBlock) for mm in eager.modules())
+            calls.update({"torch.add": blocks, "torch.flatten": 1})  # out += identity; flatten before fc
+            hist = {k: v for k, v in d["op_histogram"].items() if not k.startswith("prim.")}
+            if hist != calls:
+                fail(f"op histogram {hist}, PyTorch's forward hooks say {calls}")
     src = model_path(models, "resnet18")
     d = json.loads(run(tt, "inspect", src, "--json", "--input-shape", "1,3,64,64").stdout)
     if d["inputs"][0]["shape"] != [1, 3, 64, 64] or d["outputs"][0]["shape"] != [1, 1000]:
