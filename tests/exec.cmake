@@ -44,3 +44,12 @@ foreach(model resnet18 mobilenet_v2)
                          FIXTURES_REQUIRED tt_models_torchvision)
   endforeach()
 endforeach()
+
+# --verify's tolerance: the 1e-4 default, the 1e-3 default after BatchNorm folding and --tolerance,
+# each against a perturbation whose relative difference lies between them.
+add_test(NAME exec_verify_tolerance
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_tolerance.py
+                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR}/badinput/valid.pt
+                 ${TT_EXEC_OUT}/verify_tolerance --input-shape 1,3,32,32)
+set_tests_properties(exec_verify_tolerance PROPERTIES LABELS exec TIMEOUT 300
+                     FIXTURES_REQUIRED tt_models_small)

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <cmath>
 #include <cstdio>
 
 namespace tt {
@@ -157,8 +158,11 @@ std::string VerifyResult::summary() const {
   for (const auto& o : outputs)
     if (o.shape_mismatch) return s + "FAILED — output " + (o.path.empty() ? "0" : o.path) + " has another shape";
   s += passed() ? "OK" : "FAILED";
-  s += " — " + std::to_string(outputs.size()) + " output(s), max relative difference " +
-       fmt(max_rel) + " (tolerance " + fmt(tolerance) + ")";
+  double max_abs = 0;
+  for (const auto& o : outputs)
+    if (std::isnan(o.max_abs) || o.max_abs > max_abs) max_abs = o.max_abs;
+  s += " — " + std::to_string(outputs.size()) + " output(s), max |diff| " + fmt(max_abs) +
+       ", max relative difference " + fmt(max_rel) + " (tolerance " + fmt(tolerance) + ")";
   return s;
 }
 
