@@ -296,8 +296,11 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
   try {
     interp.run(inputs);
   } catch (const std::exception& e) {
-    ctx.diags().warn("infer-shapes", std::string("shape inference stopped early, later values keep unknown shapes: ") +
-                        e.what());
+    // One line: LibTorch's messages carry a C++ backtrace after the first line.
+    std::string msg = e.what();
+    msg = msg.substr(0, msg.find('\n'));
+    ctx.diags().warn("infer-shapes", "shape inference stopped early, later values keep unknown shapes: " + msg +
+                                         " — check that --input-shape matches what the model expects");
   }
 
   bool changed = false;
@@ -308,6 +311,9 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
   }
   spdlog::debug("infer-shapes: {} value(s) typed, {} node(s) by shape rule, {} run for real", seen.size(),
                 by_rules, real_runs);
+  ctx.statistic("values typed", static_cast<int64_t>(seen.size()));
+  ctx.statistic("nodes by shape rule", static_cast<int64_t>(by_rules));
+  ctx.statistic("nodes run for real", static_cast<int64_t>(real_runs));
   return changed;
 }
 

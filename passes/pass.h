@@ -61,6 +61,11 @@ class PassContext {
   size_t rewrites() const { return rewrites_; }
   const std::vector<RewriteLogEntry>& log() const { return log_; }
 
+  // A named count the pass reports (MLIR-style statistics): the report's pipeline[].statistics,
+  // e.g. infer-shapes' "nodes run for real" next to "nodes by shape rule".
+  void statistic(const std::string& name, int64_t value) { statistics_[name] = value; }
+  const std::map<std::string, int64_t>& statistics() const { return statistics_; }
+
   // A module instance the pass created as a copy of another one (unshare-modules): the report
   // lists these pairs under "module_copies" so a user can map new paths back to the model's.
   void record_module_copy(const std::string& copy, const std::string& original) {
@@ -79,6 +84,7 @@ class PassContext {
   size_t rewrites_ = 0;
   std::vector<RewriteLogEntry> log_;
   std::vector<std::pair<std::string, std::string>> module_copies_;
+  std::map<std::string, int64_t> statistics_;
 };
 
 using PassFn = bool (*)(Graph&, PassContext&);

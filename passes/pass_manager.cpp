@@ -380,6 +380,7 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
   stat.log.reserve(ctx.log().size());
   for (const RewriteLogEntry& e : ctx.log()) stat.log.push_back({e.rule, e.node, e.scope});
   stat.module_copies = ctx.module_copies();
+  stat.statistics = ctx.statistics();
   spdlog::info("pass {}: {} ({} -> {} nodes, {} rewrite(s), {:.2f} ms)", p.name,
                changed ? "changed" : "no change", stat.nodes_before, stat.nodes_after,
                stat.rewrites, stat.milliseconds);

@@ -250,7 +250,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
                             {"nodes_after", p.nodes_after},
                             {"rewrites", p.rewrites},
                             {"milliseconds", p.milliseconds},
-                            {"log", log}});
+                            {"log", log},
+                            {"statistics", p.statistics}});
   }
 
   // Copies made by unshare-modules that the final graph still calls (a later pass may have

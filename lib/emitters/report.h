@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct PassStat {
   std::vector<RewriteRecord> log;  // every rewrite, in order (rewrites == log.size())
   // Module instances the pass created as copies: (copy path, original path) (unshare-modules).
   std::vector<std::pair<std::string, std::string>> module_copies;
+  std::map<std::string, int64_t> statistics;  // the pass's named counts (PassContext::statistic)
 };
 
 struct ReportExtras {

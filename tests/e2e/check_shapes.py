@@ -56,6 +56,11 @@ def main():
     ours = report_module_outputs(report)
     if not ours:
         die("the report has no module ops")
+    # Shapes come from meta tensors (and shape rules for ops without a meta kernel), not from
+    # running the model: no node of this CNN may have been run on real data.
+    stats = [p.get("statistics", {}) for p in report["pipeline"] if p["name"] == "infer-shapes"]
+    if len(stats) != 1 or stats[0].get("nodes run for real") != 0 or not stats[0].get("values typed"):
+        die(f"infer-shapes statistics {stats}: expected every value typed without a real run")
 
     import torch
     import torchvision

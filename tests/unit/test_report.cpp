@@ -132,7 +132,7 @@ Model sample_model() {
 ReportExtras sample_extras() {
   ReportExtras e;
   e.pipeline.push_back({"eliminate-noops", true, 30, 28, 2, 0.25,
-                        {{"detach", "h", "block"}, {"dropout", "", ""}}});
+                        {{"detach", "h", "block"}, {"dropout", "", ""}}, {}, {{"dropouts removed", 1}}});
   e.pipeline.push_back({"dce", false, 28, 28, 0, 0.01});
   e.verification = json{{"passed", true}, {"max_rel_diff", 1e-6}};
   e.outputs = {"out/sample.py", "out/sample.pth", "out/sample.json"};
@@ -274,8 +274,10 @@ TEST_CASE("report: required fields and values") {
                                  {"nodes_after", 28}, {"rewrites", 2}, {"milliseconds", 0.25},
                                  {"log", json::array({json{{"rule", "detach"}, {"node", "h"}, {"scope", "block"}},
                                                       json{{"rule", "dropout"}, {"node", nullptr},
-                                                           {"scope", nullptr}}})}});
+                                                           {"scope", nullptr}}})},
+                                 {"statistics", json{{"dropouts removed", 1}}}});
   CHECK(r["pipeline"][1]["log"] == json::array());
+  CHECK(r["pipeline"][1]["statistics"] == json::object());
   CHECK(r["verification"]["passed"] == true);
 
   REQUIRE(r["diagnostics"].size() == 2);
