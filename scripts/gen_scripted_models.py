@@ -101,6 +101,46 @@ class EarlyReturn(nn.Module):
         return self.out(z - 1.0)
 
 
+class Backbone(nn.Module):
+    """Conv+BN+ReLU features: traced (torch.jit.trace) inside the scripted MixedModel."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+
+    def forward(self, x):
+        return torch.flatten(self.pool(torch.relu(self.bn(self.conv(x)))), 1)
+
+
+class MixedModel(nn.Module):
+    """torch.jit.script of a module holding a traced submodule, with a data-dependent branch."""
+
+    def __init__(self, backbone):
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        f = self.backbone(x)
+        if f.mean() > 0.5:  # MIXED_THRESHOLD
+            return self.head(f)
+        return self.head(f * 0.5) - 1.0
+
+
+MIXED_THRESHOLD = 0.5  # the literal in MixedModel.forward (TorchScript cannot read a global)
+
+
+def build_mixed():
+    """The backbone gets realistic BatchNorm statistics eagerly, then is traced."""
+    gen = torch.Generator().manual_seed(SEED + 7)
+    bb = Backbone().eval()
+    gen_models.randomize_(bb, gen_models.Spec("backbone", "scripted", Backbone,
+                                              [((1, 3, 16, 16), "float32", None)]), gen)
+    return MixedModel(torch.jit.trace(bb, torch.randn(1, 3, 16, 16, generator=gen)))
+
+
 class DictModel(nn.Module):
     """Uses a dict, which tinytrace does not convert: the CLI must exit 4 naming
     prim::DictConstruct and this file's line."""
@@ -138,6 +178,10 @@ def while_branches(m, x):
     return {"while_steps": {min(int(m(x)[1]), 2)}}  # no iteration, one, several
 
 
+def mixed_branches(m, x):
+    return {"mixed": {"above" if float(m.backbone(x).mean()) > MIXED_THRESHOLD else "below"}}
+
+
 def early_branches(m, x):
     return {"early": {"return" if float(m.fc(x).mean()) > 0 else "fallthrough"}}
 
@@ -154,6 +198,7 @@ register("sc_gate_cell", GateCell, [(1, 6), (1, 6)], gate_branches, {"gate": {"p
 register("sc_loop_cell", LoopCell, [(8, 1, 6), (1, 6)], loop_branches_all, {"gate": {"pos", "neg"}})
 register("sc_while", WhileLoop, [(1, 6)], while_branches, {"while_steps": {0, 1, 2}})
 register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"return", "fallthrough"}})
+register("sc_mixed_trace", build_mixed, [(1, 3, 16, 16)], mixed_branches, {"mixed": {"above", "below"}})
 register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
 register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])
 
@@ -264,7 +309,10 @@ def main():
     args = ap.parse_args()
     if args.list:  # "name kind [op]" per line, for tests/control_flow.cmake
         for name, spec in SPECS.items():
-            print(name, "torchvision" if name in ("sc_resnet18", "sc_mobilenet_v2") else "small")
+            # torchvision and bn models also get --fuse / --quant-prep tests (they have BatchNorm)
+            kind = ("torchvision" if name in ("sc_resnet18", "sc_mobilenet_v2")
+                    else "bn" if name == "sc_mixed_trace" else "small")
+            print(name, kind)
         for name, (_, op) in UNSUPPORTED.items():
             print(name, "unsupported", op)
         return 0

@@ -3,7 +3,8 @@
 # ${CMAKE_BINARY_DIR}/testmodels_scripted (reused while the script is unchanged), with several
 # input sets per model that together take every branch. Labels: setup (the fixture), e2e and
 # control_flow (each model through --verify and the generated Python on every input set; --fuse
-# and --quant-prep on the scripted torchvision models), badinput (a construct tinytrace cannot convert: exit 4
+# and --quant-prep on the scripted models with BatchNorm: torchvision's and a script/trace mix,
+# which must also show the passes acted), badinput (a construct tinytrace cannot convert: exit 4
 # naming the op and its source line).
 
 set(TT_SC_PYTHON /usr/bin/python3)
@@ -44,7 +45,7 @@ foreach(line IN LISTS tt_sc_lines)
                    ${TT_SC_OUT}/${name})
   set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;control_flow" TIMEOUT 900
                        FIXTURES_REQUIRED tt_models_scripted)
-  if(kind STREQUAL "torchvision")
+  if(kind STREQUAL "torchvision" OR kind STREQUAL "bn")
     # --fuse on a scripted model: BatchNorm folded inside the lifted graph, still equivalent.
     add_test(NAME e2e_fuse_${name}
              COMMAND ${TT_SC_PYTHON} ${TT_SC_DRIVER} $<TARGET_FILE:tinytrace>

@@ -6,13 +6,14 @@
 
 MODEL.json (scripts/gen_scripted_models.py) lists the model's input sets; together they take every
 branch of the model. For each input set K:
-  1. `tinytrace convert --verify` must exit 0 with the interpreter's OK verdict, on input set K
-     when the CLI has --verify-inputs (the interpreter reproduces the original on exactly those
-     inputs; otherwise once, on the seeded inputs);
+  1. `tinytrace convert --verify --verify-inputs MODEL.inputs.K.pt` must exit 0 with the
+     interpreter's OK verdict (the interpreter reproduces the original on exactly those inputs);
   2. scripts/check_model.py checks the generated NAME.py on input set K against the scripted
      model's outputs (MODEL.inputs.K.pt / MODEL.expected.K.pt).
 With --expect-unsupported, the conversion must instead exit 4 with one error line naming OP and a
 source location (file.py:line), and write nothing.
+With --fuse / --quant-prep among the extra arguments, the report must also show the passes acted:
+no BatchNorm left, and (--quant-prep) stubs on the inputs and outputs.
 """
 import json
 import os
@@ -73,32 +74,26 @@ def main():
     name = os.path.basename(base)
     with open(base + ".json") as f:
         meta = json.load(f)
-    helptext = subprocess.run([tinytrace, "convert", "--help"], capture_output=True, text=True).stdout
-    has_verify_inputs = "--verify-inputs" in helptext
     n_sets = meta.get("input_sets", 1)
     for k in range(n_sets):
         inputs, expected = f"{base}.inputs.{k}.pt", f"{base}.expected.{k}.pt"
         convert_args = list(extra)
         if "--verify" not in convert_args:
             convert_args.append("--verify")
-        if has_verify_inputs:
-            convert_args += ["--verify-inputs", inputs]
-        elif k > 0:
-            convert_args = None  # the seeded --verify of set 0 already ran
-        if convert_args is not None:
-            shutil.rmtree(out_dir, ignore_errors=True)
-            cmd = [tinytrace, "convert", model, "-o", out_dir]
-            for spec in meta["input_shape_args"]:
-                cmd += ["--input-shape", spec]
-            cmd += convert_args
-            print("+", " ".join(cmd), flush=True)
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-            sys.stdout.write(r.stdout)
-            sys.stderr.write(r.stderr)
-            if r.returncode != 0:
-                die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
-            if "verify (interpreter): OK" not in r.stdout:
-                die(f"{name}: no 'verify (interpreter): OK' verdict (input set {k})")
+        convert_args += ["--verify-inputs", inputs]
+        shutil.rmtree(out_dir, ignore_errors=True)
+        cmd = [tinytrace, "convert", model, "-o", out_dir]
+        for spec in meta["input_shape_args"]:
+            cmd += ["--input-shape", spec]
+        cmd += convert_args
+        print("+", " ".join(cmd), flush=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        if r.returncode != 0:
+            die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
+        if "verify (interpreter): OK" not in r.stdout:
+            die(f"{name}: no 'verify (interpreter): OK' verdict (input set {k})")
         # Folding BatchNorm reassociates float arithmetic: 1e-3 then, as --verify allows.
         restructured = "--fuse" in extra or "--quant-prep" in extra
         tol = 1e-3 if restructured else meta.get("tolerance", 1e-4)
@@ -109,9 +104,31 @@ def main():
         if run(check) != 0:
             die(f"{name}: the generated NAME.py differs from the original on input set {k} "
                 f"(branches {meta['branches'][k]})")
-    print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}"
-          + ("" if has_verify_inputs else " (interpreter: seeded inputs only, no --verify-inputs)"))
+    check_structure(name, model, os.path.join(out_dir, name + ".json"), extra, meta)
+    print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}")
     return 0
+
+
+def check_structure(name, model, report_path, extra, meta):
+    """--fuse / --quant-prep really ran on the scripted graph (equivalence alone would also hold if
+    the passes did nothing): no BatchNorm is left, and --quant-prep put a QuantStub on every
+    input and a DeQuantStub before the output."""
+    if "--fuse" not in extra and "--quant-prep" not in extra:
+        return
+    import torch
+    bns = sum(1 for m in torch.jit.load(model).modules()
+              if getattr(m, "original_name", "").startswith("BatchNorm"))
+    with open(report_path, encoding="utf-8") as f:
+        hist = json.load(f)["summary"]["op_histogram"]
+    left = {op: n for op, n in hist.items() if op.startswith("nn.BatchNorm")}
+    if bns == 0:
+        die(f"{name}: the model has no BatchNorm, so --fuse/--quant-prep prove nothing here")
+    if left:
+        die(f"{name}: {left} left after {' '.join(extra)} (the model had {bns} BatchNorm modules)")
+    if "--quant-prep" in extra:
+        q, dq = hist.get("quant.QuantStub", 0), hist.get("quant.DeQuantStub", 0)
+        if q < len(meta["inputs"]) or dq < 1:
+            die(f"{name}: {q} QuantStub / {dq} DeQuantStub after --quant-prep")
 
 
 if __name__ == "__main__":
