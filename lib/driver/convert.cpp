@@ -108,6 +108,12 @@ void throw_if_verify_failed(const VerifyRun& run) {
               notes);
 }
 
+// The file name extension of an --emit kind.
+std::string output_ext(const std::string& kind) {
+  return kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json"
+         : kind == "torchscript" ? ".pt" : kind == "dot" ? ".dot" : ".tir";
+}
+
 // "message (in scope) at file:line" for a log line or a note.
 std::string located(const Diagnostic& d) {
   std::string s = d.message;
@@ -187,6 +193,13 @@ ConvertResult run_convert(const ConvertOptions& opts) {
       std::find(emit.begin(), emit.end(), "weights") == emit.end())
     emit.push_back("weights");
   check_pass_options(opts.passes);  // a pipeline typo fails before the model is loaded
+  // An output that would overwrite the input fails now, not after minutes of loading and passes.
+  for (const auto& kind : emit) {
+    std::string path = (opts.out_dir.empty() ? std::string(".") : opts.out_dir) + "/" + res.name + output_ext(kind);
+    if (same_file(path, opts.model_path))
+      throw Error(ExitCode::Usage, "output '" + path +
+                                       "' would overwrite the input model — choose another -o or --name");
+  }
 
   Model m = load_model(opts.model_path);
   try {
@@ -254,13 +267,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   std::vector<std::string> finals;
   for (const auto& kind : emit_kinds()) {
     if (!wants(kind.c_str())) continue;
-    const std::string ext = kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json"
-                            : kind == "torchscript" ? ".pt" : kind == "dot" ? ".dot" : ".tir";
-    std::string final_path = out.final_path(res.name + ext);
-    if (same_file(final_path, opts.model_path))
-      throw Error(ExitCode::Usage, "output '" + final_path +
-                                       "' would overwrite the input model — choose another -o or --name");
-    finals.push_back(final_path);
+    finals.push_back(out.final_path(res.name + output_ext(kind)));
     if (kind == "dot" && find_dot_program()) finals.push_back(out.final_path(res.name + ".svg"));
   }
 
@@ -295,7 +302,11 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     out.write_text(res.name + ".tir", print_graph(g, po));
   }
   // NAME.dot, and NAME.svg beside it when Graphviz is installed.
-  if (wants("dot")) write_dot_outputs(g, out, res.name + ".dot");
+  if (wants("dot") && !write_dot_outputs(g, out, res.name + ".dot")) {
+    // No picture after all (Graphviz missing or failed): the report lists only what is written.
+    std::string svg = out.final_path(res.name + ".svg");
+    finals.erase(std::remove(finals.begin(), finals.end(), svg), finals.end());
+  }
   if (wants("report")) {
     ReportExtras extras;
     extras.outputs = finals;

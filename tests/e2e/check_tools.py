@@ -363,6 +363,22 @@ def case_dot(tt, models, work):
         fail(f"dot -Tsvg failed: {r.stderr}")
     if not open(os.path.join(out, "resnet18.svg")).read().lstrip().startswith("<?xml"):
         fail("resnet18.svg is not SVG")
+    # a Graphviz that fails costs the .svg, not the conversion: a warning, the .dot, and a report
+    # that lists only what was written
+    fakebin = os.path.join(work, "fakebin")
+    os.makedirs(fakebin)
+    with open(os.path.join(fakebin, "dot"), "w") as f:
+        f.write("#!/bin/sh\nexit 1\n")
+    os.chmod(os.path.join(fakebin, "dot"), 0o755)
+    out2 = os.path.join(work, "broken_dot")
+    r = subprocess.run([tt, "convert", src, "--emit", "dot,report", "-o", out2],
+                       capture_output=True, text=True,
+                       env={**os.environ, "PATH": fakebin + os.pathsep + os.environ["PATH"]})
+    if r.returncode != 0 or "no .svg written" not in r.stderr:
+        fail("a failing 'dot' must only cost the .svg (exit 0 and a warning)", r)
+    listed = {os.path.basename(p) for p in json.load(open(os.path.join(out2, "resnet18.json")))["outputs"]}
+    if listed != {"resnet18.dot", "resnet18.json"} or sorted(os.listdir(out2)) != sorted(listed):
+        fail(f"broken dot: report lists {listed}, directory holds {os.listdir(out2)}")
     # inspect --dot, on a model with control flow-free custom modules
     small = model_path(models, "nested_seq_bn")
     d2 = os.path.join(work, "inspect", "n.dot")
