@@ -7,11 +7,60 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
 namespace tt {
+namespace {
+
+// Note [Outputs on a signal]
+// Ctrl-C or a kill during a conversion must not leave hidden temporaries (or a directory this run
+// made) behind. The paths are kept in a fixed table of C strings that a signal handler can walk
+// with async-signal-safe calls only (unlink, rmdir), after which the signal is raised again with
+// its default action, so the exit status still says what killed the process.
+constexpr int kMaxTracked = 256;
+volatile std::sig_atomic_t g_tracking = 0;
+char* g_files[kMaxTracked];
+char* g_dirs[kMaxTracked];
+
+void on_fatal_signal(int sig) {
+  for (int i = 0; i < kMaxTracked; ++i)
+    if (char* f = g_files[i]) ::unlink(f);
+  for (int i = kMaxTracked; i-- > 0;)
+    if (char* d = g_dirs[i]) ::rmdir(d);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers_once() {
+  if (g_tracking) return;
+  g_tracking = 1;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    if (std::signal(sig, on_fatal_signal) == SIG_IGN) std::signal(sig, SIG_IGN);  // keep nohup's
+}
+
+void track(char** table, const std::string& path) {
+  for (int i = 0; i < kMaxTracked; ++i)
+    if (!table[i]) {
+      table[i] = ::strdup(path.c_str());
+      return;
+    }
+}
+
+void untrack(char** table, const std::string& path) {
+  for (int i = 0; i < kMaxTracked; ++i)
+    if (table[i] && path == table[i]) {
+      char* p = table[i];
+      table[i] = nullptr;
+      std::free(p);
+      return;
+    }
+}
+
+}  // namespace
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
@@ -38,12 +87,16 @@ OutputSet::OutputSet(std::string dir) : dir_(dir.empty() ? "." : std::move(dir))
       throw Error(ExitCode::Usage, "cannot create output directory '" + path + "' (" +
                                        std::strerror(errno) + ") — choose another -o");
     created_dirs_.push_back(path);
+    install_handlers_once();
+    track(g_dirs, path);
   }
   if (::access(dir_.c_str(), W_OK) != 0)
     throw Error(ExitCode::Usage, "output directory '" + dir_ + "' is not writable — choose another -o");
 }
 
 OutputSet::~OutputSet() {
+  for (const auto& s : staged_) untrack(g_files, s.first);
+  for (const auto& d : created_dirs_) untrack(g_dirs, d);
   if (committed_) return;
   for (const auto& s : staged_) std::remove(s.first.c_str());
   for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
@@ -56,6 +109,8 @@ std::string OutputSet::final_path(const std::string& filename) const {
 std::string OutputSet::stage(const std::string& filename) {
   std::string tmp = dir_ + "/." + filename + ".tmp-" + std::to_string(::getpid());
   staged_.emplace_back(tmp, final_path(filename));
+  install_handlers_once();
+  track(g_files, tmp);
   return tmp;
 }
 
@@ -78,6 +133,8 @@ std::vector<std::string> OutputSet::commit() {
     done.push_back(s.second);
   }
   committed_ = true;
+  for (const auto& s : staged_) untrack(g_files, s.first);
+  for (const auto& d : created_dirs_) untrack(g_dirs, d);
   return done;
 }
 
