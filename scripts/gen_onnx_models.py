@@ -15,7 +15,7 @@ with torch.onnx.export. For each NAME it writes, in --out:
 and into --out/badinput/ the malformed ONNX files (text, truncated, wrong protobuf message).
 --list prints "name kind" per case: kind "e2e" (convert + check), "dynamic" (exported with a
 dynamic batch: also NAME.inputs_b.pt/NAME.expected_b.pt at another batch size), "unsupported" (must
-exit 4 naming the op), "badinput", or "parity" (an e2e case that also has NAME.ts.pt, the
+exit 4 naming the op; the line goes on with the op type and the node name), "badinput", or "parity" (an e2e case that also has NAME.ts.pt, the
 TorchScript trace of the same model, for the --fuse structure comparison). external_data_op13
 keeps its weights in external_data_op13.data (written by move_to_external_data).
 """
@@ -27,6 +27,8 @@ import sys
 import warnings
 
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_models as gm  # noqa: E402
@@ -74,11 +76,44 @@ CASES = {
     # Weights in an external data file next to the model (what onnx.save_model(...,
     # save_as_external_data=True, all_tensors_to_one_file=True, size_threshold=0) writes).
     "external_data_op13": ("nested_seq_bn", 13, PRESERVE, "e2e"),
+    # Ops torch.onnx.export writes for elementwise/comparison and indexing/reduction code.
+    "ops_math_op11": ("onnx_ops_math", 11, EVAL, "e2e"),
+    "ops_math_op13": ("onnx_ops_math", 13, EVAL, "e2e"),
+    "ops_math_op17": ("onnx_ops_math", 17, EVAL, "e2e"),
+    "ops_index_op13": ("onnx_ops_index", 13, EVAL, "e2e"),
+    "ops_index_op17": ("onnx_ops_index", 17, EVAL, "e2e"),
+    # nn.Embedding: Gather(weight initializer, run-time ids) -> nn.Embedding.
+    "embedding_op11": ("embedding", 11, EVAL, "e2e"),
+    "embedding_op13": ("embedding", 13, EVAL, "e2e"),
+    # nn.Linear on a 3-d input: MatMul + Add -> nn.Linear.
+    "linear3d_op13": ("onnx_linear3d", 13, EVAL, "e2e"),
+    # Initializers also listed as graph inputs (keep_initializers_as_inputs=True).
+    "tiny_cnn_init_inputs_op11": ("tiny_cnn", 11, PRESERVE, "e2e"),
+    "tiny_cnn_init_inputs_op13": ("tiny_cnn", 13, EVAL, "e2e"),
+    # Conv/pool with auto_pad SAME_UPPER/SAME_LOWER and explicit asymmetric pads (what other
+    # converters write): the exported F.pad nodes are folded into the next op's attributes.
+    "pads_op13": ("onnx_pads", 13, EVAL, "e2e"),
+    # The same with count_include_pad=0 on the asymmetrically padded AveragePool: no exact
+    # PyTorch form, must exit 4.
+    "pads_avg_exclude_op13": ("onnx_pads", 13, EVAL, "unsupported"),
 }
 # Cases exported with a dynamic batch dimension (dim 0 of every input), and the second batch size
 # their generated code is checked at (NAME.inputs_b.pt / NAME.expected_b.pt).
 DYNAMIC_BATCH_B = 3
 EXTERNAL = {"external_data_op13"}
+KEEP_INITIALIZERS_AS_INPUTS = {"tiny_cnn_init_inputs_op11", "tiny_cnn_init_inputs_op13"}
+# Per case, the attributes given, in order, to the op after each exported Pad node when the Pad
+# is folded into it (fold_pads).
+FOLD_PADS = {"pads_op13": [{"auto_pad": "SAME_UPPER"},
+                           {"pads": [0, 1, 1, 2]},
+                           {"auto_pad": "SAME_LOWER"},
+                           {"pads": [1, 0, 0, 2], "count_include_pad": 1}],
+             "pads_avg_exclude_op13": [{"auto_pad": "SAME_UPPER"},
+                                       {"pads": [0, 1, 1, 2]},
+                                       {"auto_pad": "SAME_LOWER"},
+                                       {"pads": [1, 0, 0, 2], "count_include_pad": 0}]}
+# "unsupported" cases: the op type and node the one-line error must name (listed by --list).
+UNSUPPORTED = {"rnn_op13": ("RNN", "/rnn/RNN"), "pads_avg_exclude_op13": ("AveragePool", "/AveragePool")}
 BAD_MISSING_EXTERNAL = "missing_external_data"
 
 
@@ -139,11 +174,75 @@ class DynView(torch.nn.Module):
         w = torch.flatten(y, 1).sum(1)
         z2 = z.unsqueeze(1).expand(-1, 4, -1).reshape(x.shape[0], -1)
         return z, w, self.fc2(z2)
+@gm.register("onnx_ops_math", "small", [gm.f32(2, 6, 8), gm.f32(2, 6, 8)])
+class OpsMath(nn.Module):
+    """Max/Min, Softplus, Selu, Sign, Round, Mod, comparisons with Where/Not, masked_fill, CumSum."""
+
+    def forward(self, x, y):
+        a = torch.maximum(x, y) - torch.minimum(x, 0.5 * y)
+        b = F.softplus(x) + F.selu(y) + torch.sign(x) * torch.round(y * 3)
+        c = torch.fmod(x, 0.7) + torch.remainder(y, 0.6)
+        m = x > 0.5
+        d = x.masked_fill(m, -1.0) + torch.where(x < y, x, y) + (x == y.round()).float() + (~m).float()
+        e = torch.where(0.25 <= y, torch.cumsum(x, dim=1), y) + (x <= y).float()
+        return a, b, c, d, e
+
+
+@gm.register("onnx_ops_index", "small", [gm.f32(2, 6, 8), gm.f32(2, 6, 8)])
+class OpsIndex(nn.Module):
+    """ArgMax, GatherElements, TopK, ReduceMin/Max/Sum/L2, Tile, Einsum, Expand and Gather on
+    run-time values."""
+
+    def forward(self, x, y):
+        i = torch.argmax(x, dim=-1, keepdim=True)
+        g = torch.gather(y, 2, i) + torch.argmin(y, dim=1, keepdim=True).float()
+        v, idx = torch.topk(x, 3, dim=-1)
+        r = x.amin(dim=2) + x.amax(dim=(1, 2)).reshape(2, 1) + y.sum(dim=2) + torch.norm(x, p=2, dim=2)
+        t = x.repeat(1, 2, 1)
+        es = torch.einsum("bij,bkj->bik", x, y)
+        ex = i.expand(-1, -1, 5).float() * y[:, :, :5]
+        sel = torch.index_select(y, 1, torch.argmax(x[0, :, 0]).reshape(1))
+        rows = x.flatten(0, 1)[torch.argmax(y, dim=-1)]
+        return g, v, idx, r, t, es, ex, sel, rows
+
+
+@gm.register("onnx_linear3d", "small", [gm.f32(2, 5, 8)])
+class Linear3d(nn.Module):
+    """nn.Linear on a 3-d input (MatMul + Add), with and without bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 6)
+        self.fc2 = nn.Linear(6, 4, bias=False)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+@gm.register("onnx_pads", "small", [gm.f32(1, 3, 8, 8)])
+class Pads(nn.Module):
+    """Explicit F.pad before conv/pool; FOLD_PADS turns each into the op's auto_pad/pads."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, stride=2)
+        self.conv2 = nn.Conv2d(4, 4, 3)
+
+    def forward(self, x):
+        y = self.conv1(F.pad(x, (0, 1, 0, 1)))                    # SAME_UPPER, 8 -> 4
+        y = self.conv2(F.pad(y, (1, 2, 0, 1)))                    # pads [0, 1, 1, 2]
+        z = F.max_pool2d(F.pad(y, (1, 0, 1, 0), value=float("-inf")), 2, 1)  # SAME_LOWER
+        return F.avg_pool2d(F.pad(z, (0, 2, 1, 0)), 3, 1)          # pads [1, 0, 0, 2]
+
+
 BAD = ["text", "truncated", "wrong_message", "missing_external_data"]
 # Cases whose `--fuse` and `--quant-prep` structures are compared with the TorchScript trace of
 # the same model (tests/e2e/onnx_fuse_parity.py): they also get NAME.ts.pt.
 PARITY = ["resnet18_op13", "mobilenet_v2_op13", "mobilenet_v3_large_op13", "nested_seq_bn_op13",
-          "lstm_op13", "gru_op13"]
+          "lstm_op13", "gru_op13", "efficientnet_b0_op13", "squeezenet1_1_op13"]
+# Not shufflenet_v2_x1_0: its traced channel shuffle keeps x.size()//g, view, transpose and chunk,
+# which the ONNX export folds into static reshape/permute/slice, so the histograms differ in shape
+# ops only.
 
 
 def stamp():
@@ -185,12 +284,15 @@ def export(name, out_dir, st):
         expected = model(*inputs)
         gm.atomic_write(base + ".onnx", lambda p: torch.onnx.export(
             model, inputs, p, opset_version=opset, training=training, input_names=input_names,
-            dynamic_axes={n: {0: "batch"} for n in input_names} if dynamic else None))
+            dynamic_axes={n: {0: "batch"} for n in input_names} if dynamic else None,
+            keep_initializers_as_inputs=name in KEEP_INITIALIZERS_AS_INPUTS))
         if dynamic:
             inputs_b = gm.make_inputs(spec, gen, batch=DYNAMIC_BATCH_B)
             expected_b = model(*inputs_b)
             gm.atomic_write(base + ".inputs_b.pt", lambda p: torch.save(inputs_b, p))
             gm.atomic_write(base + ".expected_b.pt", lambda p: torch.save(expected_b, p))
+        if name in FOLD_PADS:
+            fold_pads(base + ".onnx", FOLD_PADS[name])
         if name in EXTERNAL:
             move_to_external_data(base + ".onnx", name + ".data")
         if name in PARITY:
@@ -315,6 +417,74 @@ def move_to_external_data(onnx_path, location):
     gm.atomic_write(onnx_path, lambda p: open(p, "wb").write(new))
 
 
+def _attr(name, value):
+    """AttributeProto (name = 1, i = 3, s = 4, ints = 8, type = 20: INT 2, STRING 3, INTS 7)."""
+    out = _len_field(1, name.encode())
+    if isinstance(value, str):
+        return out + _len_field(4, value.encode()) + _varint(20 << 3) + _varint(3)
+    if isinstance(value, int):
+        return out + _varint(3 << 3) + _varint(value) + _varint(20 << 3) + _varint(2)
+    return out + b"".join(_varint(8 << 3) + _varint(v) for v in value) + _varint(20 << 3) + _varint(7)
+
+
+def fold_pads(onnx_path, attrs):
+    """Removes each Pad node and gives its consumer (conv/pool, whose input 0 it is) the input
+    of the Pad and the attributes attrs[k] in place of its pads/auto_pad/count_include_pad
+    (NodeProto: input = 1, op_type = 4, attribute = 5; GraphProto.node = 1)."""
+    replaced = {"pads", "auto_pad"} | {k for a in attrs for k in a}
+
+    def graph(g):
+        nodes = [(num, whole, payload) for num, _, payload, whole in _fields(g)]
+        pads = {}  # Pad output -> Pad input
+        for num, _, p in nodes:
+            if num == 1:
+                f = _fields(p)
+                if any(n == 4 and q == b"Pad" for n, _, q, _ in f):
+                    ins = [q for n, _, q, _ in f if n == 1]
+                    outs = [q for n, _, q, _ in f if n == 2]
+                    pads[outs[0]] = ins[0]
+
+        def source(v):  # through chains of Pads (avg_pool2d exports one of its own)
+            while v in pads:
+                v = pads[v]
+            return v
+        out, k = bytearray(), 0
+        for num, whole, p in nodes:
+            if num != 1:
+                out += whole
+                continue
+            f = _fields(p)
+            if any(n == 4 and q == b"Pad" for n, _, q, _ in f):
+                continue
+            ins = [q for n, _, q, _ in f if n == 1]
+            if not ins or ins[0] not in pads:
+                out += whole
+                continue
+            if k == len(attrs):
+                raise RuntimeError(f"{onnx_path}: more ops after a Pad than the {len(attrs)} expected")
+            node, first = bytearray(), True
+            for n, _, q, w in f:
+                if n == 1 and first:
+                    node += _len_field(1, source(q))
+                    first = False
+                elif n == 5 and _fields(q)[0][2].decode() in replaced:
+                    continue
+                else:
+                    node += w
+            for key, value in attrs[k].items():
+                node += _len_field(5, _attr(key, value))
+            k += 1
+            out += _len_field(1, bytes(node))
+        if k != len(attrs):
+            raise RuntimeError(f"{onnx_path}: {k} ops after a Pad, expected {len(attrs)}")
+        return bytes(out)
+
+    with open(onnx_path, "rb") as f:
+        model = f.read()
+    new = b"".join(_len_field(7, graph(p)) if num == 7 else whole for num, _, p, whole in _fields(model))
+    gm.atomic_write(onnx_path, lambda p: open(p, "wb").write(new))
+
+
 def write_bad(out_dir, st):
     bad = os.path.join(out_dir, "badinput")
     os.makedirs(bad, exist_ok=True)
@@ -348,7 +518,7 @@ def main():
     args = ap.parse_args()
     if args.list:
         for name, (_, _, _, kind) in CASES.items():
-            print(name, kind)
+            print(name, kind, *UNSUPPORTED.get(name, ()))
         for name in PARITY:
             print(name, "parity")
         for name in BAD:

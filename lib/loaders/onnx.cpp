@@ -20,6 +20,9 @@
 //   PyTorch code (F.relu, torch.cat, Tensor.reshape, ...), with every ATen argument as a
 //   constant. x*Sigmoid(x) -> F.silu, x*HardSigmoid(x) -> F.hardswish and the Erf form of GELU
 //   -> F.gelu are recognised, as the exporter writes them that way at opset 13.
+// - Gather of run-time ids from a 2-d float initializer (axis 0) is nn.Embedding; conv/pool
+//   padding that PyTorch cannot express (auto_pad=SAME_*, asymmetric pads) becomes the op's
+//   symmetric part plus an F.pad of the excess before it.
 // - ONNX has no num_batches_tracked: BatchNorm gets a fresh int64 0 buffer (what a newly built
 //   nn.BatchNorm holds; it only matters for training with momentum=None) and a note says so.
 // - An op without a mapping throws Unsupported naming the op type and the node; a file that is
@@ -439,7 +442,10 @@ class Importer {
     const at::Tensor* c = const_of(n, i);
     if (c && c->numel() == 1 && c->is_floating_point()) {
       auto r = rank_of(other);
-      if (r && *r >= c->dim()) return c_float(c->item<double>());
+      // A float32 constant reads back as its shortest decimal (0.7, not 0.699999988): the same
+      // float32 value when it scales a float32 tensor.
+      if (r && *r >= c->dim())
+        return c_float(c->scalar_type() == at::kFloat ? nice_float(c->item<float>()) : c->item<double>());
     }
     return tensor_in(n.input(i));
   }
@@ -565,7 +571,9 @@ class Importer {
     if (op == "Slice") return lift_slice(n);
     if (op == "Pad") return lift_pad(n);
     if (op == "Resize" || op == "Upsample") return lift_resize(n);
-    if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax") return lift_reduce(n);
+    if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceL1" ||
+        op == "ReduceL2" || op == "ReduceSumSquare")
+      return lift_reduce(n);
     if (op == "Unsqueeze" || op == "Squeeze") return lift_squeeze(n, op == "Unsqueeze");
     if (op == "Gather") return lift_gather(n);
     if (op == "Cast") return lift_cast(n);
@@ -588,15 +596,134 @@ class Importer {
         {"Sqrt", "torch.sqrt"}, {"Exp", "torch.exp"},     {"Log", "torch.log"},
         {"Abs", "torch.abs"},   {"Neg", "torch.neg"},     {"Erf", "torch.erf"},
         {"Reciprocal", "torch.reciprocal"}, {"Floor", "torch.floor"}, {"Ceil", "torch.ceil"},
-        {"Sin", "torch.sin"},   {"Cos", "torch.cos"},     {"Not", "torch.logical_not"}};
+        {"Sin", "torch.sin"},   {"Cos", "torch.cos"},     {"Not", "torch.logical_not"},
+        {"Sign", "torch.sign"}, {"Round", "torch.round"}};  // both round half to even
     auto u = unary.find(op);
     if (u != unary.end()) return void(call(u->second, {tensor_in(n.input(0))}, n));
+    if (op == "Max" || op == "Min") return lift_max_min(n, op == "Max");
+    if (op == "Softplus")  // ONNX has no threshold; above torch's 20 the two differ by < 1e-8
+      return void(call("F.softplus", {tensor_in(n.input(0)), c_int(1), c_int(20)}, n));
+    if (op == "Selu") return lift_selu(n);
+    if (op == "Greater" || op == "Less" || op == "Equal" || op == "GreaterOrEqual" || op == "LessOrEqual")
+      return lift_compare(n);
+    if (op == "Where") return lift_where(n);
+    if (op == "Mod") {
+      // fmod=0 takes the divisor's sign (Python %), fmod=1 the dividend's (C fmod).
+      const char* f = attr_i(n, "fmod", 0) ? "torch.fmod" : "torch.remainder";
+      return void(call(f, {tensor_in(n.input(0)), operand(n, 1, n.input(0))}, n));
+    }
+    if (op == "CumSum") return lift_cumsum(n);
+    if (op == "ArgMax" || op == "ArgMin") {
+      if (attr_i(n, "select_last_index", 0)) unsupported(n, "select_last_index=1 (torch returns the first index)");
+      return void(call(op == "ArgMax" ? "torch.argmax" : "torch.argmin",
+                       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), c_bool(attr_i(n, "keepdims", 1) != 0)}, n));
+    }
+    if (op == "TopK") return lift_topk(n);
+    if (op == "Tile") {
+      const at::Tensor* reps = const_of(n, 1);
+      if (!reps) unsupported(n, "repeats computed at run time");
+      return void(call("Tensor.repeat", {tensor_in(n.input(0)), c_ints(ints_of(*reps))}, n));
+    }
+    if (op == "Einsum") {
+      std::vector<Value*> xs;
+      for (int i = 0; i < n.input_size(); ++i) xs.push_back(tensor_in(n.input(i)));
+      return void(call("torch.einsum", {c_str(attr_s(n, "equation", "")), list_of(xs), c_none()}, n));
+    }
+    if (op == "GatherElements") {
+      // torch.gather has no negative indices; the exporter writes them non-negative.
+      return void(call("torch.gather", {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), tensor_in(n.input(1)),
+                                        c_bool(false)},
+                       n));
+    }
     if (op == "LSTM" || op == "GRU") return lift_rnn(n);
     if (op == "RNN") unsupported(n, "plain RNN layers are not lifted from ONNX yet");
-    if (op == "Shape" || op == "Range" || op == "ConstantOfShape" || op == "Expand" || op == "Where" ||
-        op == "Equal")
-      unsupported(n, "a shape computation on dynamic shapes (only static shapes are folded)");
+    // What reaches here has inputs that are neither constants nor sizes of dynamic shapes
+    // (try_fold and try_symbolic took those).
+    if (op == "Shape") unsupported(n, "the shape of a value of unknown rank (export with static shapes)");
+    if (op == "Range" || op == "ConstantOfShape" || op == "Expand")
+      unsupported(n, "a shape or bound computed from tensor values at run time, which a PyTorch module cannot "
+                     "take as a size");
     unsupported(n, "no PyTorch mapping");
+  }
+
+  // Max/Min: variadic and broadcasting, folded left as torch.maximum/torch.minimum.
+  void lift_max_min(const ox::NodeProto& n, bool max) {
+    std::vector<Value*> xs;
+    for (int i = 0; i < n.input_size(); ++i)
+      if (has_input(n, i)) xs.push_back(tensor_in(n.input(i)));
+    if (xs.empty()) unsupported(n, "no inputs");
+    if (xs.size() == 1) return bind(n, 0, xs[0]);
+    const char* f = max ? "torch.maximum" : "torch.minimum";
+    Value* acc = xs[0];
+    for (size_t k = 1; k + 1 < xs.size(); ++k) acc = method(f, {acc, xs[k]});
+    call(f, {acc, xs.back()}, n);
+  }
+
+  void lift_selu(const ox::NodeProto& n) {
+    // torch's constants, as the float32 attributes ONNX stores them.
+    const float alpha = 1.67326319217681884765625f, gamma = 1.05070102214813232421875f;
+    const auto* a = attr(n, "alpha");
+    const auto* g = attr(n, "gamma");
+    Value* x = tensor_in(n.input(0));
+    if ((!a || a->f() == alpha) && (!g || g->f() == gamma)) return void(call("F.selu", {x}, n));
+    // gamma * elu(x, alpha)
+    Value* e = method("F.elu", {x, c_float(attr_f(n, "alpha", alpha)), c_int(1), c_int(1)});
+    call("torch.mul", {e, c_float(attr_f(n, "gamma", gamma))}, n);
+  }
+
+  void lift_compare(const ox::NodeProto& n) {
+    static const std::map<std::string, std::pair<const char*, const char*>> ops = {
+        // op -> (torch op, the same comparison with the operands swapped)
+        {"Greater", {"torch.gt", "torch.lt"}}, {"Less", {"torch.lt", "torch.gt"}},
+        {"GreaterOrEqual", {"torch.ge", "torch.le"}}, {"LessOrEqual", {"torch.le", "torch.ge"}},
+        {"Equal", {"torch.eq", "torch.eq"}}};
+    const auto& f = ops.at(n.op_type());
+    Value* a = operand(n, 0, n.input(1));
+    Value* b = operand(n, 1, n.input(0));
+    if (a->type().kind == Type::Kind::Float) return void(call(f.second, {b, a}, n));  // 0.5 < x -> x > 0.5
+    call(f.first, {a, b}, n);
+  }
+
+  // Where(c, v, x) with a one-element constant v and the result shaped like x is how
+  // x.masked_fill(c, v) exports; anything else is torch.where.
+  void lift_where(const ox::NodeProto& n) {
+    const at::Tensor* v = const_of(n, 1);
+    auto out_shape = static_shape(n.output(0));
+    if (v && v->numel() == 1 && !is_const(n.input(2)) && out_shape && out_shape == static_shape(n.input(2))) {
+      Value* fill = v->is_floating_point() ? c_float(v->item<double>()) : c_int(v->item<int64_t>());
+      if (v->scalar_type() == at::kBool) fill = c_bool(v->item<bool>());
+      return void(call("Tensor.masked_fill", {tensor_in(n.input(2)), tensor_in(n.input(0)), fill}, n));
+    }
+    call("torch.where", {tensor_in(n.input(0)), tensor_in(n.input(1)), tensor_in(n.input(2))}, n);
+  }
+
+  void lift_cumsum(const ox::NodeProto& n) {
+    const at::Tensor* ax = const_of(n, 1);
+    if (!ax || ax->numel() != 1) unsupported(n, "an axis computed at run time");
+    int64_t axis = ints_of(*ax)[0];
+    bool reverse = attr_i(n, "reverse", 0) != 0, exclusive = attr_i(n, "exclusive", 0) != 0;
+    Value* x = tensor_in(n.input(0));
+    // reverse: flip, sum, flip back; exclusive: the inclusive sum minus the element itself.
+    Value* y = reverse ? method("torch.flip", {x, c_ints({axis})}) : x;
+    y = method("torch.cumsum", {y, c_int(axis), c_none()});
+    if (reverse) y = method("torch.flip", {y, c_ints({axis})});
+    if (exclusive) y = method("torch.sub", {y, x, c_int(1)});
+    bind(n, 0, y);
+  }
+
+  void lift_topk(const ox::NodeProto& n) {
+    int64_t k = 0;
+    if (opset_ < 10) {
+      k = attr_i(n, "k", 0);
+    } else {
+      const at::Tensor* kt = const_of(n, 1);
+      if (!kt || kt->numel() != 1) unsupported(n, "k computed at run time");
+      k = ints_of(*kt)[0];
+    }
+    Node* node = append("torch.topk", {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
+                                       c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
+    out(node, n, 0);
+    out(node, n, 1);
   }
 
   void lift_constant(const ox::NodeProto& n) {
@@ -1297,16 +1424,54 @@ class Importer {
 
   // ---- layers ----
 
-  std::vector<int64_t> conv_padding(const ox::NodeProto& n, int64_t dims, bool& asymmetric) {
+  // Begin/end padding per spatial dim, with auto_pad resolved against the input's static shape.
+  struct Pads {
+    std::vector<int64_t> begin, end;
+  };
+  Pads spatial_pads(const ox::NodeProto& n, size_t dims, const std::vector<int64_t>& kernel,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation) {
     std::string auto_pad = attr_s(n, "auto_pad", "NOTSET");
-    if (auto_pad != "NOTSET" && auto_pad != "VALID")
-      unsupported(n, "auto_pad=" + auto_pad + " (export with explicit padding)");
-    std::vector<int64_t> pads = attr_ints(n, "pads").value_or(std::vector<int64_t>(static_cast<size_t>(2 * dims), 0));
-    if (auto_pad == "VALID") pads.assign(static_cast<size_t>(2 * dims), 0);
-    if (pads.size() != static_cast<size_t>(2 * dims)) unsupported(n, "pads of the wrong length");
-    std::vector<int64_t> p(pads.begin(), pads.begin() + dims);
-    asymmetric = !std::equal(p.begin(), p.end(), pads.begin() + dims);
+    Pads p{std::vector<int64_t>(dims, 0), std::vector<int64_t>(dims, 0)};
+    if (auto_pad == "VALID") return p;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      // Output size ceil(in / stride); the odd pixel of the total goes to the end (UPPER) or
+      // the beginning (LOWER).
+      auto s = static_shape(n.input(0));
+      if (!s || s->size() != dims + 2) unsupported(n, "auto_pad=" + auto_pad + " on an input without a static shape");
+      for (size_t k = 0; k < dims; ++k) {
+        int64_t in = (*s)[k + 2], st = stride[k];
+        int64_t extent = (kernel[k] - 1) * dilation[k] + 1;
+        int64_t total = std::max<int64_t>(0, ((in + st - 1) / st - 1) * st + extent - in);
+        int64_t small = total / 2;
+        p.begin[k] = auto_pad == "SAME_UPPER" ? small : total - small;
+        p.end[k] = total - p.begin[k];
+      }
+      return p;
+    }
+    if (auto_pad != "NOTSET") unsupported(n, "auto_pad=" + auto_pad);
+    if (auto pads = attr_ints(n, "pads")) {
+      if (pads->size() != 2 * dims) unsupported(n, "pads of the wrong length");
+      p.begin.assign(pads->begin(), pads->begin() + static_cast<std::ptrdiff_t>(dims));
+      p.end.assign(pads->begin() + static_cast<std::ptrdiff_t>(dims), pads->end());
+    }
     return p;
+  }
+
+  // PyTorch's conv/pool padding is symmetric: the op gets the smaller side of each dim as
+  // `padding`, and the excess on the larger side is an F.pad with `value` before it.
+  Value* pad_excess(Value* x, const Pads& p, double value, std::vector<int64_t>& padding) {
+    size_t dims = p.begin.size();
+    padding.clear();
+    for (size_t k = 0; k < dims; ++k) padding.push_back(std::min(p.begin[k], p.end[k]));
+    std::vector<int64_t> tp;  // F.pad order: last dim first, (begin, end) pairs
+    bool any = false;
+    for (size_t k = dims; k-- > 0;) {
+      tp.push_back(p.begin[k] - padding[k]);
+      tp.push_back(p.end[k] - padding[k]);
+      any = any || tp[tp.size() - 2] || tp.back();
+    }
+    if (!any) return x;
+    return method("F.pad", {x, c_ints(tp), c_str("constant"), c_float(value)});
   }
 
   void lift_conv(const ox::NodeProto& n, bool transposed) {
@@ -1320,11 +1485,20 @@ class Importer {
     std::vector<int64_t> kernel = w->sizes().slice(2).vec();
     std::vector<int64_t> stride = attr_ints(n, "strides").value_or(std::vector<int64_t>(d, 1));
     std::vector<int64_t> dilation = attr_ints(n, "dilations").value_or(std::vector<int64_t>(d, 1));
-    bool asym = false;
-    std::vector<int64_t> padding = conv_padding(n, dims, asym);
-    if (asym) unsupported(n, "asymmetric padding");
+    Pads pads = spatial_pads(n, d, kernel, stride, dilation);
+    std::vector<int64_t> padding;
+    Value* x = tensor_in(n.input(0));
+    if (transposed) {
+      // ConvTranspose pads crop the output, and its auto_pad targets input*stride: not lifted.
+      std::string auto_pad = attr_s(n, "auto_pad", "NOTSET");
+      if (auto_pad != "NOTSET" && auto_pad != "VALID") unsupported(n, "auto_pad=" + auto_pad);
+      if (pads.begin != pads.end) unsupported(n, "asymmetric padding");
+      padding = pads.begin;
+    } else {
+      x = pad_excess(x, pads, 0.0, padding);
+    }
     std::string cls = std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
-    Node* node = append(cls, {tensor_in(n.input(0))});
+    Node* node = append(cls, {x});
     node->set_module(module_path(n, n.input(1), transposed ? "conv_transpose" : "conv"));
     node->set_scope(scope_parent(node->module()));
     Attrs& a = node->attrs();
@@ -1469,19 +1643,25 @@ class Importer {
     if (dims < 1 || dims > 3) unsupported(n, "a " + std::to_string(dims) + "-d pooling");
     if (n.output_size() > 1 && !n.output(1).empty()) unsupported(n, "indices output");
     std::vector<int64_t> stride = attr_ints(n, "strides").value_or(std::vector<int64_t>(d, 1));
-    bool asym = false;
-    std::vector<int64_t> padding = conv_padding(n, dims, asym);
-    if (asym) unsupported(n, "asymmetric padding");
+    std::vector<int64_t> dilation = attr_ints(n, "dilations").value_or(std::vector<int64_t>(d, 1));
+    if (!max && dilation != std::vector<int64_t>(d, 1)) unsupported(n, "dilated average pooling");
+    Pads pads = spatial_pads(n, d, *kernel, stride, dilation);
+    bool include_pad = attr_i(n, "count_include_pad", 0) != 0;
+    if (!max && !include_pad && pads.begin != pads.end)
+      unsupported(n, "asymmetric padding with count_include_pad=0 (padded zeros would be averaged in)");
+    // Max pooling never picks a padded element: pad the excess with -inf.
+    std::vector<int64_t> padding;
+    Value* x = pad_excess(tensor_in(n.input(0)), pads, max ? -std::numeric_limits<double>::infinity() : 0.0, padding);
     bool ceil = attr_i(n, "ceil_mode", 0) != 0;
     std::string nd = std::to_string(dims) + "d";
-    std::vector<Value*> ins = {tensor_in(n.input(0)), c_ints(*kernel), c_ints(stride), c_ints(padding)};
+    std::vector<Value*> ins = {x, c_ints(*kernel), c_ints(stride), c_ints(padding)};
     if (max) {
-      ins.push_back(c_ints(attr_ints(n, "dilations").value_or(std::vector<int64_t>(d, 1))));
+      ins.push_back(c_ints(dilation));
       ins.push_back(c_bool(ceil));
       call("F.max_pool" + nd, ins, n);
     } else {
       ins.push_back(c_bool(ceil));
-      ins.push_back(c_bool(attr_i(n, "count_include_pad", 0) != 0));
+      ins.push_back(c_bool(include_pad));
       if (dims > 1) ins.push_back(c_none());
       call("F.avg_pool" + nd, ins, n);
     }
@@ -1768,6 +1948,7 @@ class Importer {
   }
 
   void lift_reduce(const ox::NodeProto& n) {
+    // Axes: an attribute, or (ReduceSum from opset 13, the others from 18) an optional input.
     std::vector<int64_t> axes;
     if (auto a = attr_ints(n, "axes")) axes = *a;
     else if (has_input(n, 1)) {
@@ -1775,15 +1956,22 @@ class Importer {
       axes = ints_of(*const_of(n, 1));
     }
     bool keep = attr_i(n, "keepdims", 1) != 0;
+    Value* x = tensor_in(n.input(0));
+    if (axes.empty() && attr_i(n, "noop_with_empty_axes", 0) != 0) return bind(n, 0, x);
     if (axes.empty()) {
       auto r = rank_of(n.input(0));
       if (!r) unsupported(n, "a reduction over all dims of unknown rank");
       for (int64_t k = 0; k < *r; ++k) axes.push_back(k);
     }
-    Value* x = tensor_in(n.input(0));
-    if (n.op_type() == "ReduceMean") return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
-    if (n.op_type() == "ReduceSum") return void(call("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()}, n));
-    call("torch.amax", {x, c_ints(axes), c_bool(keep)}, n);
+    const std::string& op = n.op_type();
+    if (op == "ReduceMean") return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+    if (op == "ReduceMax") return void(call("torch.amax", {x, c_ints(axes), c_bool(keep)}, n));
+    if (op == "ReduceMin") return void(call("torch.amin", {x, c_ints(axes), c_bool(keep)}, n));
+    // Sums: of x, |x| (L1) or x^2 (L2, SumSquare; L2 then takes the square root).
+    if (op == "ReduceL1") x = method("torch.abs", {x});
+    if (op == "ReduceL2" || op == "ReduceSumSquare") x = method("torch.square", {x});
+    if (op != "ReduceL2") return void(call("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+    call("torch.sqrt", {method("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()})}, n);
   }
 
   void lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {
@@ -1817,20 +2005,55 @@ class Importer {
   }
 
   void lift_gather(const ox::NodeProto& n) {
-    const at::Tensor* idx = const_of(n, 1);
-    if (!idx) unsupported(n, "indices computed at run time");
     int64_t axis = attr_i(n, "axis", 0);
-    if (is_const(n.input(0)) && idx->dim() <= 1) {
-      // A constant table with constant indices was folded already; a large table (embedding)
-      // indexed by a constant is rare: treat like the general case.
-    }
+    const at::Tensor* idx = const_of(n, 1);
+    const at::Tensor* table = const_of(n, 0);
+    // nn.Embedding exports as Gather(weight, ids): a 2-d initializer indexed by run-time ids.
+    if (!idx && table && table->dim() == 2 && (axis == 0 || axis == -2) && table->is_floating_point() &&
+        init_names_.count(n.input(0)))
+      return lift_embedding(n, *table);
     Value* x = tensor_in(n.input(0));
-    if (idx->dim() == 0) return void(call("Tensor.select", {x, c_int(axis), c_int(idx->item<int64_t>())}, n));
-    if (idx->dim() == 1) {
+    if (idx && idx->dim() == 0) return void(call("Tensor.select", {x, c_int(axis), c_int(idx->item<int64_t>())}, n));
+    if (idx && idx->dim() == 1) {
       Value* iv = constant(idx->to(at::kLong).clone(), Type::tensor(DType::I64, {idx->size(0)}));
       return void(call("torch.index_select", {x, c_int(axis), iv}, n));
     }
-    unsupported(n, "multi-dimensional indices");
+    // Run-time or multi-dimensional indices: index_select on the flattened indices, then the
+    // result's shape x.shape[:axis] + indices.shape + x.shape[axis+1:]. Like index_select, the
+    // indices must not be negative (the exporter writes them non-negative).
+    auto r = rank_of(n.input(0));
+    auto ir = rank_of(n.input(1));
+    if (!r || !ir) unsupported(n, "data or indices of unknown rank");
+    int64_t a = axis < 0 ? axis + *r : axis;
+    if (a < 0 || a >= *r) unsupported(n, "axis out of range");
+    Value* iv = tensor_in(n.input(1));
+    if (*ir == 1) return void(call("torch.index_select", {x, c_int(a), iv}, n));
+    Value* y = method("torch.index_select", {x, c_int(a), method("Tensor.reshape", {iv, c_ints({-1})})});
+    if (*ir == 0) return void(call("Tensor.squeeze", {y, c_int(a)}, n));
+    auto dim = [&](const std::string& name, int64_t k) {
+      auto s = static_shape(name);
+      return s ? c_int((*s)[static_cast<size_t>(k)]) : size_of(name, k);
+    };
+    std::vector<Value*> shape;
+    for (int64_t k = 0; k < a; ++k) shape.push_back(dim(n.input(0), k));
+    for (int64_t k = 0; k < *ir; ++k) shape.push_back(dim(n.input(1), k));
+    for (int64_t k = a + 1; k < *r; ++k) shape.push_back(dim(n.input(0), k));
+    call("Tensor.reshape", {y, int_list(shape)}, n);
+  }
+
+  // ONNX keeps no padding_idx (it only changes gradients): the module gets None.
+  void lift_embedding(const ox::NodeProto& n, const at::Tensor& table) {
+    Node* node = append("nn.Embedding", {tensor_in(n.input(1))});
+    node->set_module(module_path(n, n.input(0), "embedding"));
+    node->set_scope(scope_parent(node->module()));
+    Attrs& a = node->attrs();
+    a.set("num_embeddings", table.size(0));
+    a.set("embedding_dim", table.size(1));
+    a.set("padding_idx", NoneAttr{});
+    a.set("scale_grad_by_freq", false);
+    a.set("sparse", false);
+    module_weight(node, "weight", table, true);
+    out(node, n);
   }
 
   void lift_cast(const ox::NodeProto& n) {
