@@ -295,7 +295,10 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
 
   try {
     interp.run(inputs);
-  } catch (const std::exception& e) {
+  } catch (const Error& e) {  // an op the interpreter cannot run: the message says which
+    ctx.diags().warn("infer-shapes", std::string("shape inference stopped early, later values keep "
+                                                 "unknown shapes: ") + e.what());
+  } catch (const std::exception& e) {  // LibTorch rejected the shapes
     // One line: LibTorch's messages carry a C++ backtrace after the first line.
     std::string msg = e.what();
     msg = msg.substr(0, msg.find('\n'));

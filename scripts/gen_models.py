@@ -195,6 +195,17 @@ class UnknownOp(nn.Module):
         return torch.special.erfcx(torch.tanh(self.fc(x))) * 0.5 + x
 
 
+@register("slice_assign", "small", [f32(1, 3, 8, 8)], expect_warnings=["fill_"])
+class SliceAssign(nn.Module):
+    """A traced slice assignment (Swin's shifted-window mask): aten::fill_ mutates a fresh tensor
+    through a view; the interpreter and the generated code must do the same."""
+
+    def forward(self, x):
+        mask = x.new_zeros((x.shape[-2], x.shape[-1]))
+        mask[0:2, 0:3] = 1.0
+        return x + mask
+
+
 @register("weight_norm", "small", [f32(2, 8)], expect_warnings=["_weight_norm"])
 class WeightNorm(nn.Module):
     """nn.utils.weight_norm: the trace holds aten::_weight_norm and the keys weight_g/weight_v."""

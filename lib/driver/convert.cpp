@@ -208,8 +208,15 @@ ConvertResult run_convert(const ConvertOptions& opts) {
     // The warnings gathered before the failure often explain it (an op that fell back to
     // torch.ops.aten, a resolved branch): keep them as notes under the one error line.
     std::vector<std::string> notes = e.notes();
-    for (const auto& d : m.diags.items())
-      if (d.severity == Severity::Warning) notes.push_back("earlier warning: " + located(d));
+    size_t shown = 0, warnings = 0;
+    for (const auto& d : m.diags.items()) {
+      if (d.severity != Severity::Warning) continue;
+      ++warnings;
+      if (shown++ < 5) notes.push_back("earlier warning: " + located(d));
+    }
+    if (warnings > 5)
+      notes.push_back("... and " + std::to_string(warnings - 5) +
+                      " more warning(s); 'tinytrace inspect' lists them all");
     throw Error(e.code(), e.what(), std::move(notes));
   }
   log_diagnostics(m.diags);

@@ -196,8 +196,9 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
   }
 }
 
-std::optional<torch::jit::Stack> bind_schema(const c10::FunctionSchema& s, const std::vector<IValue>& in) {
-  if (s.is_mutable() || s.is_vararg()) return std::nullopt;
+std::optional<torch::jit::Stack> bind_schema(const c10::FunctionSchema& s, const std::vector<IValue>& in,
+                                             bool allow_mutation = false) {
+  if ((s.is_mutable() && !allow_mutation) || s.is_vararg()) return std::nullopt;
   const auto& args = s.arguments();
   if (in.size() > args.size()) return std::nullopt;
   torch::jit::Stack st;
@@ -352,11 +353,14 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
 }  // namespace
 
 std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
-                                                  std::vector<c10::IValue> inputs) {
+                                                  std::vector<c10::IValue> inputs, bool allow_mutation) {
   auto cands = candidates_for(op);
   for (const auto& c : cands) {
     for (const auto& h : handles_for(c)) {
-      auto st = bind_schema(h.schema(), inputs);
+      // Only an op named as in-place (aten::fill_.Tensor) may pick a mutable overload.
+      const std::string& b = c.base;
+      bool inplace = allow_mutation && b.size() > 2 && b.back() == '_' && b[b.size() - 2] != '_';
+      auto st = bind_schema(h.schema(), inputs, inplace);
       if (!st) continue;
       h.callBoxed(*st);
       return std::vector<c10::IValue>(std::make_move_iterator(st->begin()),

@@ -29,8 +29,13 @@ namespace tt {
 // Returns the op's outputs, or nullopt when no overload fits the inputs (or the op is unknown).
 // Errors raised by the kernel itself (c10::Error, or std::runtime_error for a division by zero
 // in int arithmetic) propagate to the caller, which knows the node to blame.
+// In-place overloads (mutable schemas: aten::fill_.Tensor, aten::copy_) run only with
+// allow_mutation: the interpreter runs them as the generated Python does (a traced slice
+// assignment mutates a fresh tensor through a view), while constant folding must never mutate
+// the tensors it folds.
 std::optional<std::vector<c10::IValue>> call_aten(const std::string& qualified_overload_or_ir_op,
-                                                  std::vector<c10::IValue> inputs);
+                                                  std::vector<c10::IValue> inputs,
+                                                  bool allow_mutation = false);
 
 // The schema text of the overload call_aten would pick ("aten::add.Tensor(Tensor self, ...)"),
 // or "" when none fits; for messages and tests.

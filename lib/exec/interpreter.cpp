@@ -308,7 +308,7 @@ void Interpreter::run_node(const Node& n) {
       set(n.output(), interpolate(in));
       return;
     }
-    auto outs = call_aten(op, std::move(in));
+    auto outs = call_aten(op, std::move(in), /*allow_mutation=*/true);
     if (!outs)
       throw Error(ExitCode::Unsupported, "the interpreter cannot run " + where(n) +
                                              " (no ATen lowering for this op)");
