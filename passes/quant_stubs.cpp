@@ -10,10 +10,13 @@
 //                                               return %dequant
 // - Every stub is its own module instance with a fresh path ("quant", "quant_1", ...; never a
 //   path or weight prefix the model already uses).
-// - Outputs are looked through prim.TupleConstruct / prim.ListConstruct; integer and bool tensors
-//   (known dtype) and non-tensors get no stub. A tensor of unknown dtype counts as float unless
-//   the op that makes it is known to give integers (argmax, comparisons, size, ...).
-// - Inputs of unknown dtype count as float unless they feed an nn.Embedding (indices).
+// - Outputs are looked through (nested) prim.TupleConstruct / prim.ListConstruct; integer and bool
+//   tensors (known dtype) and non-tensors get no stub. A tensor of unknown dtype counts as float
+//   unless the op that makes it is known to give integers (argmax, comparisons, the indices of
+//   topk, x.long(), ...).
+// - Inputs of unknown dtype count as float unless they feed an nn.Embedding (indices). Uses that
+//   read only the input's dtype/device/size (x.type_as(input), input.new_zeros(...)) keep the
+//   float input.
 #include "ir/quant.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -28,15 +31,68 @@ bool is_float_dtype(DType d) {
   return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16;
 }
 
-// Ops whose tensor results are never floating point.
-bool makes_non_float(const Node* p) {
+// A tensor result that is never floating point, known without shapes: results of ops that only
+// make integers or bools (argmax, comparisons, ...), the indices of topk/sort/max(dim)/...,
+// and conversions to an integer dtype (x.long(), x.to(torch.int64), x.type_as(int_tensor)).
+bool makes_non_float(const Value* v) {
   static const std::unordered_set<std::string> ints = {
       "aten::argmax", "aten::argmin", "aten::eq", "aten::ne",  "aten::gt",  "aten::ge",
       "aten::lt",     "aten::le",     "aten::logical_not",     "aten::logical_and",
-      "aten::logical_or", "aten::isnan", "aten::nonzero", "aten::arange"};
-  for (const auto& b : aten_bases(p->op()))
+      "aten::logical_or", "aten::isnan", "aten::nonzero", "aten::arange", "aten::argsort",
+      "aten::bucketize", "aten::searchsorted"};
+  // (values, indices) pairs: the second result holds int64 indices.
+  static const std::unordered_set<std::string> with_indices = {
+      "aten::topk", "aten::sort", "aten::kthvalue", "aten::mode", "aten::median",
+      "aten::nanmedian", "aten::max", "aten::min", "aten::cummax", "aten::cummin"};
+  const Node* p = v->node();
+  for (const auto& b : aten_bases(p->op())) {
     if (ints.count(b)) return true;
+    if (with_indices.count(b) && p->num_outputs() == 2 && v == p->output(1)) return true;
+    if (b == "aten::to" || b == "aten::type_as") {
+      for (const Value* in : p->inputs()) {
+        if (in->type().kind == Type::Kind::ScalarType) {  // x.to(dtype)
+          const AttrValue* c = in->constant();
+          const DType* d = c ? std::get_if<DType>(c) : nullptr;
+          return d && !is_float_dtype(*d) && *d != DType::Unknown;
+        }
+      }
+      if (b == "aten::type_as" && p->num_inputs() == 2) {  // the dtype of `other`
+        const Type& o = p->input(1)->type();
+        return o.dtype != DType::Unknown ? !is_float_dtype(o.dtype) : makes_non_float(p->input(1));
+      }
+    }
+  }
   return false;
+}
+
+// Uses that read only the input's metadata (dtype, device, size): they keep reading the float
+// input, as a quantized tensor would change what they make (x.new_zeros(...) of a quantized x
+// is quantized) or fail after convert (zeros.type_as(quantized)).
+bool reads_metadata_only(const Use& u) {
+  const Node* n = u.user;
+  for (const auto& b : aten_bases(n->op())) {
+    if (b == "aten::type_as" || b == "aten::expand_as" || b == "aten::view_as" || b == "aten::reshape_as")
+      return u.index == 1;
+    if (b == "aten::to" && u.index == 1) return true;  // x.to(other)
+    if (b == "aten::size" || b == "aten::dim" || b == "aten::numel" || b == "aten::new_zeros" ||
+        b == "aten::new_ones" || b == "aten::new_empty" || b == "aten::new_full" ||
+        b == "aten::zeros_like" || b == "aten::ones_like" || b == "aten::empty_like" ||
+        b == "aten::full_like" || b == "aten::rand_like" || b == "aten::randn_like")
+      return u.index == 0;
+  }
+  return n->is("prim.dtype") || n->is("prim.device") || n->is("Tensor.dtype") || n->is("Tensor.device");
+}
+
+// The tensors a graph output is made of: through (nested) tuple and list constructions that
+// nothing else reads, as (user, input index) sites.
+void output_sites(Value* v, Node* user, size_t idx, Block* top, std::vector<std::pair<Node*, size_t>>& out) {
+  Node* p = v->node();
+  if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct")) && p->owning_block() == top &&
+      has_one_use(v)) {
+    for (size_t j = 0; j < p->num_inputs(); ++j) output_sites(p->input(j), p, j, top, out);
+    return;
+  }
+  out.emplace_back(user, idx);
 }
 
 }  // namespace
@@ -61,7 +117,7 @@ bool run_quant_stubs(Graph& g, PassContext& ctx) {
     if (!placed.empty()) s->move_after(placed.back());
     placed.push_back(s);
     Value* q = s->output();
-    in->replace_uses_with_if(q, [&](const Use& u) { return u.user != s; });
+    in->replace_uses_with_if(q, [&](const Use& u) { return u.user != s && !reads_metadata_only(u); });
     ctx.rewrite("quant-stub", s);
     changed = true;
   }
@@ -69,21 +125,12 @@ bool run_quant_stubs(Graph& g, PassContext& ctx) {
   // Outputs: through tuple/list constructions at the top level.
   std::vector<std::pair<Node*, size_t>> sites;  // (user, input index) of each output tensor
   Node* ret = top->return_node();
-  for (size_t i = 0; i < ret->num_inputs(); ++i) {
-    Value* v = ret->input(i);
-    Node* p = v->node();
-    if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct")) && p->owning_block() == top &&
-        has_one_use(v)) {
-      for (size_t j = 0; j < p->num_inputs(); ++j) sites.emplace_back(p, j);
-    } else {
-      sites.emplace_back(ret, i);
-    }
-  }
+  for (size_t i = 0; i < ret->num_inputs(); ++i) output_sites(ret->input(i), ret, i, top, sites);
   for (const auto& [user, idx] : sites) {
     Value* v = user->input(idx);
     const Type& t = v->type();
     if (!t.is_tensor()) continue;
-    if (t.dtype != DType::Unknown ? !is_float_dtype(t.dtype) : makes_non_float(v->node())) continue;
+    if (t.dtype != DType::Unknown ? !is_float_dtype(t.dtype) : makes_non_float(v)) continue;
     Node* s = insert_stub(g, "quant.DeQuantStub", v, names.fresh("dequant"), top,
                           user == ret ? nullptr : user,
                           v->node() != top->param_node() ? v->node() : nullptr);

@@ -396,6 +396,24 @@ class QuantPrepMisc(nn.Module):
         return h, torch.cat([a, b], dim=1)
 
 
+@register("quant_outputs", "small", [f32(2, 16)])
+class QuantOutputs(nn.Module):
+    """What a prepared model hands back: a float tensor inside a list inside the output tuple,
+    topk's int64 indices, x.long(), and a tensor whose dtype comes from the input (type_as):
+    after convert, floats are dequantized and integers stay integers."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(16, 16)
+        self.l2 = nn.Linear(16, 8)
+
+    def forward(self, x):
+        h = torch.tanh(self.l1(x))
+        v, i = torch.topk(self.l2(h), 3, dim=1)
+        ones = torch.ones(2, 8).type_as(x)
+        return h, [v, i, (h > 0).long()], ones + 1.0
+
+
 # --------------------------------------------------------------------------------------------
 # --quant-prep end to end (tests/quant.cmake, tests/e2e/check_quant.py): the lead's block.
 

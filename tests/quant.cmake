@@ -16,7 +16,8 @@ set(TT_QUANT_MODELS
     "efficientnet_b0:torchvision:" "functional_relu:small:" "shared_relu:small:"
     "two_inputs_add:small:" "sub_div_neg_stack:small:" "attention_fallback:small:--fallback=torch.matmul,F.softmax,torch.bmm"
     "nested_seq_bn:small:" "lstm:small:--fallback=nn.LSTM" "gru:small:--fallback=nn.GRU"
-    "embedding:small:--fallback=nn.Embedding" "mha:small:--fallback=nn.MultiheadAttention")
+    "embedding:small:--fallback=nn.Embedding" "mha:small:--fallback=nn.MultiheadAttention"
+    "quant_outputs:small:")
 foreach(entry IN LISTS TT_QUANT_MODELS)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 name)

@@ -230,7 +230,20 @@ def ptq(model, inputs, gen):
     with torch.no_grad():
         out = q(*inputs)
         ref = model(*inputs)
+    check_output_dtypes(out, ref)
     return cosine(out, ref), q
+
+
+def check_output_dtypes(out, ref):
+    """The converted model hands back what the float model does: every output (also inside
+    nested tuples/lists) dequantized, integer outputs (topk indices, x.long()) still integers."""
+    a, b = flat_tensors(out), flat_tensors(ref)
+    if len(a) != len(b):
+        fail(f"the converted model returns {len(a)} tensors, the float model {len(b)}")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x.is_quantized or x.dtype != y.dtype:
+            fail(f"output tensor {i}: {x.dtype} after convert, {y.dtype} before "
+                 "(a missing or misplaced DeQuantStub)")
 
 
 def qat(model, inputs, gen):
@@ -249,6 +262,7 @@ def qat(model, inputs, gen):
     with torch.no_grad():
         out = q(*inputs)
         ref = prepared(*inputs)  # the trained step moved the weights: compare with fake-quant
+    check_output_dtypes(out, ref)
     return cosine(out, ref)
 
 
