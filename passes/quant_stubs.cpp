@@ -87,9 +87,11 @@ bool reads_metadata_only(const Use& u) {
 // nothing else reads, as (user, input index) sites.
 void output_sites(Value* v, Node* user, size_t idx, Block* top, std::vector<std::pair<Node*, size_t>>& out) {
   Node* p = v->node();
-  if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct")) && p->owning_block() == top &&
+  bool dict = p->is("prim.DictConstruct");
+  if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct") || dict) && p->owning_block() == top &&
       has_one_use(v)) {
-    for (size_t j = 0; j < p->num_inputs(); ++j) output_sites(p->input(j), p, j, top, out);
+    for (size_t j = dict ? 1 : 0; j < p->num_inputs(); j += dict ? 2 : 1)  // a dict's values
+      output_sites(p->input(j), p, j, top, out);
     return;
   }
   out.emplace_back(user, idx);

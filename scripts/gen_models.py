@@ -414,6 +414,23 @@ class QuantOutputs(nn.Module):
         return h, [v, i, (h > 0).long()], ones + 1.0
 
 
+@register("dict_out", "small", [f32(1, 3, 16, 16)])
+class DictOut(nn.Module):
+    """Returns a dict like torchvision's segmentation models ({"out": ..., "aux": ...}), traced
+    with strict=False: the generated forward returns the same dict."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+        self.head = nn.Conv2d(8, 4, 1)
+        self.aux = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        f = self.backbone(x)
+        out = F.interpolate(self.head(f), scale_factor=2.0, mode="bilinear", align_corners=False)
+        return {"out": out, "aux": self.aux(f)}
+
+
 # --------------------------------------------------------------------------------------------
 # --quant-prep end to end (tests/quant.cmake, tests/e2e/check_quant.py): the lead's block.
 
@@ -601,7 +618,8 @@ def generate(spec, out_dir, st):
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         eager = model(*inputs)
-        traced = torch.jit.trace(model, inputs, check_trace=False)
+        # strict=False: a model may return a dict (torchvision's segmentation models do)
+        traced = torch.jit.trace(model, inputs, check_trace=False, strict=False)
         expected = traced(*inputs)
 
     exp_flat, eager_flat = flatten(expected), flatten(eager)

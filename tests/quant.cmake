@@ -17,7 +17,7 @@ set(TT_QUANT_MODELS
     "two_inputs_add:small:" "sub_div_neg_stack:small:" "attention_fallback:small:--fallback=torch.matmul,F.softmax,torch.bmm"
     "nested_seq_bn:small:" "lstm:small:--fallback=nn.LSTM" "gru:small:--fallback=nn.GRU"
     "embedding:small:--fallback=nn.Embedding" "mha:small:--fallback=nn.MultiheadAttention"
-    "quant_outputs:small:")
+    "quant_outputs:small:" "dict_out:small:")
 foreach(entry IN LISTS TT_QUANT_MODELS)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 name)

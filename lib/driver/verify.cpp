@@ -94,6 +94,23 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
     }
     return false;
   };
+  if (e.isGenericDict() && a.isGenericDict()) {  // by key, in the original's order
+    auto de = e.toGenericDict(), da = a.toGenericDict();
+    if (de.size() != da.size()) {
+      r.structure_mismatch = true;
+      return;
+    }
+    for (const auto& entry : de) {
+      auto it = da.find(entry.key());
+      if (it == da.end()) {
+        r.structure_mismatch = true;
+        return;
+      }
+      std::string key = entry.key().isString() ? entry.key().toStringRef() : entry.key().tagKind();
+      compare_into(entry.value(), it->value(), path.empty() ? key : path + "." + key, r);
+    }
+    return;
+  }
   std::vector<c10::IValue> se, sa;
   if (seq(e, se) && seq(a, sa)) {
     if (se.size() != sa.size()) {

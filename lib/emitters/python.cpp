@@ -1137,6 +1137,16 @@ class PyEmitter {
       }
       return;
     }
+    if (op == "prim.DictConstruct") {
+      if (n.num_inputs() % 2 != 0) unsupported(n, "prim.DictConstruct needs (key, value) pairs", "fix the node");
+      std::vector<std::string> items;
+      for (size_t i = 0; i + 1 < n.num_inputs(); i += 2)
+        items.push_back(expr(n.input(i)).text + ": " + expr(n.input(i + 1)).text);
+      std::string text = "{" + join(items, ", ") + "}";
+      if (n.output(0)->num_uses() <= 1) expr_[n.output(0)] = Expr{text};
+      else assign(n, text, "results", true, body);
+      return;
+    }
     if (op == "prim.TupleUnpack" || op == "prim.ListUnpack") {
       std::string src = n.num_inputs() ? expr(n.input(0)).text : "()";
       std::string base = n.num_inputs() ? value_hint(n.input(0)) : "item";

@@ -225,6 +225,23 @@ void Interpreter::run_node(const Node& n) {
     set(n.output(), c10::ivalue::Tuple::create(std::move(in)));
     return;
   }
+  if (op == "prim.DictConstruct") {
+    // Typed like TorchScript's own Dict[str, Tensor] so that --verify compares like with like.
+    const Type& t = n.output()->type();
+    auto jit_type = [](const Type& e) -> c10::TypePtr {
+      switch (e.kind) {
+        case Type::Kind::Str: return c10::StringType::get();
+        case Type::Kind::Int: return c10::IntType::get();
+        case Type::Kind::Tensor: return c10::TensorType::get();
+        default: return c10::AnyType::get();
+      }
+    };
+    c10::impl::GenericDict d(t.elems.size() == 2 ? jit_type(t.elems[0]) : c10::StringType::get(),
+                             t.elems.size() == 2 ? jit_type(t.elems[1]) : c10::AnyType::get());
+    for (size_t i = 0; i + 1 < in.size(); i += 2) d.insert_or_assign(in[i], in[i + 1]);
+    set(n.output(), d);
+    return;
+  }
   if (op == "prim.TupleUnpack") {
     const auto& elems = in.at(0).toTupleRef().elements();
     set_outputs(std::vector<c10::IValue>(elems.begin(), elems.end()));

@@ -108,8 +108,10 @@ std::string Type::str() const {
     }
     case Kind::List:
     case Kind::Optional:
+    case Kind::Dict:
     case Kind::Tuple: {
-      std::string s = kind == Kind::List ? "List[" : kind == Kind::Optional ? "Optional[" : "Tuple[";
+      std::string s = kind == Kind::List ? "List[" : kind == Kind::Optional ? "Optional["
+                      : kind == Kind::Dict ? "Dict[" : "Tuple[";
       for (size_t i = 0; i < elems.size(); ++i) {
         if (i) s += ", ";
         s += elems[i].str();

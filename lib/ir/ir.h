@@ -78,12 +78,13 @@ struct Type {
     List,          // elems[0] is the element type
     Tuple,         // elems are the element types
     Optional,      // elems[0] is the contained type
+    Dict,          // elems[0] the key type (str, int, ...), elems[1] the value type
   };
 
   Kind kind = Kind::Any;
   DType dtype = DType::Unknown;               // Tensor only
   std::optional<std::vector<int64_t>> shape;  // Tensor only; nullopt = unknown rank; -1 = unknown dim
-  std::vector<Type> elems;                    // List / Tuple / Optional
+  std::vector<Type> elems;                    // List / Tuple / Optional / Dict
 
   static Type any() { return Type{}; }
   static Type tensor(DType d = DType::Unknown) {
@@ -110,6 +111,11 @@ struct Type {
   static Type tuple(std::vector<Type> elems) {
     Type t = of(Kind::Tuple);
     t.elems = std::move(elems);
+    return t;
+  }
+  static Type dict(Type key, Type value) {
+    Type t = of(Kind::Dict);
+    t.elems = {std::move(key), std::move(value)};
     return t;
   }
   static Type optional(Type elem) {

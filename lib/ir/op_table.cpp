@@ -40,6 +40,7 @@ std::vector<OpInfo> make_table() {
       {"prim.GetAttr", K::Prim, {}, {}, Q::Shape, "read of a model parameter/buffer (weight `value`)"},
       {"prim.ListConstruct", K::Prim, {}, {}, Q::Shape, "build a list: [a, b]"},
       {"prim.TupleConstruct", K::Prim, {}, {}, Q::Shape, "build a tuple: (a, b)"},
+      {"prim.DictConstruct", K::Prim, {}, {}, Q::Shape, "build a dict from (key, value, key, value, ...): {k: v}"},
       {"prim.ListUnpack", K::Prim, {}, {}, Q::Shape, "a, b = list"},
       {"prim.TupleUnpack", K::Prim, {}, {}, Q::Shape, "a, b = tuple"},
       {"prim.TupleIndex", K::Prim, {}, {}, Q::Shape, "tuple[i] (inputs: tuple, index constant)"},

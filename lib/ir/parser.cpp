@@ -50,7 +50,7 @@ const char* kGraphHint = "a .tir text starts with graph @name(%x : Type, ...) {"
 const char* kBlockHint = "nested blocks are written block0(%arg : Type, ...) { ... return ... }";
 const char* kTypeHint =
     "types are Tensor, f32, f32[1,?,3], ?[2,3], int, float, bool, str, None, Device, ScalarType, "
-    "Layout, MemoryFormat, Any, List[T], Tuple[T, U], Optional[T]";
+    "Layout, MemoryFormat, Any, List[T], Tuple[T, U], Optional[T], Dict[K, V]";
 
 class Parser {
  public:
@@ -331,6 +331,14 @@ class Parser {
       Type elem = type();
       expect(']', "to close " + w + "[...]", kTypeHint);
       return w == "List" ? Type::list(elem) : Type::optional(elem);
+    }
+    if (w == "Dict") {
+      expect('[', "after Dict", kTypeHint);
+      Type key = type();
+      expect(',', "between the key and value types of Dict[K, V]", kTypeHint);
+      Type value = type();
+      expect(']', "to close Dict[...]", kTypeHint);
+      return Type::dict(key, value);
     }
     if (w == "Tuple") {
       expect('[', "after Tuple", kTypeHint);

@@ -177,6 +177,10 @@ Type convert_type(const c10::TypePtr& t) {
     }
     case TK::OptionalType:
       return Type::optional(convert_type(t->expect<c10::OptionalType>()->getElementType()));
+    case TK::DictType: {
+      auto d = t->expect<c10::DictType>();
+      return Type::dict(convert_type(d->getKeyType()), convert_type(d->getValueType()));
+    }
     default:
       return Type::any();
   }
@@ -1535,6 +1539,8 @@ class Lifter {
     if (k == prim::CallMethod) return lift_call(n, f);
     if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
     if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
+    // A dict of results (torchvision's segmentation models return {"out": ..., "aux": ...}).
+    if (k == prim::DictConstruct) return void(emit("prim.DictConstruct", inputs_of(n, f), n, f));
     if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
     if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
     if (k == prim::TupleIndex) return lift_tuple_index(n, f);

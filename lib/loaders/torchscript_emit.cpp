@@ -315,6 +315,12 @@ class Lowerer {
       assign1(n, in.size() == 1 ? "(" + in[0] + ",)" : "(" + join(in) + ")", ind);
       return;
     }
+    if (op == "prim.DictConstruct") {
+      std::vector<std::string> items;
+      for (size_t i = 0; i + 1 < in.size(); i += 2) items.push_back(in[i] + ": " + in[i + 1]);
+      assign1(n, "{" + join(items) + "}", ind);
+      return;
+    }
     if (op == "prim.TupleUnpack" || op == "prim.ListUnpack") {
       if (n.num_inputs() != 1) unsupported(n, "expected one input");
       if (n.num_outputs() == 0) return;
