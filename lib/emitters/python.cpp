@@ -1693,6 +1693,10 @@ class PyEmitter {
     if (kind == OpKind::Aten || op.find("::") != std::string::npos) {
       if (op.find("::") == std::string::npos)
         unsupported(n, "aten op '" + op + "' has no qualified name", "name it 'aten::name.overload'");
+      if (std::string s = try_index_or_fill(n); !s.empty()) {
+        assign(n, s, hint, false, body);
+        return;
+      }
       CallArgs a = call_args(n, nullptr, 0);
       assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
       return;
@@ -1757,6 +1761,26 @@ class PyEmitter {
       }
     }
     return expr(n.input(0)).text + " " + it->second + " " + expr(n.input(1)).text;
+  }
+
+  // aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:
+  // that dim is taken whole); aten::fill_(self, value) as x.fill_(value), which mutates x as the
+  // traced model did (a slice assignment). "" when neither applies.
+  std::string try_index_or_fill(const Node& n) {
+    const std::string& op = n.op();
+    if ((op == "aten::fill_.Tensor" || op == "aten::fill_.Scalar") && n.num_inputs() == 2)
+      return receiver(expr(n.input(0))) + ".fill_(" + expr(n.input(1)).text + ")";
+    if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
+    const Node* list = n.input(1)->node();
+    if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";
+    std::vector<std::string> subs;
+    for (const Value* v : list->inputs()) {
+      const AttrValue* c = v->constant();
+      subs.push_back(c && std::holds_alternative<NoneAttr>(*c) ? ":" : expr(v).text);
+    }
+    while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
+    if (subs.empty()) return "";
+    return receiver(expr(n.input(0))) + "[" + join(subs, ", ") + "]";
   }
 
   // aten::slice(self, dim=0, start=None, end=None, step=1) as x[:, a:b:s].

@@ -455,6 +455,10 @@ bool is_aten_fallback(std::string_view op) {
   return op.substr(0, 6) == "aten::" && find_op(op) == nullptr;
 }
 
+bool python_spells_fallback(std::string_view op) {
+  return op == "aten::index.Tensor" || op == "aten::fill_.Tensor" || op == "aten::fill_.Scalar";
+}
+
 const char* python_binary_operator(std::string_view op) {
   static const std::unordered_map<std::string_view, const char*> ops = {
       {"operator.add", "+"},      {"operator.sub", "-"},       {"operator.mul", "*"},

@@ -57,6 +57,9 @@ const std::vector<OpInfo>& all_ops();
 
 // True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
 bool is_aten_fallback(std::string_view op);
+// ATen fallback ops the Python emitter still writes idiomatically (x[i, :, j] for aten::index,
+// x.fill_(v)): no "no Python spelling" warning for them.
+bool python_spells_fallback(std::string_view op);
 
 // The Python operator an `operator.*` op is written as by the emitters ("operator.add" -> "+",
 // "operator.is_not" -> "is not"; unary: "operator.neg" -> "-", "operator.not_" -> "not");

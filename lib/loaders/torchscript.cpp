@@ -1974,7 +1974,7 @@ class Lifter {
       return;
     }
     Node* node = emit(op, ins, n, f);
-    if (is_aten_fallback(op)) {
+    if (is_aten_fallback(op) && !python_spells_fallback(op)) {
       diags_.warn("aten-fallback",
                   "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
                       op.substr(6) + "(...)",
