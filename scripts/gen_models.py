@@ -431,6 +431,37 @@ class DictOut(nn.Module):
         return {"out": out, "aux": self.aux(f)}
 
 
+@register("multi_output_ops", "small", [f32(2, 12)],
+          expect_warnings=["std_mean", "var_mean", "aminmax", "kthvalue"])
+class MultiOutputOps(nn.Module):
+    """Ops with several results (topk, sort, max/min over a dim, chunk/split/unbind, and the
+    aten fallbacks std_mean, var_mean, aminmax, kthvalue) and nn.Upsample, whose TorchScript
+    lowering passes None for the output size: --emit torchscript unpacks the results."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 12)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x):
+        h = self.fc(x)
+        v, i = torch.topk(h, 3, dim=1)
+        s, si = torch.sort(h, dim=1, descending=True)
+        mx, mxi = torch.max(h, dim=1)
+        mn, mni = h.min(dim=1, keepdim=True)
+        a, b, c, _ = h.chunk(4, dim=1)
+        p, q = h.split([5, 7], dim=1)
+        r0, r1 = h.unbind(0)
+        sd, mu = torch.std_mean(h, dim=1)
+        vr, mv = torch.var_mean(h, dim=1, unbiased=False)
+        lo, hi = torch.aminmax(h, dim=1)
+        kv, ki = torch.kthvalue(h, 2, dim=1)
+        values = v * s[:, :3] + mx[:, None] - mn + a * b - c
+        indices = i + si[:, :3] + mxi[:, None] + mni + ki[:, None]
+        stats = p.sum(1) + q.mean(1) + (r0 - r1).sum() + sd + mu + vr + mv + lo + hi + kv
+        return values, indices, stats, self.up(h.view(2, 3, 2, 2))
+
+
 # --------------------------------------------------------------------------------------------
 # --quant-prep end to end (tests/quant.cmake, tests/e2e/check_quant.py): the lead's block.
 

@@ -23,12 +23,16 @@ add_test(NAME exec_torchscript_roundtrip_cpp COMMAND tinytrace_tests "-tc=*torch
 set_tests_properties(exec_torchscript_roundtrip_cpp PROPERTIES LABELS exec TIMEOUT 900
                      ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_torchvision)
 
-# nn.MultiheadAttention (the small `mha` model) through --emit torchscript.
-add_test(NAME exec_torchscript_mha_plain
-         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
-                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${TT_EXEC_OUT}/torchscript_mha_plain mha)
-set_tests_properties(exec_torchscript_mha_plain PROPERTIES LABELS exec TIMEOUT 300
-                     FIXTURES_REQUIRED tt_models_small)
+# Small models through --emit torchscript: nn.MultiheadAttention (mha), ops with several results
+# unpacked from one call (multi_output_ops), nn.Upsample / F.interpolate / padding with None and
+# annotated arguments (upsample_shuffle_pad).
+foreach(model mha multi_output_ops upsample_shuffle_pad)
+  add_test(NAME exec_torchscript_${model}_plain
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
+                   $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${TT_EXEC_OUT}/torchscript_${model}_plain ${model})
+  set_tests_properties(exec_torchscript_${model}_plain PROPERTIES LABELS exec TIMEOUT 300
+                       FIXTURES_REQUIRED tt_models_small)
+endforeach()
 
 foreach(model resnet18 mobilenet_v2)
   foreach(mode plain fuse)

@@ -7,7 +7,9 @@
 //   components that are not identifiers are read with getattr(self.layer1, "0"), which
 //   TorchScript compiles to a plain attribute read.
 // - Module::define resolves `torch.<name>` to the builtin aten::<name> (there is no Python, so no
-//   torch.ops / torch.nn.functional); every call is spelled that way.
+//   torch.ops / torch.nn.functional); every call is spelled that way. Type annotations are
+//   spelled `annotate(T, e)` as in the archives' own code: torch.jit.annotate is a Python
+//   function, so the resolver (SourceResolver below) adds the special form `annotate`.
 // - Module ops become the ATen calls of lib/exec/modules.cpp (the interpreter's lowering), so the
 //   archive computes exactly what `--verify` checks; function, method and aten:: fallback ops
 //   become torch.<name>(...) calls with the inputs in schema order (kwarg-only schema
@@ -22,6 +24,8 @@
 #include "support/diag.h"
 
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <cctype>
@@ -135,6 +139,9 @@ std::string ts_type(const Type& t) {
       for (const Type& x : t.elems) e.push_back(ts_type(x));
       return "Tuple[" + join(e) + "]";
     }
+    case K::Dict:
+      return "Dict[" + (t.elems.size() > 0 ? ts_type(t.elems[0]) : std::string("str")) + ", " +
+             (t.elems.size() > 1 ? ts_type(t.elems[1]) : std::string("Tensor")) + "]";
   }
   return "Tensor";
 }
@@ -245,7 +252,7 @@ class Lowerer {
       std::string operator()(double d) const { return float_src(d); }
       std::string operator()(const std::string& s) const { return str_src(s); }
       std::string operator()(const std::vector<int64_t>& l) const {
-        if (l.empty()) return "torch.jit.annotate(" + ts_type(t.kind == Type::Kind::List ? t : Type::list(Type::of(Type::Kind::Int))) + ", [])";
+        if (l.empty()) return "annotate(" + ts_type(t.kind == Type::Kind::List ? t : Type::list(Type::of(Type::Kind::Int))) + ", [])";
         if (elem == Type::Kind::Float) return floats_src(std::vector<double>(l.begin(), l.end()));
         if (elem == Type::Kind::Bool) {
           std::vector<std::string> items;
@@ -255,11 +262,11 @@ class Lowerer {
         return ints_src(l);
       }
       std::string operator()(const std::vector<double>& l) const {
-        if (l.empty()) return "torch.jit.annotate(List[float], [])";
+        if (l.empty()) return "annotate(List[float], [])";
         return floats_src(l);
       }
       std::string operator()(const std::vector<std::string>& l) const {
-        if (l.empty()) return "torch.jit.annotate(List[str], [])";
+        if (l.empty()) return "annotate(List[str], [])";
         std::vector<std::string> items;
         for (const auto& s : l) items.push_back(str_src(s));
         return "[" + join(items) + "]";
@@ -306,7 +313,7 @@ class Lowerer {
         Type lt = t.kind == Type::Kind::List && !t.elems.empty() && t.elems[0].kind != Type::Kind::Any
                       ? t
                       : Type::list(has_none ? Type::optional(Type::tensor()) : Type::tensor());
-        lit = "torch.jit.annotate(" + ts_type(lt) + ", " + lit + ")";
+        lit = "annotate(" + ts_type(lt) + ", " + lit + ")";
       }
       assign1(n, lit, ind);
       return;
@@ -386,9 +393,18 @@ class Lowerer {
       return;
     }
     std::string call = function_call(n, in);
-    if (n.num_outputs() == 0) line(ind, call);
-    else if (n.num_outputs() == 1) assign1(n, call, ind);
-    else unsupported(n, "a function op with several outputs (expected a tuple output and prim.TupleUnpack)");
+    if (n.num_outputs() == 0) {
+      line(ind, call);
+    } else if (n.num_outputs() == 1) {
+      assign1(n, call, ind);
+    } else {
+      // Several outputs (topk, sort, max.dim, std_mean, a chunk/split/unbind whose list was
+      // unpacked): the call returns a tuple or a list of that length, and TorchScript unpacks
+      // both (a list with a run-time length check).
+      std::vector<std::string> outs;
+      for (Value* v : n.outputs()) outs.push_back(bind(v));
+      line(ind, join(outs) + " = " + call);
+    }
   }
 
   // Python's operator.* (int/float/bool arithmetic of scripted models) as the operator itself,
@@ -756,10 +772,10 @@ class Lowerer {
         scales = floats_src(std::vector<double>(static_cast<size_t>(r), static_cast<double>(*i)));
       if (const auto* l = std::get_if<std::vector<double>>(v)) scales = floats_src(*l);
     }
-    if (size != "None") size = "torch.jit.annotate(Optional[List[int]], " + size + ")";
-    else size = "torch.jit.annotate(Optional[List[int]], None)";
-    if (scales != "None") scales = "torch.jit.annotate(Optional[List[float]], " + scales + ")";
-    else scales = "torch.jit.annotate(Optional[List[float]], None)";
+    if (size != "None") size = "annotate(Optional[List[int]], " + size + ")";
+    else size = "annotate(Optional[List[int]], None)";
+    if (scales != "None") scales = "annotate(Optional[List[float]], " + scales + ")";
+    else scales = "annotate(Optional[List[float]], None)";
     std::string align = b(a.get_bool("align_corners", false));
     std::string rs = std::to_string(r);
     if (mode == "nearest") return A + "upsample_nearest" + rs + "d(" + x + ", " + size + ", " + scales + ")";
@@ -776,6 +792,16 @@ class Lowerer {
   std::set<std::string> used_;
   std::vector<std::pair<std::string, at::Tensor>> consts_;
   std::ostringstream out_;
+};
+
+// Module::define's default resolver knows only `torch`; the generated source also uses the
+// special form `annotate` (as the TorchScript importer does).
+struct SourceResolver : torch::jit::NativeResolver {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& m,
+                                                         const torch::jit::SourceRange& loc) override {
+    if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
+    return NativeResolver::resolveValue(name, m, loc);
+  }
 };
 
 // The module tree that holds the weights: one node per state_dict prefix.
@@ -842,7 +868,7 @@ void save_torchscript(const Graph& g, const std::string& path, const std::string
     for (const auto& [name, t] : low.constants())
       m.register_attribute(name, c10::TensorType::get(), t.detach(), /*is_param=*/false, /*is_buffer=*/false);
     try {
-      m.define(src);
+      m.define(src, std::make_shared<SourceResolver>());
     } catch (const std::exception& e) {
       std::string msg = e.what();
       std::string first = msg.substr(msg.find_first_not_of(" \n"));
