@@ -38,13 +38,19 @@ def run(cmd):
     return subprocess.run(cmd).returncode
 
 
-def expect_unsupported(op, tinytrace, model, out_dir):
+def convert(tinytrace, model, out_dir, args, timeout):
+    """`tinytrace convert MODEL -o OUT_DIR ARGS` into an emptied OUT_DIR, its output echoed."""
     shutil.rmtree(out_dir, ignore_errors=True)
-    cmd = [tinytrace, "convert", model, "-o", out_dir]
+    cmd = [tinytrace, "convert", model, "-o", out_dir] + args
     print("+", " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
+    return r
+
+
+def expect_unsupported(op, tinytrace, model, out_dir):
+    r = convert(tinytrace, model, out_dir, [], 300)
     if r.returncode != 4:
         die(f"exit {r.returncode}, expected 4 (unsupported construct)")
     errors = [line for line in r.stderr.splitlines() if line.startswith("error:")]
@@ -81,15 +87,8 @@ def main():
         if "--verify" not in convert_args:
             convert_args.append("--verify")
         convert_args += ["--verify-inputs", inputs]
-        shutil.rmtree(out_dir, ignore_errors=True)
-        cmd = [tinytrace, "convert", model, "-o", out_dir]
-        for spec in meta["input_shape_args"]:
-            cmd += ["--input-shape", spec]
-        cmd += convert_args
-        print("+", " ".join(cmd), flush=True)
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-        sys.stdout.write(r.stdout)
-        sys.stderr.write(r.stderr)
+        shapes = [a for spec in meta["input_shape_args"] for a in ("--input-shape", spec)]
+        r = convert(tinytrace, model, out_dir, shapes + convert_args, 900)
         if r.returncode != 0:
             die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
         if "verify (interpreter): OK" not in r.stdout:
