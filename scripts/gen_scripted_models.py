@@ -142,16 +142,28 @@ def build_mixed():
 
 
 class DictModel(nn.Module):
-    """Uses a dict, which tinytrace does not convert: the CLI must exit 4 naming
-    prim::DictConstruct and this file's line."""
+    """Builds a dict and reads it back (d["key"]): converted like any other value."""
 
     def forward(self, x):
         d = {"a": x, "b": x * 2.0}
         return d["a"] + d["b"]
 
 
+def _doubled(x: torch.Tensor) -> torch.Tensor:
+    return x * 2.0
+
+
+class ForkModel(nn.Module):
+    """torch.jit.fork / wait (asynchronous execution), which tinytrace does not convert: the CLI
+    must exit 4 naming prim::fork and this file's line."""
+
+    def forward(self, x):
+        fut = torch.jit.fork(_doubled, x)
+        return torch.jit.wait(fut) + x
+
+
 # Models whose conversion must fail with exit 4: name -> (build, op named in the error).
-UNSUPPORTED = {"sc_bad_dict": (DictModel, "prim::DictConstruct")}
+UNSUPPORTED = {"sc_bad_fork": (ForkModel, "prim::fork")}
 
 
 def _tv(fn_name):
@@ -198,6 +210,7 @@ register("sc_gate_cell", GateCell, [(1, 6), (1, 6)], gate_branches, {"gate": {"p
 register("sc_loop_cell", LoopCell, [(8, 1, 6), (1, 6)], loop_branches_all, {"gate": {"pos", "neg"}})
 register("sc_while", WhileLoop, [(1, 6)], while_branches, {"while_steps": {0, 1, 2}})
 register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"return", "fallthrough"}})
+register("sc_dict", DictModel, [(2, 6)])
 register("sc_mixed_trace", build_mixed, [(1, 3, 16, 16)], mixed_branches, {"mixed": {"above", "below"}})
 register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
 register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])

@@ -286,6 +286,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     if (i < 0 || i >= len) throw std::runtime_error("list index out of range");
     return one(items[static_cast<size_t>(i)]);
   }
+  if (b == "aten::__getitem__" && in.size() == 2 && in[0].isGenericDict()) {  // d["key"]
+    auto d = in[0].toGenericDict();
+    auto it = d.find(in[1]);
+    if (it == d.end()) throw std::runtime_error("KeyError: the dict has no such key");
+    return one(it->value());
+  }
   if ((b == "aten::__is__" || b == "aten::__isnot__") && in.size() == 2) {
     bool same;
     if (in[0].isNone() || in[1].isNone()) same = in[0].isNone() && in[1].isNone();
