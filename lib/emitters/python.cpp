@@ -1733,6 +1733,8 @@ class PyEmitter {
   // torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*
   // (int/float/bool arithmetic of scripted models) always.
   std::string try_infix(const Node& n) {
+    if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
+      return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
     if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
       return receiver(expr(n.input(0))) + " " + sym + " " + expr(n.input(1)).text;
     static const std::map<std::string, std::string> comparisons = {
