@@ -1617,6 +1617,15 @@ class PyEmitter {
       }
       bool is_default = is_default_in_all(schemas, i, c);
       if (info && not_in_aten_order(info->name) && !role.empty()) is_default = python_default(info->name, role) == e.text;
+      // Tensor options a trace records although they are what PyTorch does anyway: the strided
+      // layout, unpinned memory and the CPU device. Dropping the device also
+      // lets x.new_zeros(...) / zeros_like(x) follow x to another device, as eager code does.
+      std::string arg = role.empty() ? facts.name : role;
+      if (!(facts.kwarg_only || !role.empty())) {
+        // positional (x.to(torch.device("cpu"))): says what it does, keep it
+      } else if ((arg == "layout" && e.text == "torch.strided") || (arg == "pin_memory" && e.text == "False") ||
+          (arg == "device" && e.text == "torch.device(\"cpu\")"))
+        is_default = true;
       if (role.empty())
         pos.push_back({"", e, is_default});
       else
