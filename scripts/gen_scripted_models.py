@@ -24,8 +24,11 @@ import os
 import sys
 import warnings
 
+from typing import List
+
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -162,8 +165,82 @@ class ForkModel(nn.Module):
         return torch.jit.wait(fut) + x
 
 
+class Interpolate(nn.Module):
+    """F.interpolate and nn.Upsample in a scripted model: their TorchScript body builds the scale
+    list with list.append in a loop over the input's rank; tinytrace lifts the call as one op."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x):
+        y = self.conv(x)
+        a = F.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return a + self.up(y)
+
+
+class ListAppend(nn.Module):
+    """list.append in a loop and inside both branches of a data-dependent `if`, then torch.stack
+    (the list becomes a value carried through the loop and the `if`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x):
+        ys: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            y = self.fc(x[i])
+            if y.sum() > 0:
+                ys.append(torch.relu(y))
+            else:
+                ys.append(y * 0.5)
+        ys.append(self.fc(x.mean(0)))
+        return torch.stack(ys, 0)
+
+
+class PowDtypeCopy(nn.Module):
+    """`int ** -0.5` (aten::pow.int_float), list(x.shape) and list.copy (aten::list / aten::copy,
+    then an append), x.dtype (prim::dtype)."""
+
+    def forward(self, x):
+        c = x.shape[-1]
+        scale = (c // 4) ** -0.5
+        shape = list(x.shape)
+        s2 = shape.copy()
+        s2.append(1)
+        z = torch.ones(s2, dtype=x.dtype)
+        return (x * scale).unsqueeze(-1) + z * float(len(shape))
+
+
+class FormatValue(nn.Module):
+    """An f-string used as a value (as nn.MultiheadAttention keeps why its fast path is not
+    taken): aten::format outside an exception message, data-dependent."""
+
+    def forward(self, x):
+        why = ""
+        if bool(x.sum() < 0):
+            why = f"negative sum over {x.dim()} dims"
+        if not why:
+            return x * 2.0
+        return x - 1.0
+
+
+class ListAlias(nn.Module):
+    """A list appended to after it was stored in another list: rebinding the name would lose the
+    append seen through `outer`, so the CLI must exit 4 naming aten::append."""
+
+    def forward(self, x):
+        a: List[torch.Tensor] = [x]
+        outer = [a]
+        a.append(x * 2.0)
+        return torch.cat(outer[0], 0)
+
+
 # Models whose conversion must fail with exit 4: name -> (build, op named in the error).
-UNSUPPORTED = {"sc_bad_fork": (ForkModel, "prim::fork")}
+UNSUPPORTED = {"sc_bad_fork": (ForkModel, "prim::fork"),
+               "sc_bad_list_alias": (ListAlias, "aten::append")}
 
 
 def _tv(fn_name):
@@ -190,6 +267,14 @@ def while_branches(m, x):
     return {"while_steps": {min(int(m(x)[1]), 2)}}  # no iteration, one, several
 
 
+def append_branches(m, x):
+    return {"append": {"pos" if float(m.fc(x[i]).sum()) > 0 else "neg" for i in range(x.size(0))}}
+
+
+def format_branches(m, x):
+    return {"format": {"neg" if float(x.sum()) < 0 else "pos"}}
+
+
 def mixed_branches(m, x):
     return {"mixed": {"above" if float(m.backbone(x).mean()) > MIXED_THRESHOLD else "below"}}
 
@@ -212,6 +297,10 @@ register("sc_while", WhileLoop, [(1, 6)], while_branches, {"while_steps": {0, 1,
 register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"return", "fallthrough"}})
 register("sc_dict", DictModel, [(2, 6)])
 register("sc_mixed_trace", build_mixed, [(1, 3, 16, 16)], mixed_branches, {"mixed": {"above", "below"}})
+register("sc_interpolate", Interpolate, [(1, 3, 8, 8)])
+register("sc_list_append", ListAppend, [(4, 6)], append_branches, {"append": {"pos", "neg"}})
+register("sc_pow_dtype_copy", PowDtypeCopy, [(2, 8)])
+register("sc_format_value", FormatValue, [(2, 3)], format_branches, {"format": {"pos", "neg"}})
 register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
 register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])
 

@@ -889,7 +889,8 @@ class PyEmitter {
   // the generated code calls.
   static bool python_reserved(const std::string& s) {
     static const std::set<std::string> r = {"self", "torch", "nn", "F", "os", "getattr", "setattr",
-                                            "float", "int", "super", "quant", "nni", "nniqat", "nnq", "nnqat"};
+                                            "float", "int", "super", "quant", "nni", "nniqat", "nnq", "nnqat",
+                                            "bool", "len", "list", "abs", "math", "operator"};
     return is_py_keyword(s) || r.count(s) != 0;
   }
 
@@ -1721,6 +1722,13 @@ class PyEmitter {
       assign(n, s, hint, false, body);
       return;
     }
+    static const std::set<std::string> tensor_attrs = {"Tensor.dtype", "Tensor.device", "Tensor.is_nested",
+                                                       "Tensor.is_cuda"};
+    if (tensor_attrs.count(op) && n.num_inputs() == 1) {
+      // an attribute, not a method
+      assign(n, receiver(expr(n.input(0))) + op.substr(6), hint, true, body);
+      return;
+    }
     if (kind == OpKind::Method) {
       if (n.num_inputs() == 0) unsupported(n, "a method call needs a receiver", "fix the node's inputs");
       std::string method = op.substr(op.rfind('.') + 1);
@@ -1744,8 +1752,11 @@ class PyEmitter {
   std::string try_infix(const Node& n) {
     if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
       return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
-    if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
-      return receiver(expr(n.input(0))) + " " + sym + " " + expr(n.input(1)).text;
+    if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
+      std::string lhs = receiver(expr(n.input(0)));
+      if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-') lhs = "(" + lhs + ")";  // (-2) ** x
+      return lhs + " " + sym + " " + expr(n.input(1)).text;
+    }
     static const std::map<std::string, std::string> comparisons = {
         {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
         {"torch.eq", "=="}, {"torch.ne", "!="}};

@@ -243,6 +243,45 @@ double py_fmod(double a, double b) {
   return r;
 }
 
+// "...{}...".format(args): each {} (or {:spec}, spec ignored) replaced by the next argument as
+// str() writes it. The text of floats and tensors may differ from TorchScript's; the scripted
+// models use it only for messages (and whether the string is empty).
+std::string py_format(const std::vector<IValue>& in) {
+  auto str = [](const IValue& v) -> std::string {
+    if (v.isString()) return v.toStringRef();
+    if (v.isBool()) return v.toBool() ? "True" : "False";
+    if (v.isNone()) return "None";
+    if (v.isInt()) return std::to_string(v.toInt());
+    std::ostringstream os;
+    if (v.isDouble()) {
+      os << v.toDouble();
+      return os.str();
+    }
+    os << v;
+    return os.str();
+  };
+  const std::string& fmt = in[0].toStringRef();
+  std::string out;
+  size_t next = 1;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] == '{' && i + 1 < fmt.size() && fmt[i + 1] == '{') {
+      out += '{';
+      ++i;
+    } else if (fmt[i] == '}' && i + 1 < fmt.size() && fmt[i + 1] == '}') {
+      out += '}';
+      ++i;
+    } else if (fmt[i] == '{') {
+      size_t close = fmt.find('}', i);
+      if (close == std::string::npos) break;
+      if (next < in.size()) out += str(in[next++]);
+      i = close;
+    } else {
+      out += fmt[i];
+    }
+  }
+  return out;
+}
+
 std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vector<IValue>& in) {
   const std::string& b = n.base;
   auto one = [](IValue v) { return std::optional<std::vector<IValue>>(std::vector<IValue>{std::move(v)}); };
@@ -275,6 +314,7 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   if (b == "aten::len" && in.size() == 1) {
     if (in[0].isTensor() && in[0].toTensor().dim() > 0) return one(in[0].toTensor().size(0));
     if (in[0].isList()) return one(static_cast<int64_t>(in[0].toListRef().size()));
+    if (in[0].isString()) return one(static_cast<int64_t>(in[0].toStringRef().size()));
     return std::nullopt;
   }
 
@@ -298,6 +338,28 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     else if (in[0].isTensor() && in[1].isTensor()) same = in[0].toTensor().is_same(in[1].toTensor());
     else return std::nullopt;
     return one(b == "aten::__is__" ? same : !same);
+  }
+
+  // l + [x] (list append of scripted models, Note [Lists mutated in a block]): a new list.
+  if (b == "aten::add" && in.size() == 2 && in[0].isList() && in[1].isList()) {
+    c10::impl::GenericList out(in[0].toList().elementType());
+    for (const IValue& v : in[0].toListRef()) out.push_back(v);
+    for (const IValue& v : in[1].toListRef()) out.push_back(v);
+    return one(IValue(out));
+  }
+  if (b == "prim::dtype" && in.size() == 1 && in[0].isTensor())
+    return one(static_cast<int64_t>(in[0].toTensor().scalar_type()));
+  if (b == "prim::device" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().device());
+  if (b == "prim::is_nested" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_nested());
+  if (b == "prim::is_cuda" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_cuda());
+  if (b == "aten::format" && !in.empty() && in[0].isString()) return one(py_format(in));
+  if (b == "aten::is_autocast_enabled" && in.empty()) return one(false);  // never under autocast
+  if (b == "aten::list" && in.size() == 1 && in[0].isList()) return one(IValue(in[0].toList().copy()));
+  if ((b == "aten::eq" || b == "aten::ne") && in.size() == 2 && in[0].isList() && in[1].isList()) {
+    auto x = in[0].toListRef(), y = in[1].toListRef();
+    bool same = x.size() == y.size();
+    for (size_t i = 0; same && i < x.size(); ++i) same = x[i] == y[i];
+    return one(b == "aten::eq" ? same : !same);
   }
 
   // int / float arithmetic (Python semantics).

@@ -365,6 +365,15 @@ std::vector<OpInfo> make_table() {
       {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
       {"abs", K::Function, {"aten::abs.int"}, kAllPositional, Q::Shape, "abs(x) on a number"},
+      {"operator.pow", K::Function, {"aten::pow.int"}, kAllPositional, Q::Shape, "a ** b on numbers (a float, as in TorchScript)"},
+      // Tensor attributes: the Python emitter writes x.dtype (no call); dispatch.cpp evaluates them.
+      {"Tensor.dtype", K::Method, {"prim::dtype"}, kAllPositional, Q::Shape, "x.dtype"},
+      {"Tensor.device", K::Method, {"prim::device"}, kAllPositional, Q::Shape, "x.device"},
+      {"Tensor.is_nested", K::Method, {"prim::is_nested"}, kAllPositional, Q::Shape, "x.is_nested"},
+      {"Tensor.is_cuda", K::Method, {"prim::is_cuda"}, kAllPositional, Q::Shape, "x.is_cuda"},
+      {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
+      {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
+      {"str.format", K::Method, {"aten::format"}, kAllPositional, Q::Shape, "\"...{}\".format(args) (a message)"},
 
       // ---------------------------------------------------------------------------------------
       // dtype / memory
@@ -465,7 +474,7 @@ const char* python_binary_operator(std::string_view op) {
       {"operator.truediv", "/"},  {"operator.floordiv", "//"}, {"operator.mod", "%"},
       {"operator.lt", "<"},       {"operator.le", "<="},       {"operator.gt", ">"},
       {"operator.ge", ">="},      {"operator.eq", "=="},       {"operator.ne", "!="},
-      {"operator.is_", "is"},     {"operator.is_not", "is not"}};
+      {"operator.is_", "is"},     {"operator.is_not", "is not"}, {"operator.pow", "**"}};
   auto it = ops.find(op);
   return it == ops.end() ? nullptr : it->second;
 }

@@ -41,6 +41,17 @@
 // prim.RaiseException(msg) (an effect), prim::Uninitialized prim.Uninitialized, and
 // prim::unchecked_cast disappears (the IR is not typed strictly enough to need it).
 //
+// Note [Lists mutated in a block]
+// The IR is functional, TorchScript lists are mutable. `l.append(x)` / `l.extend(m)` becomes
+// `l2 = l + [x]` / `l + m` (operator.add) and later reads of l use l2. A list appended to inside
+// a prim.If branch or prim.Loop body but made outside it becomes an extra If result / Loop
+// carried value, so the rebinding survives the block. This is faithful only when nothing else
+// refers to the same list object: the list must be made in this method (ListConstruct, list(),
+// copy(), +, slicing) and never stored in a list/tuple, passed to a call, cast or returned from
+// a block (list_alias_problem); otherwise the append exits 4. list(l) / l.copy() are `list(l)`.
+// F.interpolate's own TorchScript body appends to a list; its calls are lifted as the
+// F.interpolate op instead of being inlined (lift_interpolate).
+//
 // Note [Leaf recipes]
 // A recipe looks at the method graph of a call on a module of a known torch.nn type and returns
 // the constructor keywords, or rejects. It accepts only when the graph consists of exactly the
@@ -123,14 +134,16 @@ std::string node_loc(const jit::Node* n) {
 
 std::string kind_str(const jit::Node* n) { return n->kind().toQualString(); }
 
+// Kept as a call while preparing scripted graphs, lifted as the F.interpolate op.
+const char* const kInterpolate = "torch.nn.functional.interpolate";
+
 // "aten::add.Tensor" / "aten::relu" (default overload: no suffix).
 std::string qualified_overload(const c10::FunctionSchema& s) {
   return s.overload_name().empty() ? s.name() : s.name() + "." + s.overload_name();
 }
 
 // "torch.nn.modules.conv.Conv2d" from "__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d".
-std::string plain_type_name(const jit::Module& m) {
-  std::string q = m.type()->name() ? m.type()->name()->qualifiedName() : "";
+std::string plain_name(std::string q) {
   const std::string pre = "__torch__.";
   if (q.rfind(pre, 0) == 0) q = q.substr(pre.size());
   std::string out;
@@ -143,6 +156,10 @@ std::string plain_type_name(const jit::Module& m) {
     start = dot + 1;
   }
   return out;
+}
+
+std::string plain_type_name(const jit::Module& m) {
+  return plain_name(m.type()->name() ? m.type()->name()->qualifiedName() : "");
 }
 
 Type convert_type(const c10::TypePtr& t) {
@@ -1484,20 +1501,117 @@ class Lifter {
     }
     Node* node = append("prim.If", {cond}, f, n);
     for (const jit::Value* o : n->outputs()) node->add_output(convert_type(o->type()), name_hint(o));
-    for (size_t i = 0; i < 2; ++i) lift_into(node->add_block(), *n->blocks().at(i), f, n);
+    // Lists appended to inside a branch are extra results (Note [Lists mutated in a block]).
+    std::vector<const jit::Value*> lists = lists_mutated_inside(n);
+    std::vector<Binding> before;
+    for (const jit::Value* l : lists) before.push_back(binding_of(f, l));
+    for (size_t i = 0; i < 2; ++i) {
+      Block* b = node->add_block();
+      lift_into(b, *n->blocks().at(i), f, n);
+      for (size_t j = 0; j < lists.size(); ++j) {
+        b->add_output(value_of(f, lists[j], n));
+        f.env[lists[j]] = before[j];
+      }
+    }
     for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+    for (const jit::Value* l : lists)
+      f.env[l] = Binding{node->add_output(convert_type(l->type()), name_hint(l)), {}};
   }
 
   void lift_loop(const jit::Node* n, Frame& f) {
     std::vector<Value*> ins = inputs_of(n, f);
+    // Lists appended to in the body are carried values (Note [Lists mutated in a block]).
+    std::vector<const jit::Value*> lists = lists_mutated_inside(n);
+    for (const jit::Value* l : lists) ins.push_back(value_of(f, l, n));
     Node* node = append("prim.Loop", ins, f, n);
     for (const jit::Value* o : n->outputs()) node->add_output(convert_type(o->type()), name_hint(o));
     const jit::Block& body = *n->blocks().at(0);
     Block* b = node->add_block();
     for (const jit::Value* in : body.inputs())
       f.env[in] = Binding{b->add_input(convert_type(in->type()), name_hint(in)), {}};
+    for (const jit::Value* l : lists) f.env[l] = Binding{b->add_input(convert_type(l->type()), name_hint(l)), {}};
     lift_into(b, body, f, n);
+    for (const jit::Value* l : lists) b->add_output(value_of(f, l, n));
     for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+    for (const jit::Value* l : lists)
+      f.env[l] = Binding{node->add_output(convert_type(l->type()), name_hint(l)), {}};
+  }
+
+  // ---- list mutation (Note [Lists mutated in a block]) ----
+
+  static bool is_list_mutation(const jit::Node* n) {
+    if (n->inputs().empty() || !n->input(0)->type()->cast<c10::ListType>()) return false;
+    std::string k = kind_str(n);
+    return k == "aten::append" || k == "aten::extend";
+  }
+
+  // True when v is defined inside one of owner's blocks (at any depth).
+  static bool defined_inside(const jit::Value* v, const jit::Node* owner) {
+    for (const jit::Node* p = v->node(); p;) {
+      const jit::Block* b = p->owningBlock();
+      if (!b) return false;
+      p = b->owningNode();
+      if (p == owner) return true;
+    }
+    return false;
+  }
+
+  // The lists defined outside `owner` that are appended to inside it, in order of first mutation.
+  static std::vector<const jit::Value*> lists_mutated_inside(const jit::Node* owner) {
+    std::vector<const jit::Value*> out;
+    std::function<void(const jit::Block*)> walk = [&](const jit::Block* b) {
+      for (const jit::Node* m : b->nodes()) {
+        if (is_list_mutation(m) && !defined_inside(m->input(0), owner) &&
+            std::find(out.begin(), out.end(), m->input(0)) == out.end())
+          out.push_back(m->input(0));
+        for (const jit::Block* sub : m->blocks()) walk(sub);
+      }
+    };
+    for (const jit::Block* b : owner->blocks()) walk(b);
+    return out;
+  }
+
+  // l.append(x) / l.extend(other): l is rebound to the new list l + [x] / l + other.
+  void lift_list_mutation(const jit::Node* n, Frame& f) {
+    const jit::Value* l = n->input(0);
+    std::string why = list_alias_problem(l);
+    if (why.empty() && n->outputs().size() == 1 && n->output()->hasUses())
+      why = "the result of the mutation is used";
+    if (!why.empty())
+      unsupported(n, "a list is mutated but " + why, f,
+                  "build the list without mutating it (e.g. a list comprehension), or trace the model");
+    Value* cur = value_of(f, l, n);
+    Value* tail = value_of(f, n->input(1), n);
+    Type type = convert_type(l->type());
+    if (kind_str(n) == "aten::append") {
+      Node* lc = append("prim.ListConstruct", {tail}, f, n);
+      tail = lc->add_output(type);
+    }
+    Node* add = append("operator.add", {cur, tail}, f, n);
+    f.env[l] = Binding{add->add_output(type, name_hint(l)), {}};
+  }
+
+  // Why rebinding `l` would not be faithful ("" when it is): l must be a fresh list of this
+  // method that nothing else can see (no alias in a tuple, another list, a callee, a block result).
+  static std::string list_alias_problem(const jit::Value* l) {
+    std::string pk = kind_str(l->node());
+    static const std::set<std::string> fresh = {"prim::ListConstruct", "aten::list", "aten::copy", "aten::add",
+                                                "aten::slice"};
+    if (!fresh.count(pk)) return "it is not a new list made in this method (it comes from " + pk + ")";
+    for (const jit::Use& u : l->uses()) {
+      const jit::Node* user = u.user;
+      if (is_list_mutation(user) && u.offset == 0) continue;
+      auto k = user->kind();
+      if (k == c10::prim::Return) {
+        if (user->owningBlock()->owningNode() == nullptr) continue;  // the method's own result
+        return "it is also a result of a branch or loop body";
+      }
+      if (k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct || k == c10::prim::Loop ||
+          k == c10::prim::CallMethod || k == c10::prim::CallFunction || k == c10::prim::unchecked_cast ||
+          k == c10::prim::SetAttr || k == c10::prim::DictConstruct || is_list_mutation(user))
+        return "it is also stored or passed on (" + kind_str(user) + ")";
+    }
+    return "";
   }
 
   void lift_raise(const jit::Node* n, Frame& f) {
@@ -1511,6 +1625,8 @@ class Lifter {
     using namespace c10;
     const auto k = n->kind();
     if (k == prim::Constant) {
+      // A function value (of a call kept by the preparation): only prim::CallFunction reads it.
+      if (n->output()->type()->cast<c10::FunctionType>()) return;
       auto iv = jit::toIValue(n->output());
       if (!iv) unsupported(n, "a constant without a value", f, "re-export the model");
       f.env[n->output()] = Binding{constant_value(*iv, n->output()->type(), f, n), {}};
@@ -1528,15 +1644,35 @@ class Lifter {
     }
     if (k == aten::warn) return;  // a warning has no result
     if (k == aten::format) {
-      // Only an exception message is supported: it keeps the format string as its text.
-      for (const jit::Use& u : n->output()->uses())
-        if (u.user->kind() != prim::RaiseException)
-          unsupported(n, "string formatting outside an exception message", f,
-                      "compute the string outside the model");
-      f.env[n->output()] = binding_of(f, n->input(0));
+      // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention
+      // keeps the reason why its fast path is not taken) formats for real: "...".format(args).
+      bool only_raise = std::all_of(n->output()->uses().begin(), n->output()->uses().end(),
+                                    [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
+      if (only_raise) {
+        f.env[n->output()] = binding_of(f, n->input(0));
+        return;
+      }
+      emit("str.format", inputs_of(n, f), n, f);
       return;
     }
     if (k == prim::CallMethod) return lift_call(n, f);
+    if (is_list_mutation(n)) return lift_list_mutation(n, f);
+    if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 && n->input(0)->type()->cast<c10::ListType>()) {
+      // list(l) / l.copy() as list(l): a list even when l is x.size() (a torch.Size in Python).
+      return void(emit("list", inputs_of(n, f), n, f));
+    }
+    if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" || k == prim::is_cuda) {
+      // x.dtype / x.device / x.is_nested (tensor attributes; nn.LSTM and nn.MultiheadAttention read them)
+      static const std::map<std::string, std::pair<const char*, Type::Kind>> attrs = {
+          {"prim::dtype", {"Tensor.dtype", Type::Kind::ScalarType}},
+          {"prim::device", {"Tensor.device", Type::Kind::Device}},
+          {"prim::is_nested", {"Tensor.is_nested", Type::Kind::Bool}},
+          {"prim::is_cuda", {"Tensor.is_cuda", Type::Kind::Bool}}};
+      const auto& a = attrs.at(kind_str(n));
+      Node* d = append(a.first, {value_of(f, n->input(0), n)}, f, n);
+      f.env[n->output()] = Binding{d->add_output(Type::of(a.second), name_hint(n->output())), {}};
+      return;
+    }
     if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
     if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
     // A dict of results (torchvision's segmentation models return {"out": ..., "aux": ...}).
@@ -1581,6 +1717,25 @@ class Lifter {
         return;
       }
       f.env[out] = Binding{tensor_constant(iv.toTensor(), f, n, "the tensor attribute '" + full + "'"), {}};
+      return;
+    }
+    if (iv.isTensorList()) {
+      // A list of the module's own parameters (nn.LSTM's _flat_weights): a list of weight reads.
+      std::map<const void*, std::string> own;
+      for (const auto& p : owner.module.named_parameters(/*recurse=*/false))
+        own[p.value.unsafeGetTensorImpl()] = join_path(owner.path, p.name);
+      std::vector<Value*> items;
+      for (const at::Tensor& t : iv.toTensorVector()) {
+        auto w = own.find(t.unsafeGetTensorImpl());
+        if (w == own.end() || !state_dict_names_.count(w->second))
+          unsupported(n, "attribute '" + full + "' is a list of tensors that are not the module's parameters", f,
+                      "keep the tensors as parameters or buffers");
+        Node* g = append("prim.GetAttr", {}, f, n);
+        g->set_weight("value", w->second);
+        items.push_back(g->add_output(Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec())));
+      }
+      Node* l = append("prim.ListConstruct", items, f, n);
+      f.env[out] = Binding{l->add_output(convert_type(out->type()), name_hint(out)), {}};
       return;
     }
     f.env[out] = Binding{constant_value(iv, out->type(), f, n), {}};
@@ -1652,6 +1807,7 @@ class Lifter {
     if (!fn || !fn->isGraphFunction())
       unsupported(n, "a call of a function without a TorchScript graph", f,
                   "replace the call in the model");
+    if (plain_name(fn->qualname().qualifiedName()) == kInterpolate && lift_interpolate(n, f)) return;
     std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
     if (++depth_ > 200) unsupported(n, "calls are nested more than 200 deep", f, "simplify the model");
     Frame sub;
@@ -1662,6 +1818,25 @@ class Lifter {
     lift_block(*g->block(), sub);
     for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = binding_of(sub, g->outputs().at(i));
     --depth_;
+  }
+
+  // F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+  // antialias) as the F.interpolate op (its TorchScript body builds the scale list by appending
+  // in a loop over the input's rank), when the last two arguments leave the result as the op row
+  // computes it. False: inline the body instead.
+  bool lift_interpolate(const jit::Node* n, Frame& f) {
+    if (n->inputs().size() != 8) return false;  // the function value, then 7 arguments
+    std::vector<Value*> in;
+    for (size_t i = 1; i < n->inputs().size(); ++i) in.push_back(value_of(f, n->input(i), n));
+    const AttrValue* recompute = in[5]->constant();
+    const AttrValue* antialias = in[6]->constant();
+    bool recompute_ok = recompute && (std::holds_alternative<NoneAttr>(*recompute) ||
+                                      (std::holds_alternative<bool>(*recompute) && !std::get<bool>(*recompute)));
+    bool antialias_ok = antialias && std::holds_alternative<bool>(*antialias) && !std::get<bool>(*antialias);
+    if (!recompute_ok || !antialias_ok) return false;
+    Node* node = append("F.interpolate", {in[0], in[1], in[2], in[3], in[4]}, f, n);
+    f.env[n->output()] = Binding{node->add_output(convert_type(n->output()->type()), name_hint(n->output())), {}};
+    return true;
   }
 
   // ---- scripted method graphs (Note [Scripted method graphs]) ----
@@ -1713,7 +1888,9 @@ class Lifter {
       std::vector<jit::Node*> calls;
       std::function<void(jit::Block*)> collect = [&](jit::Block* b) {
         for (jit::Node* n : b->nodes()) {
-          if (n->kind() == c10::prim::CallFunction && jit::tryToGraphFunction(n)) calls.push_back(n);
+          if (n->kind() == c10::prim::CallFunction && jit::tryToGraphFunction(n) &&
+              plain_name(jit::tryToGraphFunction(n)->qualname().qualifiedName()) != kInterpolate)
+            calls.push_back(n);
           for (jit::Block* sub : n->blocks()) collect(sub);
         }
       };
@@ -1960,8 +2137,10 @@ class Lifter {
                               .has_value();
         if (dispatched) {
           op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
-        } else if (const char* py = python_builtin(schema->name(), ins)) {
+        } else if (const char* py = qual == "aten::pow.int_to_int" ? nullptr : python_builtin(schema->name(), ins)) {
           op = py;
+          if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
+            for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
         } else {
           unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
                       "rewrite that expression in the model, or trace it with "
@@ -1998,20 +2177,43 @@ class Lifter {
         {"aten::Float", "float"},            {"aten::Bool", "bool"},
         {"aten::floor", "math.floor"},       {"aten::ceil", "math.ceil"},
         {"aten::sqrt", "math.sqrt"},         {"aten::abs", "abs"},
+        {"aten::pow", "operator.pow"},
     };
     static const std::map<std::string, const char*> any = {
         {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
         {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
+        {"aten::is_autocast_enabled", "torch.is_autocast_enabled"},
     };
     if (auto it = any.find(name); it != any.end()) return it->second;
     auto it = numeric.find(name);
     if (it == numeric.end()) return nullptr;
+    auto all_are = [&](Type::Kind kind) {
+      return std::all_of(ins.begin(), ins.end(), [&](Value* v) { return v->type().kind == kind; });
+    };
+    // a + b, a == b, a != b on lists (hx.size() != expected_hidden_size in nn.LSTM)
+    if ((name == "aten::add" || name == "aten::eq" || name == "aten::ne") && ins.size() == 2 &&
+        all_are(Type::Kind::List))
+      return it->second;
+    // dtypes are ints in TorchScript: x.dtype == y.dtype
+    if ((name == "aten::eq" || name == "aten::ne") && ins.size() == 2 && is_dtype_comparison(ins))
+      return it->second;
     for (Value* v : ins) {
       Type::Kind k = v->type().kind;
       if (k != Type::Kind::Int && k != Type::Kind::Float && k != Type::Kind::Bool && k != Type::Kind::Any)
         return nullptr;
     }
     return it->second;
+  }
+
+  // x.dtype == y.dtype, or x.dtype != torch.bool (the constant is an int in TorchScript).
+  static bool is_dtype_comparison(const std::vector<Value*>& ins) {
+    bool any = false;
+    for (Value* v : ins) {
+      Type::Kind k = v->type().kind;
+      if (k == Type::Kind::ScalarType) any = true;
+      else if (!(k == Type::Kind::Int && v->constant())) return false;
+    }
+    return any;
   }
 
   // A Python scalar builtin whose inputs are all non-tensor constants, evaluated now (e.g.
