@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 namespace tt {
@@ -44,38 +45,72 @@ struct ZipEntry {
   uint16_t method = 0;
 };
 
+// Reads byte ranges of a file with seeks: the zip checks below look at the end of the archive
+// (its central directory) and at most one small entry, never the whole (often 100 MB) file.
+class RangeReader {
+ public:
+  explicit RangeReader(const std::string& path) : in_(path, std::ios::binary) {
+    if (!in_)
+      throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
+                                          ") — check the path and its permissions");
+    in_.seekg(0, std::ios::end);
+    size_ = static_cast<uint64_t>(in_.tellg());
+  }
+  uint64_t size() const { return size_; }
+  // Bytes [off, off + n) clipped to the file; a read error is a BadInput error.
+  std::string at(uint64_t off, uint64_t n) {
+    if (off >= size_) return "";
+    n = std::min(n, size_ - off);
+    std::string b(static_cast<size_t>(n), '\0');
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(off));
+    in_.read(&b[0], static_cast<std::streamsize>(n));
+    if (static_cast<uint64_t>(in_.gcount()) != n)
+      throw Error(ExitCode::BadInput, "read error — check the file and the disk");
+    return b;
+  }
+
+ private:
+  std::ifstream in_;
+  uint64_t size_ = 0;
+};
+
 // Reads the central directory. Returns false when the archive is truncated or corrupt.
 // (ZIP64 archives — models over 4 GiB — are left for LibTorch to judge.)
-bool read_zip_directory(const std::string& b, std::vector<ZipEntry>& out, bool& zip64) {
+bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64) {
   zip64 = false;
-  if (b.size() < 22) return false;
-  size_t lo = b.size() > 22 + 65535 ? b.size() - 22 - 65535 : 0;
+  const uint64_t size = f.size();
+  if (size < 22) return false;
+  // The end-of-central-directory record: in the last 22 + 65535 (comment) bytes.
+  const uint64_t tail_off = size > 22 + 65535 ? size - 22 - 65535 : 0;
+  const std::string tail = f.at(tail_off, size - tail_off);
   size_t eocd = std::string::npos;
-  for (size_t i = b.size() - 22 + 1; i-- > lo;)
-    if (le32(b, i) == 0x06054b50) {
+  for (size_t i = tail.size() - 22 + 1; i-- > 0;)
+    if (le32(tail, i) == 0x06054b50) {
       eocd = i;
       break;
     }
   if (eocd == std::string::npos) return false;
-  uint16_t count = le16(b, eocd + 10);
-  uint32_t cd_size = le32(b, eocd + 12);
-  uint32_t cd_off = le32(b, eocd + 16);
+  uint16_t count = le16(tail, eocd + 10);
+  uint32_t cd_size = le32(tail, eocd + 12);
+  uint32_t cd_off = le32(tail, eocd + 16);
   if (count == 0xffff || cd_off == 0xffffffff) {
     zip64 = true;
     return true;
   }
-  if (uint64_t(cd_off) + cd_size > eocd) return false;
-  size_t p = cd_off;
+  if (uint64_t(cd_off) + cd_size > tail_off + eocd) return false;
+  const std::string cd = f.at(cd_off, cd_size);
+  size_t p = 0;
   for (uint16_t i = 0; i < count; ++i) {
-    if (p + 46 > b.size() || le32(b, p) != 0x02014b50) return false;
+    if (p + 46 > cd.size() || le32(cd, p) != 0x02014b50) return false;
     ZipEntry e;
-    e.method = le16(b, p + 10);
-    e.compressed_size = le32(b, p + 20);
-    uint16_t n = le16(b, p + 28), extra = le16(b, p + 30), comment = le16(b, p + 32);
-    e.local_offset = le32(b, p + 42);
-    if (p + 46 + n > b.size()) return false;
-    e.name = b.substr(p + 46, n);
-    if (uint64_t(e.local_offset) + 30 > b.size()) return false;
+    e.method = le16(cd, p + 10);
+    e.compressed_size = le32(cd, p + 20);
+    uint16_t n = le16(cd, p + 28), extra = le16(cd, p + 30), comment = le16(cd, p + 32);
+    e.local_offset = le32(cd, p + 42);
+    if (p + 46 + n > cd.size()) return false;
+    e.name = cd.substr(p + 46, n);
+    if (uint64_t(e.local_offset) + 30 > size) return false;
     out.push_back(std::move(e));
     p += 46 + n + extra + comment;
   }
@@ -83,13 +118,13 @@ bool read_zip_directory(const std::string& b, std::vector<ZipEntry>& out, bool& 
 }
 
 // The stored (uncompressed) bytes of an entry; "" when compressed or out of range.
-std::string zip_entry_bytes(const std::string& b, const ZipEntry& e) {
+std::string zip_entry_bytes(RangeReader& f, const ZipEntry& e) {
   if (e.method != 0) return "";
-  size_t p = e.local_offset;
-  if (p + 30 > b.size() || le32(b, p) != 0x04034b50) return "";
-  size_t data = p + 30 + le16(b, p + 26) + le16(b, p + 28);
-  if (data + e.compressed_size > b.size()) return "";
-  return b.substr(data, e.compressed_size);
+  std::string local = f.at(e.local_offset, 30);
+  if (local.size() < 30 || le32(local, 0) != 0x04034b50) return "";
+  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
+  if (data + e.compressed_size > f.size()) return "";
+  return f.at(data, e.compressed_size);
 }
 
 const char* kSaveHint =
@@ -97,10 +132,11 @@ const char* kSaveHint =
     "or torch.jit.script(model).save(path)";
 
 // Recognises zips that are PyTorch files but not TorchScript, with a message that says which.
-void check_torchscript_zip(const std::string& bytes) {
+void check_torchscript_zip(const std::string& path) {
+  RangeReader f(path);
   std::vector<ZipEntry> entries;
   bool zip64 = false;
-  if (!read_zip_directory(bytes, entries, zip64))
+  if (!read_zip_directory(f, entries, zip64))
     throw Error(ExitCode::BadInput,
                 "truncated or corrupt zip archive (no valid central directory) — the file was cut "
                 "short or damaged; re-export or re-copy it");
@@ -116,7 +152,7 @@ void check_torchscript_zip(const std::string& bytes) {
   }
   if (has_code && has_constants) return;
   if (data_pkl) {
-    std::string pkl = zip_entry_bytes(bytes, *data_pkl);
+    std::string pkl = zip_entry_bytes(f, *data_pkl);
     // A torch.save'd state_dict pickles an OrderedDict (or dict) of tensors; a pickled module
     // refers to its class and torch.nn.
     bool is_dict = pkl.find("collections\nOrderedDict") != std::string::npos ||
@@ -198,7 +234,7 @@ Model load_model(const std::string& path) {
   m.source.path = path;
   m.source.format = detect_format(path);
   if (m.source.format.empty()) {
-    std::string head = read_all(path).substr(0, 2);
+    std::string head = RangeReader(path).at(0, 2);
     if (head.size() == 2 && uint8_t(head[0]) == 0x80 && uint8_t(head[1]) <= 5)
       throw Error(ExitCode::BadInput,
                   std::string("this is a legacy (non-zip) torch.save pickle, not a TorchScript "
@@ -207,15 +243,18 @@ Model load_model(const std::string& path) {
                 "not a model file (unrecognised content) — expected a TorchScript archive (.pt), "
                 "an ONNX file (.onnx) or .tir text");
   }
-  m.source.sha256 = sha256_file(path);
+  // The report's sha256 is computed on the second core while the model loads (hashing a
+  // 100 MB archive takes about as long as torch::jit::load itself).
+  std::future<std::string> sha = std::async(std::launch::async, [path] { return sha256_file(path); });
   if (m.source.format == "torchscript") {
-    check_torchscript_zip(read_all(path));
+    check_torchscript_zip(path);
     m.graph = load_torchscript(path, m.diags);
   } else if (m.source.format == "tir") {
     m.graph = parse_tir(read_all(path), path);
   } else {
     m.graph = load_onnx(path, m.diags);
   }
+  m.source.sha256 = sha.get();
   return m;
 }
 
