@@ -144,6 +144,23 @@ def build_mixed():
     return MixedModel(torch.jit.trace(bb, torch.randn(1, 3, 16, 16, generator=gen)))
 
 
+class RaiseChecks(nn.Module):
+    """The model's own input checks (`raise` in a branch the test inputs never take): the
+    generated forward keeps them as `raise` statements."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x):
+        if x.dim() != 2:
+            raise ValueError("expected a 2-d input")
+        y = self.fc(x)
+        if bool(torch.isnan(y).any()):
+            raise RuntimeError("the layer produced NaN")
+        return y
+
+
 class DictModel(nn.Module):
     """Builds a dict and reads it back (d["key"]): converted like any other value."""
 
@@ -296,6 +313,7 @@ register("sc_loop_cell", LoopCell, [(8, 1, 6), (1, 6)], loop_branches_all, {"gat
 register("sc_while", WhileLoop, [(1, 6)], while_branches, {"while_steps": {0, 1, 2}})
 register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"return", "fallthrough"}})
 register("sc_dict", DictModel, [(2, 6)])
+register("sc_raise", RaiseChecks, [(2, 6)])
 register("sc_mixed_trace", build_mixed, [(1, 3, 16, 16)], mixed_branches, {"mixed": {"above", "below"}})
 register("sc_interpolate", Interpolate, [(1, 3, 8, 8)])
 register("sc_list_append", ListAppend, [(4, 6)], append_branches, {"append": {"pos", "neg"}})

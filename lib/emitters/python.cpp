@@ -1182,6 +1182,18 @@ class PyEmitter {
       emit_module_call(n, body);
       return;
     }
+    if (op == "prim.RaiseException") {  // the model's own check: raise ValueError("...")
+      std::string cls = "RuntimeError";
+      if (n.num_inputs() > 1)
+        if (const AttrValue* c = n.input(1)->constant())
+          if (auto* s = std::get_if<std::string>(c); s && s->rfind("builtins.", 0) == 0) cls = s->substr(9);
+      body.push_back("raise " + cls + "(" + (n.num_inputs() ? expr(n.input(0)).text : std::string()) + ")");
+      return;
+    }
+    if (op == "prim.Uninitialized") {  // what a branch that raised "returns": never read
+      expr_[n.output(0)] = Expr{"None"};
+      return;
+    }
     if (op.rfind("prim.", 0) == 0)
       unsupported(n, op + " is not supported by the Python emitter",
                   "run the passes that lower it or report it as a tinytrace bug");
