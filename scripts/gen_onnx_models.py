@@ -96,6 +96,16 @@ CASES = {
     # The same with count_include_pad=0 on the asymmetrically padded AveragePool: no exact
     # PyTorch form, must exit 4.
     "pads_avg_exclude_op13": ("onnx_pads", 13, EVAL, "unsupported"),
+    # Shapes ONNX shape inference leaves open (the Reshape back to Shape(x) after GroupNorm's
+    # InstanceNormalization, a Resize to computed sizes) read by later Shape nodes: static inputs
+    # fold them, a dynamic batch keeps them as x.size(k).
+    "norm_flatten_op13": ("onnx_norm_flatten", 13, EVAL, "e2e"),
+    "norm_flatten_dyn_op13": ("onnx_norm_flatten", 13, EVAL, "dynamic"),
+    "seg_head_op13": ("onnx_seg_head", 13, EVAL, "e2e"),
+    "seg_head_dyn_op13": ("onnx_seg_head", 13, EVAL, "dynamic"),
+    "lraspp_mobilenet_v3_large_op13": ("onnx_lraspp_mobilenet_v3_large", 13, EVAL, "e2e"),
+    # torch.arange(x.size(0)) with a dynamic batch: Range with a run-time bound.
+    "dyn_range_op13": ("onnx_dyn_range", 13, EVAL, "dynamic"),
 }
 # Cases exported with a dynamic batch dimension (dim 0 of every input), and the second batch size
 # their generated code is checked at (NAME.inputs_b.pt / NAME.expected_b.pt).
@@ -233,6 +243,82 @@ class Pads(nn.Module):
         y = self.conv2(F.pad(y, (1, 2, 0, 1)))                    # pads [0, 1, 1, 2]
         z = F.max_pool2d(F.pad(y, (1, 0, 1, 0), value=float("-inf")), 2, 1)  # SAME_LOWER
         return F.avg_pool2d(F.pad(z, (0, 2, 1, 0)), 3, 1)          # pads [1, 0, 0, 2]
+
+
+@gm.register("onnx_norm_flatten", "small", [gm.f32(2, 3, 8, 8)])
+class NormFlatten(nn.Module):
+    """GroupNorm, PReLU, ConvTranspose2d, InstanceNorm2d and nearest upsampling, each read by a
+    torch.flatten(x, 2) (Shape/Slice/Concat/Reshape in the export) of a value whose shape ONNX
+    shape inference does not know."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+        self.gn = nn.GroupNorm(4, 16)
+        self.prelu = nn.PReLU(16)
+        self.up = nn.ConvTranspose2d(16, 8, 2, stride=2)
+        self.inorm = nn.InstanceNorm2d(8, affine=True)
+        with torch.no_grad():  # not the identity affine of a fresh norm layer
+            for m in (self.gn, self.inorm):
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.5, 0.5)
+            self.prelu.weight.uniform_(0.05, 0.5)
+
+    def forward(self, x):
+        y = self.prelu(self.gn(self.conv(x)))
+        a = y.flatten(2).mean(-1)
+        z = self.inorm(self.up(y))
+        b = z.flatten(2).amax(-1)
+        c = F.interpolate(z, scale_factor=2, mode="nearest").flatten(2).sum(-1)
+        return a, b, c
+
+
+@gm.register("onnx_seg_head", "small", [gm.f32(2, 3, 16, 16)])
+class SegHead(nn.Module):
+    """A segmentation head like torchvision's LRASPP: GroupNorm features at 1/2 and 1/4, a
+    classifier upsampled to the 1/2 features' size and added to theirs, then
+    F.interpolate(size=x.shape[-2:], mode="bilinear") back to the input's size (Resize whose
+    sizes are Shape/Slice/Concat of a value ONNX has no shape for)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.gn = nn.GroupNorm(4, 16)
+        self.conv2 = nn.Conv2d(16, 16, 3, stride=2, padding=1)
+        self.high = nn.Conv2d(16, 5, 1)
+        self.low = nn.Conv2d(16, 5, 1)
+        with torch.no_grad():
+            self.gn.weight.uniform_(0.5, 1.5)
+            self.gn.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        f1 = torch.relu(self.gn(self.conv1(x)))
+        f2 = torch.relu(self.conv2(f1))
+        out = F.interpolate(self.high(f2), size=f1.shape[-2:], mode="bilinear", align_corners=False)
+        out = out + self.low(f1)
+        return F.interpolate(out, size=x.shape[-2:], mode="bilinear", align_corners=False)
+
+
+@gm.register("onnx_lraspp_mobilenet_v3_large", "torchvision", [gm.f32(1, 3, 64, 64)])
+class Lraspp(nn.Module):
+    """torchvision's lraspp_mobilenet_v3_large, returning out["out"] (its two Resize nodes take
+    sizes computed from Shape nodes)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        self.m = torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
+@gm.register("onnx_dyn_range", "small", [gm.f32(2, 5)])
+class DynRange(nn.Module):
+    """torch.arange over a dynamic size (Range with a run-time bound) and over a static one."""
+
+    def forward(self, x):
+        return x * torch.arange(x.size(0)).view(-1, 1).float() + torch.arange(1, x.size(1) * 2, 2)
 
 
 BAD = ["text", "truncated", "wrong_message", "missing_external_data"]

@@ -9,7 +9,8 @@
 //   shapes or indices (Shape of a statically shaped value, Gather, Unsqueeze, Concat, Reshape,
 //   Cast, Slice, arithmetic, ...) are folded here with ATen, so shape sub-graphs disappear when the
 //   shapes are static. With dynamic axes, what cannot be folded becomes Tensor.size and int ops
-//   (Note [Dynamic shapes]).
+//   (Note [Dynamic shapes]). ONNX shape inference leaves some shapes open; the loader then asks
+//   infer-shapes about the IR lifted so far (Note [Shapes ONNX inference leaves open]).
 // - Parametric layers with constant weights become module ops (nn.Conv2d, nn.Linear,
 //   nn.BatchNorm2d, ...) whose module path comes from the weight's name ("layer1.0.conv1.weight"
 //   -> "layer1.0.conv1") or else from the exporter's node name ("/layer1/layer1.0/conv1/Conv"
@@ -28,6 +29,7 @@
 // - An op without a mapping throws Unsupported naming the op type and the node; a file that is
 //   not a ModelProto throws BadInput.
 #include "loaders/loader.h"
+#include "passes/pass.h"
 
 #if __has_include(<onnx/onnx_pb.h>)
 #define TT_HAVE_ONNX 1
@@ -45,6 +47,7 @@
 #endif
 
 #include <ATen/ATen.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -372,6 +375,88 @@ class Importer {
     auto it = types_.find(name);
     if (it != types_.end() && it->second.shape) return static_cast<int64_t>(it->second.shape->size());
     return std::nullopt;
+  }
+
+  // Note [Shapes ONNX inference leaves open]
+  // ONNX shape inference runs without data propagation, so a value computed from a run-time
+  // shape tensor has an unknown shape, often an unknown rank, in the file: the Reshape back to
+  // Shape(x) of GroupNorm's InstanceNormalization pattern, a Resize to sizes made of
+  // Shape/Slice/Concat, and everything after them. A Shape (or Size) of such a value would look
+  // dynamic although every graph input is static. When the loader needs that shape, it runs
+  // infer-shapes (the interpreter on meta tensors) over the IR lifted so far:
+  // - static graph inputs: every lifted value gets its concrete shape, so the Shape folds to a
+  //   constant exactly as it does when ONNX knew the shape;
+  // - dynamic axes: one run with the dynamic dims set to kProbeDim gives the rank only; the
+  //   types are put back, the values of unknown rank get that rank with all dims unknown, and the
+  //   Shape becomes x.size(k) code (Note [Dynamic shapes]), which is right at any size.
+  // A probe runs at most once per new IR node (cost: one meta run per probe, not per query).
+  static constexpr int64_t kProbeDim = 3;
+
+  bool inputs_static() const {
+    for (Value* in : g_->inputs())
+      if (!in->type().is_complete()) return false;
+    return true;
+  }
+
+  // Runs infer-shapes over the IR lifted so far; false when nothing was lifted since the last
+  // probe (the answer would be the same) or the graph inputs cannot be given shapes.
+  bool probe_shapes() {
+    Node* last = g_->block()->back();
+    size_t count = g_->num_nodes();
+    if (last == probed_last_ && count == probed_count_) return false;
+    probed_last_ = last;
+    probed_count_ = count;
+    Diagnostics scratch;  // a probe that stops early is not the user's concern
+    PassContext ctx(scratch);
+    ++probes_;
+    spdlog::debug("onnx: shape probe {} over {} lifted node(s) at node {}", probes_, count, node_index_);
+    if (inputs_static()) {
+      run_infer_shapes(*g_, ctx);
+      return true;
+    }
+    std::vector<std::pair<Value*, Type>> saved;
+    for (Value* in : g_->inputs()) saved.emplace_back(in, in->type());
+    for (Node* nd = g_->block()->front(); nd; nd = nd->next())
+      for (Value* o : nd->outputs()) saved.emplace_back(o, o->type());
+    for (Value* in : g_->inputs())
+      if (!in->type().is_tensor() || !in->type().shape || in->type().dtype == DType::Unknown)
+        return false;  // no meta tensor to run it on
+    for (Value* in : g_->inputs()) {
+      Type t = in->type();
+      for (int64_t& d : *t.shape)
+        if (d < 0) d = kProbeDim;
+      in->set_type(t);
+    }
+    try {
+      run_infer_shapes(*g_, ctx);
+    } catch (const std::exception& e) {
+      spdlog::debug("onnx: shape probe failed: {}", first_line(e.what()));
+    }
+    std::vector<std::pair<Value*, size_t>> ranks;
+    for (auto& [v, t] : saved)
+      if (t.is_tensor() && !t.shape && v->type().is_tensor() && v->type().shape)
+        ranks.emplace_back(v, v->type().shape->size());
+    for (auto& [v, t] : saved) v->set_type(t);
+    for (auto& [v, r] : ranks) {
+      Type t = v->type();
+      t.shape = std::vector<int64_t>(r, -1);
+      v->set_type(t);
+    }
+    return true;
+  }
+
+  // static_shape, asking infer-shapes when ONNX left the shape of a lifted value open and the
+  // graph inputs are static (Note [Shapes ONNX inference leaves open]).
+  std::optional<std::vector<int64_t>> known_shape(const std::string& name) {
+    auto s = static_shape(name);
+    if (s || !env_.count(name) || !inputs_static() || !probe_shapes()) return s;
+    return static_shape(name);
+  }
+  // rank_of, likewise (also with dynamic axes: the rank does not depend on them).
+  std::optional<int64_t> known_rank(const std::string& name) {
+    auto r = rank_of(name);
+    if (r || !env_.count(name) || !probe_shapes()) return r;
+    return rank_of(name);
   }
 
   Node* append(const std::string& op, const std::vector<Value*>& ins) {
@@ -746,7 +831,7 @@ class Importer {
         "Floor", "Ceil", "Sqrt", "Neg", "ReduceProd", "Flatten", "Size"};
     if (!foldable.count(op)) return false;
     if (op == "Shape" || op == "Size") {
-      auto s = static_shape(n.input(0));
+      auto s = known_shape(n.input(0));
       if (!s) return false;
       at::Tensor t = at::tensor(*s, at::kLong);
       if (op == "Size") {
@@ -905,7 +990,8 @@ class Importer {
   // With dynamic axes exported, Shape/Gather/Unsqueeze/Concat/... chains on int64 shape tensors
   // cannot be folded. Such a value is kept as a list of Python ints (IR values: Tensor.size
   // results and constants), which is how the TorchScript loader sees `x.view(x.size(0), -1)`;
-  // Reshape/Expand/ConstantOfShape then take it as a prim.ListConstruct of ints.
+  // Reshape/Expand/ConstantOfShape then take it as a prim.ListConstruct of ints, Resize as
+  // F.interpolate's size, Range as torch.arange's bounds. Arithmetic on two static sizes folds.
 
   Value* size_of(const std::string& name, int64_t dim) {
     Type t = type_for(name);
@@ -953,7 +1039,7 @@ class Importer {
   bool try_symbolic(const ox::NodeProto& n) {
     const std::string& op = n.op_type();
     if (op == "Shape") {
-      auto r = rank_of(n.input(0));
+      auto r = known_rank(n.input(0));
       if (!r) return false;
       int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", *r);
       if (start < 0) start += *r;
@@ -1044,6 +1130,8 @@ class Importer {
         if (op == "Mul" && pc == 1) out.push_back(q);
         else if ((op == "Mul" || op == "Div") && qc == 1) out.push_back(p);
         else if ((op == "Add" || op == "Sub") && qc == 0) out.push_back(p);
+        else if (pc && qc && (op != "Div" || *qc != 0))  // static sizes next to dynamic ones
+          out.push_back(c_int(op == "Add" ? *pc + *qc : op == "Sub" ? *pc - *qc : op == "Mul" ? *pc * *qc : *pc / *qc));
         else out.push_back(append(a->second, {p, q})->add_output(Type::of(Type::Kind::Int)));
       }
       bool scalar = sym_scalar_.count(n.input(0)) && (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
@@ -1074,13 +1162,28 @@ class Importer {
       call("torch.add", {z, c_float(v.flatten()[0].item<double>()), c_int(1)}, n);
       return true;
     }
+    if (op == "Range") {
+      // torch.arange(x.size(0)): scalar bounds, some of them run-time sizes.
+      auto a = elems(0), b = elems(1), d = elems(2);
+      if (a.size() != 1 || b.size() != 1 || d.size() != 1) unsupported(n, "a range with non-scalar bounds");
+      DType dt = type_for(n.output(0)).dtype;
+      if (dt == DType::Unknown) dt = dtype_from_scalar_type(static_cast<int64_t>(at::kLong));
+      call("torch.arange", {a[0], b[0], d[0], constant(dt, Type::of(Type::Kind::ScalarType)), c_none(), c_none(), c_none()},
+           n);
+      return true;
+    }
+    if (op == "Resize" && opset_ >= 11 && is_sym(n, 3) && !is_sym(n, 0) && !is_sym(n, 1) && !is_sym(n, 2)) {
+      // F.interpolate(x, size=x.shape[-2:]) with dynamic axes: the sizes are run-time ints.
+      lift_resize(n, elems(3));
+      return true;
+    }
     unsupported(n, "a shape computation on dynamic shapes that tinytrace cannot lift");
   }
 
   // ONNX Expand broadcasts both ways: a 1 in the shape keeps the input's size (-1 for
   // Tensor.expand) except in new leading dims.
   void lift_expand(const ox::NodeProto& n, std::vector<Value*> shape) {
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     if (!r) unsupported(n, "an expand of a value of unknown rank");
     int64_t lead = static_cast<int64_t>(shape.size()) - *r;
     if (lead < 0) unsupported(n, "an expand to fewer dims than the input has");
@@ -1436,7 +1539,7 @@ class Importer {
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       // Output size ceil(in / stride); the odd pixel of the total goes to the end (UPPER) or
       // the beginning (LOWER).
-      auto s = static_shape(n.input(0));
+      auto s = known_shape(n.input(0));
       if (!s || s->size() != dims + 2) unsupported(n, "auto_pad=" + auto_pad + " on an input without a static shape");
       for (size_t k = 0; k < dims; ++k) {
         int64_t in = (*s)[k + 2], st = stride[k];
@@ -1611,7 +1714,7 @@ class Importer {
     if (attr_i(n, "training_mode", 0) != 0) unsupported(n, "training_mode=1");
     for (int i = 1; i < n.output_size(); ++i)
       if (!n.output(i).empty() && !consumers_[n.output(i)].empty()) unsupported(n, "running statistics outputs are used");
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     int64_t dims = !r ? 2 : *r <= 3 ? 1 : *r - 2;
     if (dims > 3) unsupported(n, "a " + std::to_string(*r) + "-d input");
     Node* node = append("nn.BatchNorm" + std::to_string(dims) + "d", {tensor_in(n.input(0))});
@@ -1668,7 +1771,7 @@ class Importer {
   }
 
   void lift_global_pool(const ox::NodeProto& n, bool max) {
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     int64_t dims = r ? *r - 2 : 2;
     if (dims < 1 || dims > 3) unsupported(n, "unexpected input rank");
     Value* x = tensor_in(n.input(0));
@@ -1683,7 +1786,7 @@ class Importer {
 
   void lift_prelu(const ox::NodeProto& n) {
     const at::Tensor* w = const_of(n, 1);
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     // nn.PReLU's weight is per channel (dim 1) or a single value: the exporter writes [C,1,1].
     bool per_channel = w && r && *r >= 2 && w->dim() <= *r - 1 && w->numel() >= 1;
     if (per_channel && w->numel() > 1)
@@ -1700,7 +1803,7 @@ class Importer {
   void lift_layer_norm(const ox::NodeProto& n) {
     const at::Tensor* w = const_of(n, 1);
     const at::Tensor* b = const_of(n, 2);
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     int64_t axis = attr_i(n, "axis", -1);
     if (!w || (has_input(n, 2) && !b)) unsupported(n, "non-constant scale/bias");
     std::vector<int64_t> shape = w->sizes().vec();
@@ -1758,7 +1861,7 @@ class Importer {
 
   void lift_softmax(const ox::NodeProto& n, bool log) {
     int64_t axis = attr_i(n, "axis", opset_ < 13 ? 1 : -1);
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     if (opset_ < 13) {
       // Before opset 13 softmax works on the input flattened to 2-d at `axis`: the same as
       // PyTorch's only when axis is the last dim.
@@ -1770,12 +1873,12 @@ class Importer {
 
   void lift_flatten(const ox::NodeProto& n) {
     int64_t axis = attr_i(n, "axis", 1);
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     if (axis < 0 && r) axis += *r;
     Value* x = tensor_in(n.input(0));
     if (axis == 1) return void(call("torch.flatten", {x, c_int(1), c_int(-1)}, n));
     if (axis == 0) return void(call("Tensor.reshape", {x, c_ints({1, -1})}, n));
-    auto s = static_shape(n.input(0));
+    auto s = known_shape(n.input(0));
     if (!s) unsupported(n, "flatten at axis " + std::to_string(axis) + " of a dynamic shape");
     int64_t lead = 1;
     for (int64_t k = 0; k < axis; ++k) lead *= (*s)[static_cast<size_t>(k)];
@@ -1787,7 +1890,7 @@ class Importer {
     if (!s) unsupported(n, "a shape computed at run time (export with static shapes)");
     std::vector<int64_t> shape = ints_of(*s);
     if (attr_i(n, "allowzero", 0) == 0 && std::count(shape.begin(), shape.end(), 0)) {
-      auto in = static_shape(n.input(0));
+      auto in = known_shape(n.input(0));
       for (size_t k = 0; k < shape.size(); ++k) {
         if (shape[k] != 0) continue;
         if (!in || k >= in->size()) {
@@ -1806,7 +1909,7 @@ class Importer {
   void lift_transpose(const ox::NodeProto& n) {
     std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
     if (perm.empty()) {
-      auto r = rank_of(n.input(0));
+      auto r = known_rank(n.input(0));
       if (!r) unsupported(n, "no perm and unknown rank");
       for (int64_t k = *r - 1; k >= 0; --k) perm.push_back(k);
     }
@@ -1832,7 +1935,7 @@ class Importer {
     else if (const at::Tensor* t = const_of(n, 1)) sizes = ints_of(*t);
     else if (has_input(n, 1)) unsupported(n, "split sizes computed at run time");
     if (sizes.empty()) {
-      auto s = static_shape(n.input(0));
+      auto s = known_shape(n.input(0));
       if (!s) unsupported(n, "equal split of a dynamic shape");
       int64_t a = axis < 0 ? axis + static_cast<int64_t>(s->size()) : axis;
       int64_t total = (*s)[static_cast<size_t>(a)], parts = n.output_size();
@@ -1860,7 +1963,7 @@ class Importer {
       if (const at::Tensor* t = const_of(n, 4)) steps = ints_of(*t);
     }
     Value* x = tensor_in(n.input(0));
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     for (size_t k = 0; k < starts.size(); ++k) {
       int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
       if (a < 0 && r) a += *r;
@@ -1904,7 +2007,8 @@ class Importer {
     call("F.pad", {tensor_in(n.input(0)), c_ints(tp), c_str(tmode), tmode == "constant" ? c_float(value) : c_none()}, n);
   }
 
-  void lift_resize(const ox::NodeProto& n) {
+  // sym_sizes: the `sizes` input as ints computed at run time (Note [Dynamic shapes]).
+  void lift_resize(const ox::NodeProto& n, std::optional<std::vector<Value*>> sym_sizes = std::nullopt) {
     std::string mode = attr_s(n, "mode", "nearest");
     std::string ctm = attr_s(n, "coordinate_transformation_mode", opset_ < 11 ? "asymmetric" : "half_pixel");
     std::string nearest = attr_s(n, "nearest_mode", "round_prefer_floor");
@@ -1915,14 +2019,20 @@ class Importer {
       else if (auto a = attr(n, "scales")) scales.assign(a->floats().begin(), a->floats().end());
       else unsupported(n, "scales computed at run time");
     } else {
-      if (const at::Tensor* t = const_of(n, 2); t && t->numel() > 0) scales = doubles_of(*t);
-      else if (const at::Tensor* t = const_of(n, 3); t && t->numel() > 0) sizes = ints_of(*t);
-      else unsupported(n, "scales/sizes computed at run time");
+      if (sym_sizes) {
+        if (sym_sizes->size() < 3) unsupported(n, "sizes for fewer than 3 dims");
+      } else if (const at::Tensor* t = const_of(n, 2); t && t->numel() > 0) {
+        scales = doubles_of(*t);
+      } else if (const at::Tensor* t = const_of(n, 3); t && t->numel() > 0) {
+        sizes = ints_of(*t);
+      } else {
+        unsupported(n, "scales/sizes computed at run time");
+      }
     }
     std::string tmode;
     Value* align = nullptr;
     auto r = rank_of(n.input(0));
-    size_t spatial = scales.empty() ? sizes.size() - 2 : scales.size() - 2;
+    size_t spatial = sym_sizes ? sym_sizes->size() - 2 : scales.empty() ? sizes.size() - 2 : scales.size() - 2;
     if (mode == "nearest") {
       if (ctm != "asymmetric" || (opset_ >= 11 && nearest != "floor"))
         unsupported(n, "nearest resize with " + ctm + "/" + nearest + " rounding");
@@ -1942,7 +2052,10 @@ class Importer {
       unsupported(n, "mode " + mode);
     }
     (void)r;
-    Value* size = sizes.empty() ? c_none() : c_ints(std::vector<int64_t>(sizes.begin() + 2, sizes.end()));
+    // Sizes of dims 0 and 1 (batch, channels) are the input's: F.interpolate keeps them.
+    Value* size = sym_sizes ? int_list(std::vector<Value*>(sym_sizes->begin() + 2, sym_sizes->end()))
+                  : sizes.empty() ? c_none()
+                                  : c_ints(std::vector<int64_t>(sizes.begin() + 2, sizes.end()));
     Value* scale = scales.empty() ? c_none() : c_floats(std::vector<double>(scales.begin() + 2, scales.end()));
     call("F.interpolate", {tensor_in(n.input(0)), size, scale, c_str(tmode), align}, n);
   }
@@ -1959,7 +2072,7 @@ class Importer {
     Value* x = tensor_in(n.input(0));
     if (axes.empty() && attr_i(n, "noop_with_empty_axes", 0) != 0) return bind(n, 0, x);
     if (axes.empty()) {
-      auto r = rank_of(n.input(0));
+      auto r = known_rank(n.input(0));
       if (!r) unsupported(n, "a reduction over all dims of unknown rank");
       for (int64_t k = 0; k < *r; ++k) axes.push_back(k);
     }
@@ -1982,7 +2095,7 @@ class Importer {
       axes = ints_of(*const_of(n, 1));
     }
     Value* x = tensor_in(n.input(0));
-    auto r = rank_of(n.input(0));
+    auto r = known_rank(n.input(0));
     if (axes.empty()) {
       if (unsqueeze) unsupported(n, "no axes");
       return void(call("Tensor.squeeze", {x}, n));
@@ -2021,8 +2134,8 @@ class Importer {
     // Run-time or multi-dimensional indices: index_select on the flattened indices, then the
     // result's shape x.shape[:axis] + indices.shape + x.shape[axis+1:]. Like index_select, the
     // indices must not be negative (the exporter writes them non-negative).
-    auto r = rank_of(n.input(0));
-    auto ir = rank_of(n.input(1));
+    auto r = known_rank(n.input(0));
+    auto ir = known_rank(n.input(1));
     if (!r || !ir) unsupported(n, "data or indices of unknown rank");
     int64_t a = axis < 0 ? axis + *r : axis;
     if (a < 0 || a >= *r) unsupported(n, "axis out of range");
@@ -2031,7 +2144,7 @@ class Importer {
     Value* y = method("torch.index_select", {x, c_int(a), method("Tensor.reshape", {iv, c_ints({-1})})});
     if (*ir == 0) return void(call("Tensor.squeeze", {y, c_int(a)}, n));
     auto dim = [&](const std::string& name, int64_t k) {
-      auto s = static_shape(name);
+      auto s = known_shape(name);
       return s ? c_int((*s)[static_cast<size_t>(k)]) : size_of(name, k);
     };
     std::vector<Value*> shape;
@@ -2179,6 +2292,10 @@ class Importer {
   std::set<std::string> used_modules_;
   std::vector<Value*> outputs_;
   int bn_count_ = 0;
+  // The IR at the last shape probe (Note [Shapes ONNX inference leaves open]).
+  Node* probed_last_ = nullptr;
+  size_t probed_count_ = 0;
+  int probes_ = 0;
 };
 
 }  // namespace
