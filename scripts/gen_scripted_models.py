@@ -255,6 +255,61 @@ class ListAlias(nn.Module):
         return torch.cat(outer[0], 0)
 
 
+class ScriptedLSTM(nn.Module):
+    """A scripted nn.LSTM (2 layers, batch_first) called with x only, then a Linear: lifted as the
+    nn.LSTM module op from the module's attributes, not as its inlined forward (dim checks,
+    `raise` with formatted messages, the Optional hidden state around aten::lstm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return self.fc(y[:, -1]), h
+
+
+class ScriptedLSTMHidden(nn.Module):
+    """A scripted bidirectional nn.LSTM (seq-first) called with an explicit (h0, c0)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 12, bidirectional=True)
+        self.fc = nn.Linear(24, 4)
+
+    def forward(self, x, h0, c0):
+        y, (h, c) = self.lstm(x, (h0, c0))
+        return self.fc(y), c
+
+
+class ScriptedGRU(nn.Module):
+    """A scripted nn.GRU (2 layers, batch_first) called with x only; both results used."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 16, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        return y.mean(1) + h[-1]
+
+
+class ScriptedMHABlock(nn.Module):
+    """A scripted transformer-style block: nn.MultiheadAttention (batch_first,
+    need_weights=False) with a residual and a LayerNorm. Inlined, its forward formats strings
+    for why the fast path is not taken (aten::str); lifted, it is one nn.MultiheadAttention."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x):
+        a = self.attn(x, x, x, need_weights=False)[0]
+        return self.norm(x + a)
+
+
 # Models whose conversion must fail with exit 4: name -> (build, op named in the error).
 UNSUPPORTED = {"sc_bad_fork": (ForkModel, "prim::fork"),
                "sc_bad_list_alias": (ListAlias, "aten::append")}
@@ -319,6 +374,10 @@ register("sc_interpolate", Interpolate, [(1, 3, 8, 8)])
 register("sc_list_append", ListAppend, [(4, 6)], append_branches, {"append": {"pos", "neg"}})
 register("sc_pow_dtype_copy", PowDtypeCopy, [(2, 8)])
 register("sc_format_value", FormatValue, [(2, 3)], format_branches, {"format": {"pos", "neg"}})
+register("sc_lstm", ScriptedLSTM, [(2, 5, 8)])
+register("sc_lstm_hidden", ScriptedLSTMHidden, [(5, 2, 8), (2, 2, 12), (2, 2, 12)])
+register("sc_gru", ScriptedGRU, [(2, 5, 8)])
+register("sc_mha", ScriptedMHABlock, [(2, 5, 16)])
 register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
 register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])
 

@@ -26,8 +26,9 @@
 // additionally fully inlined (its calls on self, e.g. Conv2d._conv_forward), input guards
 // (`if input.dim() != 4: raise ...`, which the nn module performs itself when called) are
 // dropped, constant-trip loops are unrolled and list mutation removed, so the leaf recipes see the
-// same single key op a traced leaf has. Traced graphs have none of these constructs and are
-// lifted as they are.
+// same single key op a traced leaf has. Scripted nn.LSTM / nn.GRU / nn.MultiheadAttention calls
+// are lifted from the module's attributes instead (Note [Scripted RNN and attention modules]).
+// Traced graphs have none of these constructs and are lifted as they are.
 //
 // Note [Lifting control flow]
 // prim::If and prim::Loop become prim.If / prim.Loop in the IR in TorchScript's own form
@@ -1014,6 +1015,24 @@ Recipe pad2d_recipe(bool zero) {
   };
 }
 
+// nn.LSTM / nn.GRU's parameters in their flat weight order (_flat_weights_names).
+std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias, bool proj) {
+  std::vector<std::string> out;
+  for (int64_t l = 0; l < num_layers; ++l) {
+    for (int dir = 0; dir < (bidirectional ? 2 : 1); ++dir) {
+      std::string sfx = "_l" + std::to_string(l) + (dir ? "_reverse" : "");
+      out.push_back("weight_ih" + sfx);
+      out.push_back("weight_hh" + sfx);
+      if (bias) {
+        out.push_back("bias_ih" + sfx);
+        out.push_back("bias_hh" + sfx);
+      }
+      if (proj) out.push_back("weight_hr" + sfx);
+    }
+  }
+  return out;
+}
+
 // nn.LSTM / nn.GRU: aten::lstm.input(input, hx[], params[], has_biases, num_layers, dropout,
 // train, bidirectional, batch_first) and aten::gru.input(input, hx, params[], ...). Without an
 // explicit hidden state, forward builds zeros from the batch size (size/NumToTensor/Int/zeros).
@@ -1068,19 +1087,7 @@ Recipe rnn_recipe(bool lstm) {
     at::Tensor w_ih = ctx.tensor("weight_ih_l0");
     if (!w_ih.defined() || w_ih.dim() != 2) return reject(ctx, "no weight_ih_l0");
     bool proj = lstm && ctx.tensor("weight_hr_l0").defined();
-    std::vector<std::string> expected;
-    for (int64_t l = 0; l < num_layers; ++l) {
-      for (int dir = 0; dir < (bidirectional ? 2 : 1); ++dir) {
-        std::string sfx = "_l" + std::to_string(l) + (dir ? "_reverse" : "");
-        expected.push_back("weight_ih" + sfx);
-        expected.push_back("weight_hh" + sfx);
-        if (has_biases) {
-          expected.push_back("bias_ih" + sfx);
-          expected.push_back("bias_hh" + sfx);
-        }
-        if (proj) expected.push_back("weight_hr" + sfx);
-      }
-    }
+    std::vector<std::string> expected = rnn_weight_names(num_layers, bidirectional, has_biases, proj);
     const jit::Node* params = n->input(2)->node();
     if (params->kind() != c10::prim::ListConstruct || params->inputs().size() != expected.size())
       return reject(ctx, "unexpected parameter list");
@@ -1973,11 +1980,163 @@ class Lifter {
     return copy;
   }
 
+  // Note [Scripted RNN and attention modules]
+  // The scripted forward of nn.LSTM / nn.GRU / nn.MultiheadAttention is mostly argument handling
+  // (unbatched inputs, an Optional hidden state, dim checks raising formatted messages, the fast
+  // path's conditions) around one ATen call; even fully inlined with its guards dropped it does
+  // not reduce to the single key op the recipes look for. For exactly these classes the call
+  // itself is lifted as the module op the traced path produces: the hyperparameters are the
+  // module's own attributes (torch.jit.script keeps them), its parameters must be exactly the
+  // ones the constructor creates from them, and the call's arguments must be a form the module op
+  // runs (interpreter and emitters). The op's result is the call's result, in the forward's own
+  // structure: (output, (h, c)), (output, h) or (attn_output, attn_weights or None). Anything
+  // else is inlined as before (Note [Scripted method graphs]).
+  bool try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type, Frame& f) {
+    const jit::Module& mod = callee.module;
+    auto attr = [&](const char* name) -> IValue { return mod.hasattr(name) ? mod.attr(name) : IValue(); };
+    auto int_attr = [&](const char* name) -> std::optional<int64_t> {
+      IValue v = attr(name);
+      return v.isInt() ? std::optional<int64_t>(v.toInt()) : std::nullopt;
+    };
+    auto bool_attr = [&](const char* name) -> std::optional<bool> {
+      IValue v = attr(name);
+      return v.isBool() ? std::optional<bool>(v.toBool()) : std::nullopt;
+    };
+    auto double_attr = [&](const char* name) -> std::optional<double> {
+      IValue v = attr(name);
+      if (v.isInt()) return static_cast<double>(v.toInt());
+      return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
+    };
+    auto is_tensor = [](const jit::Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); };
+    auto is_none = [](const jit::Value* v) { return v->type()->kind() == c10::TypeKind::NoneType; };
+    auto reject = [&](const std::string& why) {
+      spdlog::debug("scripted {} ({}) not lifted as a module op: {}", callee.path, type, why);
+      return false;
+    };
+    const bool lstm = type == "torch.nn.modules.rnn.LSTM", gru = type == "torch.nn.modules.rnn.GRU";
+    const bool mha = type == "torch.nn.modules.activation.MultiheadAttention";
+    if (!lstm && !gru && !mha) return false;
+    // nn.LSTM / nn.GRU overload forward (forward__0 takes a tensor, forward__1 a PackedSequence,
+    // which the input type check below rejects).
+    const std::string& method = call->s(c10::attr::name);
+    if (method != "forward" && method.rfind("forward__", 0) != 0) return reject("calls " + method);
+    if (call->outputs().size() != 1) return reject("unexpected results");
+
+    LeafMatch m;  // op, attrs and the parameter names the constructor creates
+    std::vector<Value*> ins;
+    if (lstm || gru) {
+      IValue mode = attr("mode");
+      auto input_size = int_attr("input_size"), hidden = int_attr("hidden_size"), layers = int_attr("num_layers");
+      auto bias = bool_attr("bias"), batch_first = bool_attr("batch_first"), bidir = bool_attr("bidirectional");
+      auto dropout = double_attr("dropout");
+      auto proj = int_attr("proj_size");
+      if (!mode.isString() || mode.toStringRef() != (lstm ? "LSTM" : "GRU") || !input_size || !hidden ||
+          !layers || !bias || !batch_first || !bidir || !dropout || !proj)
+        return reject("its attributes are not those of the torch.nn class");
+      if (gru && *proj != 0) return reject("proj_size on a GRU");
+      for (std::string& w : rnn_weight_names(*layers, *bidir, *bias, *proj > 0)) m.weights.insert(std::move(w));
+      int64_t gates = lstm ? 4 : 3;
+      IValue w_ih = attr("weight_ih_l0");
+      if (!w_ih.isTensor() || w_ih.toTensor().dim() != 2 || w_ih.toTensor().size(0) != gates * *hidden ||
+          w_ih.toTensor().size(1) != *input_size)
+        return reject("weight_ih_l0 does not match input_size/hidden_size");
+      // forward(input, hx=None): hx is None, an (h0, c0) tuple (LSTM) or a tensor (GRU).
+      if (call->inputs().size() != 3 || !is_tensor(call->input(1)))
+        return reject("called with other than (input[, hx])");
+      const jit::Value* hx = call->input(2);
+      bool hx_ok = is_none(hx);
+      if (!hx_ok && lstm) {
+        auto tt = hx->type()->cast<c10::TupleType>();
+        hx_ok = tt && tt->elements().size() == 2 &&
+                std::all_of(tt->elements().begin(), tt->elements().end(),
+                            [](const c10::TypePtr& e) { return e->isSubtypeOf(*c10::TensorType::get()); });
+      } else if (!hx_ok) {
+        hx_ok = is_tensor(hx);
+      }
+      if (!hx_ok) return reject("the hidden state is neither None nor " + std::string(lstm ? "(h0, c0)" : "a tensor"));
+      ins.push_back(value_of(f, call->input(1), call));
+      if (!is_none(hx)) ins.push_back(value_of(f, hx, call));
+      m.op = lstm ? "nn.LSTM" : "nn.GRU";
+      m.attrs.set("input_size", *input_size);
+      m.attrs.set("hidden_size", *hidden);
+      m.attrs.set("num_layers", *layers);
+      m.attrs.set("bias", *bias);
+      m.attrs.set("batch_first", *batch_first);
+      m.attrs.set("dropout", *dropout);
+      m.attrs.set("bidirectional", *bidir);
+      if (lstm) m.attrs.set("proj_size", *proj);
+    } else {
+      auto embed_dim = int_attr("embed_dim"), num_heads = int_attr("num_heads");
+      auto kdim = int_attr("kdim"), vdim = int_attr("vdim");
+      auto same = bool_attr("_qkv_same_embed_dim"), zero_attn = bool_attr("add_zero_attn");
+      auto batch_first = bool_attr("batch_first");
+      auto dropout = double_attr("dropout");
+      if (!embed_dim || !num_heads || !kdim || !vdim || !same || !zero_attn || !batch_first || !dropout)
+        return reject("its attributes are not those of the torch.nn class");
+      // What the interpreter's fused kernel computes: packed q/k/v projections with biases.
+      if (!*same || *kdim != *embed_dim || *vdim != *embed_dim)
+        return reject("separate q/k/v projections (kdim/vdim != embed_dim)");
+      if (*zero_attn || !attr("bias_k").isNone() || !attr("bias_v").isNone())
+        return reject("add_bias_kv or add_zero_attn");
+      if (!attr("in_proj_bias").isTensor()) return reject("bias=False");
+      IValue w = attr("in_proj_weight");
+      if (!w.isTensor() || w.toTensor().dim() != 2 || w.toTensor().size(0) != 3 * *embed_dim ||
+          w.toTensor().size(1) != *embed_dim)
+        return reject("in_proj_weight does not match embed_dim");
+      m.weights = {"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"};
+      // forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+      //         average_attn_weights=True); TorchScript passes every argument.
+      if (call->inputs().size() != 8 || !is_tensor(call->input(1)) || !is_tensor(call->input(2)) ||
+          !is_tensor(call->input(3)))
+        return reject("called with other than (query, key, value, ...)");
+      if (!is_none(call->input(4)) || !is_none(call->input(6))) return reject("attention with a mask");
+      auto need_weights = jit::toIValue(call->input(5)), average = jit::toIValue(call->input(7));
+      if (!need_weights || !need_weights->isBool() || !average || !average->isBool())
+        return reject("need_weights / average_attn_weights are not constants");
+      for (size_t i = 1; i <= 3; ++i) ins.push_back(value_of(f, call->input(i), call));
+      // The traced form's arguments: defaults left out from the end.
+      if (!need_weights->toBool() || !average->toBool()) {
+        ins.push_back(constant_value(IValue(), nullptr, f, call));
+        ins.push_back(constant_value(*need_weights, nullptr, f, call));
+      }
+      if (!average->toBool()) {
+        ins.push_back(constant_value(IValue(), nullptr, f, call));
+        ins.push_back(constant_value(*average, nullptr, f, call));
+      }
+      m.op = "nn.MultiheadAttention";
+      m.attrs.set("embed_dim", *embed_dim);
+      m.attrs.set("num_heads", *num_heads);
+      m.attrs.set("dropout", *dropout);
+      m.attrs.set("bias", true);
+      m.attrs.set("add_bias_kv", false);
+      m.attrs.set("add_zero_attn", false);
+      m.attrs.set("kdim", *kdim);
+      m.attrs.set("vdim", *vdim);
+      m.attrs.set("batch_first", *batch_first);
+    }
+    std::vector<std::pair<std::string, bool>> own;  // (relative name, is_param), state_dict order
+    collect_names(mod, "", own);
+    std::set<std::string> have;
+    for (const auto& o : own) have.insert(o.first);
+    if (have != m.weights) return reject("its parameters/buffers differ from what the constructor creates");
+
+    spdlog::debug("scripted {} lifted as {} from its attributes", callee.path, m.op);
+    Node* node = append(m.op, ins, f, call);
+    node->attrs() = m.attrs;
+    for (const auto& o : own) node->set_weight(o.first, join_path(callee.path, o.first));
+    node->set_module(callee.path);
+    f.env[call->output()] = Binding{node->add_output(convert_type(call->output()->type())), {}};
+    return true;
+  }
+
   bool try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
                 Frame& f) {
     std::string type = plain_type_name(callee.module);
     auto rit = recipes().find(type);
     if (rit == recipes().end()) return false;
+    if (has_script_constructs(*method_graph->block(), method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]) &&
+        try_scripted_leaf(call, callee, type, f))
+      return true;
     std::shared_ptr<jit::Graph> gp = prepared(method_graph, callee.module, true);
     const jit::Graph& g = *gp;
     MethodView view(g);
