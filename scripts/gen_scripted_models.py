@@ -359,8 +359,11 @@ def early_branches(m, x):
 SPECS = {}
 
 
-def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4):
-    SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {}, tol=tol)
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, expect_ops=()):
+    """expect_ops: IR ops the conversion must produce (a module lifted as the module op, not
+    inlined), checked in the report by tests/e2e/run_scripted.py."""
+    SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {}, tol=tol,
+                       expect_ops=list(expect_ops))
 
 
 register("sc_gate_cell", GateCell, [(1, 6), (1, 6)], gate_branches, {"gate": {"pos", "neg"}})
@@ -370,14 +373,14 @@ register("sc_early_return", EarlyReturn, [(2, 6)], early_branches, {"early": {"r
 register("sc_dict", DictModel, [(2, 6)])
 register("sc_raise", RaiseChecks, [(2, 6)])
 register("sc_mixed_trace", build_mixed, [(1, 3, 16, 16)], mixed_branches, {"mixed": {"above", "below"}})
-register("sc_interpolate", Interpolate, [(1, 3, 8, 8)])
+register("sc_interpolate", Interpolate, [(1, 3, 8, 8)], expect_ops=["F.interpolate"])
 register("sc_list_append", ListAppend, [(4, 6)], append_branches, {"append": {"pos", "neg"}})
 register("sc_pow_dtype_copy", PowDtypeCopy, [(2, 8)])
 register("sc_format_value", FormatValue, [(2, 3)], format_branches, {"format": {"pos", "neg"}})
-register("sc_lstm", ScriptedLSTM, [(2, 5, 8)])
-register("sc_lstm_hidden", ScriptedLSTMHidden, [(5, 2, 8), (2, 2, 12), (2, 2, 12)])
-register("sc_gru", ScriptedGRU, [(2, 5, 8)])
-register("sc_mha", ScriptedMHABlock, [(2, 5, 16)])
+register("sc_lstm", ScriptedLSTM, [(2, 5, 8)], expect_ops=["nn.LSTM"])
+register("sc_lstm_hidden", ScriptedLSTMHidden, [(5, 2, 8), (2, 2, 12), (2, 2, 12)], expect_ops=["nn.LSTM"])
+register("sc_gru", ScriptedGRU, [(2, 5, 8)], expect_ops=["nn.GRU"])
+register("sc_mha", ScriptedMHABlock, [(2, 5, 16)], expect_ops=["nn.MultiheadAttention"])
 register("sc_resnet18", _tv("resnet18"), [(1, 3, 64, 64)])
 register("sc_mobilenet_v2", _tv("mobilenet_v2"), [(1, 3, 64, 64)])
 
@@ -469,6 +472,7 @@ def generate(name, spec, out_dir, st):
         "input_sets": len(sets),
         "branches": [b for _, b in sets],
         "max_abs_output": max_abs,
+        "expect_ops": spec["expect_ops"],
     }
 
     def write_meta(p):

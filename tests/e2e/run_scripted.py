@@ -104,8 +104,19 @@ def main():
             die(f"{name}: the generated NAME.py differs from the original on input set {k} "
                 f"(branches {meta['branches'][k]})")
     check_structure(name, model, os.path.join(out_dir, name + ".json"), extra, meta)
+    check_expected_ops(name, os.path.join(out_dir, name + ".json"), meta)
     print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}")
     return 0
+
+
+def check_expected_ops(name, report_path, meta):
+    """The ops MODEL.json says the conversion produces (a scripted nn.LSTM lifted as the nn.LSTM
+    module op, not inlined; the right numbers alone would not show the difference)."""
+    with open(report_path, encoding="utf-8") as f:
+        hist = json.load(f)["summary"]["op_histogram"]
+    missing = [op for op in meta.get("expect_ops", []) if not hist.get(op)]
+    if missing:
+        die(f"{name}: {missing} not in the converted graph (ops: {sorted(hist)})")
 
 
 def check_structure(name, model, report_path, extra, meta):
