@@ -1071,14 +1071,18 @@ class PyEmitter {
   // forward
 
   // Writes `outs = rhs` for a node whose outputs get names from `hint`. Unused outputs become
-  // `_`; when nothing is used, calls stay as a bare statement and pure prims are dropped.
+  // `_`; when nothing is used, calls stay as a bare statement, except pure prims and the op
+  // table's ops that do not mutate (x.dim() left over from a message the loader dropped).
   void assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
               std::vector<std::string>& body) {
     bool any_used = std::any_of(n.outputs().begin(), n.outputs().end(),
                                 [](const Value* v) { return v->has_uses(); });
     if (!any_used) {
       for (Value* v : n.outputs()) expr_[v] = Expr{"None"};
-      if (!pure) body.push_back(rhs);
+      const OpInfo* info = find_op(n.op());
+      bool mutates = n.op().back() == '_' || n.num_outputs() == 0;
+      bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
+      if (!pure && !known_pure) body.push_back(rhs);
       return;
     }
     std::vector<std::string> names;

@@ -506,14 +506,18 @@ TEST_CASE("python emitter: names from the IR, made safe for Python") {
   b->output()->set_name("out");
   Node* c = g.insert("int", {b->output()}, 1, nullptr);  // op hint "int" must not shadow int()
   Node* d = g.insert("torch.sigmoid", {b->output()}, 1, nullptr);
+  Node* e = g.insert("torch.tanh", {b->output()}, 1, nullptr);  // unused and pure: no dead code
   g.add_output(d->output());
-  (void)c;
+  g.add_output(c->output());
+  (void)e;
   std::string py = emit(g, "Names", "names.pth");
   INFO(py);
   CHECK(py.find("def forward(self, lambda_):") != std::string::npos);
   CHECK(py.find("torch_ = F.relu(lambda_)") != std::string::npos);
   CHECK(py.find("out = torch.neg(torch_)") != std::string::npos);
-  CHECK(py.find("        int(out)\n") != std::string::npos);  // unused result: bare call
+  CHECK(py.find(" = int(out)\n") != std::string::npos);
+  CHECK(py.find("        int = ") == std::string::npos);  // the hint "int" must not shadow int()
+  CHECK(py.find("tanh") == std::string::npos);
   CHECK(py.find("sigmoid = torch.sigmoid(out)") != std::string::npos);
   if (python_has_torch()) {
     TempDir dir;
