@@ -288,7 +288,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   if (wants("weights")) {
     std::vector<std::pair<std::string, at::Tensor>> items;
     for (const auto& n : g.weights().names()) items.emplace_back(n, g.weights().at(n).tensor);
-    save_tensor_dict(out.stage(res.name + ".pth"), items);
+    save_tensor_dict(out.stage(res.name + ".pth"), items, out.final_path(res.name + ".pth"));
   }
   if (wants("torchscript")) {
     std::string staged = out.stage(res.name + ".pt");

@@ -18,11 +18,13 @@
 namespace tt {
 
 void save_tensor_dict(const std::string& path,
-                      const std::vector<std::pair<std::string, at::Tensor>>& items) {
+                      const std::vector<std::pair<std::string, at::Tensor>>& items,
+                      const std::string& shown_as) {
+  const std::string& name = shown_as.empty() ? path : shown_as;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
     throw Error(ExitCode::Usage,
-                "cannot open " + path + " for writing — check that the directory exists and is writable");
+                "cannot open " + name + " for writing — check that the directory exists and is writable");
   }
   // What torch::pickle_save does, but the archive goes straight to the file: pickle_save builds
   // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
@@ -39,23 +41,25 @@ void save_tensor_dict(const std::string& path,
     pickler.protocol();
     pickler.pushIValue(c10::IValue(dict));
     pickler.stop();
+    // A failed write is recorded, not reported to the writer: a short count makes it throw, also
+    // from its destructor while an exception unwinds (std::terminate). Checked after the writer.
     caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
-      out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
+      if (!write_failed) out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
       write_failed = write_failed || !out;
-      return out ? n : 0;
+      return n;
     });
     torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
     writer.writeEndOfFile();
   } catch (const std::exception& e) {
     if (write_failed)
-      throw Error(ExitCode::Usage, "cannot write " + path + " — check free disk space and permissions");
+      throw Error(ExitCode::Usage, "cannot write " + name + " — check free disk space and permissions");
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
-    throw Error(ExitCode::Internal, "cannot serialize the weights of " + path + ": " + what);
+    throw Error(ExitCode::Internal, "cannot serialize the weights of " + name + ": " + what);
   }
   out.close();
   if (!out || write_failed) {
-    throw Error(ExitCode::Usage, "cannot write " + path + " — check free disk space and permissions");
+    throw Error(ExitCode::Usage, "cannot write " + name + " — check free disk space and permissions");
   }
 }
 

@@ -11,10 +11,11 @@
 
 namespace tt {
 
-// Writes an ordered name -> tensor dict with torch::pickle_save, so that Python's
+// Writes an ordered name -> tensor dict in torch::pickle_save's format, so that Python's
 // `torch.load(path)` returns a dict of tensors (a state_dict). Throws tt::Error on I/O failure.
 void save_tensor_dict(const std::string& path,
-                      const std::vector<std::pair<std::string, at::Tensor>>& items);
+                      const std::vector<std::pair<std::string, at::Tensor>>& items,
+                      const std::string& shown_as = "");  // the name errors give (default: path)
 
 // Reads a dict written by save_tensor_dict (or by Python's torch.save of a dict of tensors when
 // possible). Throws tt::Error(BadInput) when it is not such a file.
