@@ -295,15 +295,15 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
 
   try {
     interp.run(inputs);
-  } catch (const Error& e) {  // an op the interpreter cannot run: the message says which
-    ctx.diags().warn("infer-shapes", std::string("shape inference stopped early, later values keep "
-                                                 "unknown shapes: ") + e.what());
-  } catch (const std::exception& e) {  // LibTorch rejected the shapes
-    // One line: LibTorch's messages carry a C++ backtrace after the first line.
-    std::string msg = e.what();
-    msg = msg.substr(0, msg.find('\n'));
-    ctx.diags().warn("infer-shapes", "shape inference stopped early, later values keep unknown shapes: " + msg +
-                                         " — check that --input-shape matches what the model expects");
+  } catch (const std::exception& e) {
+    const std::string stopped = "shape inference stopped early, later values keep unknown shapes: ";
+    if (dynamic_cast<const Error*>(&e)) {  // an op the interpreter cannot run: the message says which
+      ctx.diags().warn("infer-shapes", stopped + e.what());
+    } else {  // LibTorch rejected the shapes; one line (its messages carry a C++ backtrace)
+      std::string msg = e.what();
+      ctx.diags().warn("infer-shapes", stopped + msg.substr(0, msg.find('\n')) +
+                                           " — check that --input-shape matches what the model expects");
+    }
   }
 
   bool changed = false;

@@ -80,7 +80,7 @@ bool reads_metadata_only(const Use& u) {
         b == "aten::full_like" || b == "aten::rand_like" || b == "aten::randn_like")
       return u.index == 0;
   }
-  return n->is("prim.dtype") || n->is("prim.device") || n->is("Tensor.dtype") || n->is("Tensor.device");
+  return n->is("Tensor.dtype") || n->is("Tensor.device");
 }
 
 // The tensors a graph output is made of: through (nested) tuple and list constructions that

@@ -255,21 +255,6 @@ class ListAlias(nn.Module):
         return torch.cat(outer[0], 0)
 
 
-class ScriptedLSTM(nn.Module):
-    """A scripted nn.LSTM (2 layers, batch_first) called with x only, then a Linear: lifted as the
-    nn.LSTM module op from the module's attributes, not as its inlined forward (dim checks,
-    `raise` with formatted messages, the Optional hidden state around aten::lstm)."""
-
-    def __init__(self):
-        super().__init__()
-        self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
-        self.fc = nn.Linear(16, 4)
-
-    def forward(self, x):
-        y, (h, c) = self.lstm(x)
-        return self.fc(y[:, -1]), h
-
-
 class ScriptedLSTMHidden(nn.Module):
     """A scripted bidirectional nn.LSTM (seq-first) called with an explicit (h0, c0)."""
 
@@ -377,7 +362,10 @@ register("sc_interpolate", Interpolate, [(1, 3, 8, 8)], expect_ops=["F.interpola
 register("sc_list_append", ListAppend, [(4, 6)], append_branches, {"append": {"pos", "neg"}})
 register("sc_pow_dtype_copy", PowDtypeCopy, [(2, 8)])
 register("sc_format_value", FormatValue, [(2, 3)], format_branches, {"format": {"pos", "neg"}})
-register("sc_lstm", ScriptedLSTM, [(2, 5, 8)], expect_ops=["nn.LSTM"])
+# gen_models' two-layer batch_first LSTM, scripted: lifted as the nn.LSTM module op from the
+# module's attributes, not as its inlined forward (dim checks, `raise` with formatted messages,
+# the Optional hidden state around aten::lstm).
+register("sc_lstm", gen_models.Lstm, [(2, 5, 8)], expect_ops=["nn.LSTM"])
 register("sc_lstm_hidden", ScriptedLSTMHidden, [(5, 2, 8), (2, 2, 12), (2, 2, 12)], expect_ops=["nn.LSTM"])
 register("sc_gru", ScriptedGRU, [(2, 5, 8)], expect_ops=["nn.GRU"])
 register("sc_mha", ScriptedMHABlock, [(2, 5, 16)], expect_ops=["nn.MultiheadAttention"])

@@ -235,6 +235,10 @@ int main(int argc, char** argv) {
   // crash for a change.
   const int internal_exit =
       diff_cmd->parsed() ? static_cast<int>(tt::ExitCode::Usage) : static_cast<int>(tt::ExitCode::Internal);
+  auto internal_error = [&](const std::string& about, const std::string& what) {
+    std::cerr << "error: " << (about.empty() ? "" : about + ": ") << what << "\n";
+    return internal_exit;
+  };
   try {
     if (convert->parsed()) {
       file = copts.model_path;
@@ -269,22 +273,15 @@ int main(int argc, char** argv) {
     int code = report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
     return code == static_cast<int>(tt::ExitCode::Internal) ? internal_exit : code;
   } catch (const c10::Error& e) {
-    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
-              << "internal error in LibTorch: " << first_line(e.what_without_backtrace())
-              << " — this is a bug in tinytrace; please report it with the model\n";
-    return internal_exit;
+    return internal_error(file, "internal error in LibTorch: " + first_line(e.what_without_backtrace()) +
+                                    " — this is a bug in tinytrace; please report it with the model");
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
-              << "out of memory — use smaller --input-shape values, or a machine with more memory\n";
-    return internal_exit;
+    return internal_error(file, "out of memory — use smaller --input-shape values, or a machine with more memory");
   } catch (const std::exception& e) {
-    std::cerr << "error: " << (file.empty() ? "" : file + ": ") << "internal error: "
-              << first_line(e.what()) << " — this is a bug in tinytrace; please report it\n";
-    return internal_exit;
+    return internal_error(file, "internal error: " + first_line(e.what()) +
+                                    " — this is a bug in tinytrace; please report it");
   } catch (...) {
-    std::cerr << "error: " << (file.empty() ? "" : file + ": ")
-              << "internal error (unknown exception) — this is a bug in tinytrace; please report it\n";
-    return internal_exit;
+    return internal_error(file, "internal error (unknown exception) — this is a bug in tinytrace; please report it");
   }
   return 0;
 }

@@ -1637,11 +1637,11 @@ class PyEmitter {
       // Tensor options a trace records although they are what PyTorch does anyway: the strided
       // layout, unpinned memory and the CPU device. Dropping the device also
       // lets x.new_zeros(...) / zeros_like(x) follow x to another device, as eager code does.
+      // A positional one (x.to(torch.device("cpu"))) says what the call does: kept.
       std::string arg = role.empty() ? facts.name : role;
-      if (!(facts.kwarg_only || !role.empty())) {
-        // positional (x.to(torch.device("cpu"))): says what it does, keep it
-      } else if ((arg == "layout" && e.text == "torch.strided") || (arg == "pin_memory" && e.text == "False") ||
-          (arg == "device" && e.text == "torch.device(\"cpu\")"))
+      bool keyword = facts.kwarg_only || !role.empty();
+      if (keyword && ((arg == "layout" && e.text == "torch.strided") || (arg == "pin_memory" && e.text == "False") ||
+                      (arg == "device" && e.text == "torch.device(\"cpu\")")))
         is_default = true;
       if (role.empty())
         pos.push_back({"", e, is_default});

@@ -20,16 +20,15 @@ namespace tt {
 void save_tensor_dict(const std::string& path,
                       const std::vector<std::pair<std::string, at::Tensor>>& items,
                       const std::string& shown_as) {
-  const std::string& name = shown_as.empty() ? path : shown_as;
+  const std::string& shown = shown_as.empty() ? path : shown_as;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
     throw Error(ExitCode::Usage,
-                "cannot open " + name + " for writing — check that the directory exists and is writable");
+                "cannot open " + shown + " for writing — check that the directory exists and is writable");
   }
   // What torch::pickle_save does, but the archive goes straight to the file: pickle_save builds
   // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
   // copies and about a second of page faults.
-  bool write_failed = false;
   try {
     c10::Dict<std::string, at::Tensor> dict;
     for (const auto& [name, tensor] : items) {
@@ -41,25 +40,23 @@ void save_tensor_dict(const std::string& path,
     pickler.protocol();
     pickler.pushIValue(c10::IValue(dict));
     pickler.stop();
-    // A failed write is recorded, not reported to the writer: a short count makes it throw, also
-    // from its destructor while an exception unwinds (std::terminate). Checked after the writer.
+    // A failed write is not reported to the writer (a short count makes it throw, also from its
+    // destructor while an exception unwinds: std::terminate); the stream keeps its failed state,
+    // checked after close.
     caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
-      if (!write_failed) out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
-      write_failed = write_failed || !out;
+      out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
       return n;
     });
     torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
     writer.writeEndOfFile();
   } catch (const std::exception& e) {
-    if (write_failed)
-      throw Error(ExitCode::Usage, "cannot write " + name + " — check free disk space and permissions");
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
-    throw Error(ExitCode::Internal, "cannot serialize the weights of " + name + ": " + what);
+    throw Error(ExitCode::Internal, "cannot serialize the weights of " + shown + ": " + what);
   }
   out.close();
-  if (!out || write_failed) {
-    throw Error(ExitCode::Usage, "cannot write " + name + " — check free disk space and permissions");
+  if (!out) {
+    throw Error(ExitCode::Usage, "cannot write " + shown + " — check free disk space and permissions");
   }
 }
 
