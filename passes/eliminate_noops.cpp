@@ -14,21 +14,35 @@
 //   feature_dropout / alpha_dropout with `train` a constant false: identity in eval;
 // - nn.Identity with one input;
 // - Tensor.detach: no autograd in the generated inference code;
-// - Tensor.contiguous(memory_format=contiguous_format) when no user needs a contiguous tensor.
-//   Users that do: Tensor.view / view_as (they fail on non-contiguous input), ops tinytrace does
-//   not know (aten:: fallbacks), prim ops and block/graph outputs (the value escapes). Other
-//   known ops accept any strides;
+// - Tensor.contiguous(memory_format=contiguous_format) only where that is provably harmless:
+//   nothing downstream depends on the memory layout (Note [Where contiguous matters]), and no
+//   value of its memory is written in place (contiguous may copy; without it the write would
+//   reach the input);
 // - Tensor.to(dtype) / Tensor.type_as(other) when the input's dtype is known and equal to the
 //   target, with copy=false and memory_format None/preserve_format (tinytrace models run on CPU,
 //   so .to(other) does not move devices);
 // - Tensor.view / Tensor.reshape to the shape the input already has, when the input's shape is
 //   complete and the target is known (a complete output type, or a constant size list).
 //
-// Linear: one walk; the contiguity check looks at the uses of contiguous nodes only.
+// Note [Where contiguous matters]
+// Most ops accept any strides, but many also pass them on: an elementwise op on a permuted tensor
+// returns a permuted tensor (PyTorch keeps the input's layout), as do views, clone() and the
+// activations. So the check follows every use, transitively through such ops, and keeps the
+// contiguous() when it reaches a layout-sensitive one: Tensor.view / view_as / as_strided /
+// is_contiguous / stride, an op tinytrace does not know (aten:: fallbacks), a prim op, a block or
+// graph output (the value escapes: the caller may view it), or an in-place write. It stops at
+// results whose layout never depends on the input's: contiguous() itself, the matrix products
+// (mm, bmm, matmul, linear, addmm, nn.Linear) and non-tensor results (sizes, dtypes). YOLOv5's
+// head, x.permute(...).contiguous() then sigmoid() then view(), keeps its contiguous().
+//
+// Linear in the graph for each contiguous node (its downstream cone, each node visited once).
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 
+#include "exec/alias.h"
 #include "ir/op_table.h"
+
+#include <unordered_set>
 
 namespace tt {
 namespace {
@@ -40,7 +54,8 @@ bool is_dropout_module(const Node* n) {
 // The rule name and the input to forward, or nullptr when `n` is not a no-op.
 class NoopMatcher {
  public:
-  explicit NoopMatcher(PassContext& ctx) : ctx_(ctx) {}
+  NoopMatcher(PassContext& ctx, std::unordered_set<const Value*> mutated)
+      : ctx_(ctx), mutated_(std::move(mutated)) {}
 
   Value* match(Node* n, const char*& rule) {
     if (n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty()) return nullptr;
@@ -81,11 +96,43 @@ class NoopMatcher {
     return nullptr;
   }
 
-  static bool needs_contiguous(const Node* user) {
-    if (user->op() == "prim.Return") return true;
-    if (user->op().rfind("prim.", 0) == 0) return true;
-    if (is_aten_fallback(user->op())) return true;
-    return calls_aten(user, "aten::view") || calls_aten(user, "aten::view_as");
+  // Why `user` depends on the layout of its input (nullptr: it does not).
+  static const char* layout_sensitive(const Node* user) {
+    if (user->op().rfind("prim.", 0) == 0) return "the tensor escapes (returned or stored)";
+    if (is_aten_fallback(user->op())) return "an op tinytrace does not know reads it";
+    if (!written_inputs(*user).empty()) return "it is written in place";
+    for (const char* b : {"aten::view", "aten::view_as", "aten::as_strided", "aten::is_contiguous", "aten::stride"})
+      if (calls_aten(user, b)) return "a view (or stride read) needs a contiguous tensor";
+    return nullptr;
+  }
+
+  // Results whose layout never depends on the input's (Note [Where contiguous matters]).
+  static bool layout_fresh(const Node* user) {
+    if (user->is("nn.Linear")) return true;
+    for (const char* b : {"aten::contiguous", "aten::mm", "aten::bmm", "aten::matmul", "aten::linear", "aten::addmm",
+                          "aten::size", "aten::dim", "aten::numel"})
+      if (calls_aten(user, b)) return true;
+    for (const Value* o : user->outputs())
+      if (o->type().is_tensor() || o->type().kind == Type::Kind::Any) return false;
+    return true;  // sizes, dtypes, numbers
+  }
+
+  // "" when nothing downstream of `v` depends on its layout; otherwise why.
+  static std::string layout_dependence(const Value* v) {
+    std::vector<const Value*> todo = {v};
+    std::unordered_set<const Node*> seen;
+    while (!todo.empty()) {
+      const Value* x = todo.back();
+      todo.pop_back();
+      for (const Use& u : x->uses()) {
+        const Node* user = u.user;
+        if (!seen.insert(user).second) continue;
+        if (const char* why = layout_sensitive(user)) return std::string(why) + " (" + user->op() + ")";
+        if (layout_fresh(user)) continue;
+        for (const Value* o : user->outputs()) todo.push_back(o);
+      }
+    }
+    return "";
   }
 
   Value* match_contiguous(Node* n, const char*& rule) {
@@ -96,8 +143,13 @@ class NoopMatcher {
       if (!const_is_none(mf) && !(code && *code == 0))
         return reject(rule, n, "memory_format is not contiguous_format");
     }
-    for (const Use& u : n->output()->uses())
-      if (needs_contiguous(u.user)) return reject(rule, n, "a user needs a contiguous tensor");
+    if (mutated_.count(n->output()) || mutated_.count(n->input(0)))
+      return reject(rule, n, "its memory is written in place");
+    std::string why = layout_dependence(n->output());
+    if (!why.empty()) {
+      ctx_.reject(rule, n, why.c_str());
+      return nullptr;
+    }
     return n->input(0);
   }
 
@@ -164,13 +216,14 @@ class NoopMatcher {
   }
 
   PassContext& ctx_;
+  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
 };
 
 }  // namespace
 
 bool run_eliminate_noops(Graph& g, PassContext& ctx) {
   bool changed = false;
-  NoopMatcher m(ctx);
+  NoopMatcher m(ctx, mutated_memory(g));
   walk_pre(g.block(), [&](Node* n) {
     const char* rule = "";
     Value* src = m.match(n, rule);

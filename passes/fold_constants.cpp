@@ -49,11 +49,14 @@
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 
+#include "exec/alias.h"
 #include "exec/dispatch.h"
 #include "exec/interpreter.h"
 
 #include <ATen/ATen.h>
 #include <spdlog/spdlog.h>
+
+#include <unordered_set>
 
 namespace tt {
 namespace {
@@ -98,7 +101,7 @@ std::optional<std::pair<AttrValue, Type>> to_constant(const c10::IValue& v, cons
 
 class Folder {
  public:
-  Folder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx) {
+  Folder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), mutated_(mutated_memory(g)) {
     max_numel_ = ctx.option_int("max-numel", kDefaultMaxNumel);
   }
   bool changed() const { return changed_; }
@@ -247,6 +250,12 @@ class Folder {
   bool fold_all_constant(Node* n) {
     for (const Value* v : n->inputs())
       if (!v->constant()) return true;  // the common case: not foldable, not worth a log line
+    // A value whose memory is written in place holds different data before and after the write
+    // (Note [In-place writes]): evaluated now, it would be the data before.
+    for (const Value* v : n->inputs())
+      if (mutated_.count(v)) return true;
+    for (const Value* v : n->outputs())
+      if (mutated_.count(v)) return true;
     if (is_module_op(n)) return true;
     if (has_side_effects(n)) return true;
     if (is_nondeterministic(n)) {
@@ -416,6 +425,7 @@ class Folder {
   Graph& g_;
   PassContext& ctx_;
   int64_t max_numel_ = kDefaultMaxNumel;
+  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;
 };
 

@@ -26,7 +26,10 @@
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 
+#include "exec/alias.h"
 #include "ir/op_table.h"
+
+#include <unordered_set>
 
 namespace tt {
 namespace {
@@ -38,7 +41,8 @@ std::string linear_op_name() {
 
 class LinearFuser {
  public:
-  LinearFuser(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), linear_(linear_op_name()) {}
+  LinearFuser(Graph& g, PassContext& ctx)
+      : g_(g), ctx_(ctx), linear_(linear_op_name()), mutated_(mutated_memory(g)) {}
   bool changed() const { return changed_; }
 
   bool visit(Node* n) {
@@ -145,6 +149,11 @@ class LinearFuser {
         continue;
       }
       if (mn->owning_block() != n->owning_block()) continue;
+      if (mutated_.count(mn->input(0))) {
+        // F.linear at the add would read x after a write between the matmul and the add.
+        reject(n, "the matmul's input is written in place");
+        continue;
+      }
       Value* w = transposed_weight(mn->input(1), n);
       if (!w) {
         reject(n, "the matmul's second operand is not the transpose of a weight");
@@ -161,6 +170,7 @@ class LinearFuser {
   Graph& g_;
   PassContext& ctx_;
   std::string linear_;
+  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;
 };
 

@@ -1,6 +1,7 @@
 // Structural matchers shared by the passes (see pass_util.h).
 #include "passes/pass_util.h"
 
+#include "exec/alias.h"
 #include "ir/op_table.h"
 
 #include <algorithm>
@@ -103,6 +104,7 @@ bool has_side_effects(const Node* n) {
   if (op.rfind("prim.", 0) == 0) return !pure_prims().count(op);
   if (is_module_op(n)) return false;
   if (n->num_outputs() == 0) return true;
+  if (!written_inputs(*n).empty()) return true;  // in-place and out= ops (Note [In-place writes])
   for (const auto& b : aten_bases(op)) {
     std::string s = short_name(b);
     if (is_inplace_name(s) || mutating_names().count(s)) return true;

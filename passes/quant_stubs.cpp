@@ -17,6 +17,7 @@
 // - Inputs of unknown dtype count as float unless they feed an nn.Embedding (indices). Uses that
 //   read only the input's dtype/device/size (x.type_as(input), input.new_zeros(...)) keep the
 //   float input.
+#include "exec/alias.h"
 #include "ir/quant.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -99,7 +100,29 @@ void output_sites(Value* v, Node* user, size_t idx, Block* top, std::vector<std:
 
 }  // namespace
 
+// Eager quantization cannot keep an in-place write exact: the written tensor is quantized after
+// convert (float ops on it would need a DeQuantStub, a copy, between the view and the write) and
+// most in-place ATen ops do not run on quantized tensors. Such a model is refused (exit 4) rather
+// than prepared into one that loses the write (Note [In-place writes]).
+void refuse_inplace_writes(const Graph& g) {
+  for (const Node* n : g.all_nodes()) {
+    for (size_t i : written_inputs(*n)) {
+      const Type& t = n->input(i)->type();
+      if (t.is_tensor() && t.dtype != DType::Unknown && !is_float_dtype(t.dtype)) continue;
+      std::string where;
+      if (!n->loc().empty()) where += " at " + n->loc();
+      if (!n->scope().empty()) where += " in module '" + n->scope() + "'";
+      throw Error(ExitCode::Unsupported,
+                  "--quant-prep: " + n->op() + where +
+                      " writes in place into a float tensor that shares memory with other values; "
+                      "eager-mode quantization cannot keep that write — rewrite it out of place in the "
+                      "model (e.g. torch.cat of the parts), or convert without --quant-prep");
+    }
+  }
+}
+
 bool run_quant_stubs(Graph& g, PassContext& ctx) {
+  refuse_inplace_writes(g);
   StubNamer names(g);
   bool changed = false;
   Block* top = g.block();

@@ -88,9 +88,37 @@ nlohmann::json verification_json(const VerifyRun& run) {
   return {{"inputs", run.spec_text}, {"seed", 0}, {"passed", passed}, {"results", results}};
 }
 
+// What a failed --verify blames, and where the difference first appears: when the graph as
+// loaded (before any pass) already differs from the original, the conversion itself; otherwise a
+// pass, located at the first value of the final graph that differs from the same value of the
+// loaded graph (first_difference).
+std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Graph& final_graph, const VerifyRun& run) {
+  std::string rerun = "rerun with --verify-each and -v to find it, or raise --tolerance";
+  Model loaded;
+  c10::IValue got;
+  try {
+    loaded = load_model(m.source.path);
+    got = pack_outputs(Interpreter(*loaded.graph).run(clone_inputs(run.inputs)));
+  } catch (const std::exception&) {
+    return {"a pass or the conversion changed what the model computes: " + rerun, {}};
+  }
+  if (m.source.format == "torchscript") {
+    VerifyResult as_loaded = compare_outputs(run.expected, got, run.tolerance, "loaded graph");
+    if (!as_loaded.passed())
+      return {"the conversion changed what the model computes (the graph as loaded, before any "
+              "pass, already differs from the original: " + as_loaded.summary() +
+                  ") — please report it as a tinytrace bug with the model",
+              {}};
+  }
+  std::vector<std::string> notes;
+  if (auto d = first_difference(*loaded.graph, final_graph, run.inputs, run.tolerance))
+    notes.push_back("the first value that differs from the graph as loaded: " + d->str());
+  return {"a pass changed what the model computes: " + rerun, notes};
+}
+
 // Exit 5 when any engine disagrees with the original beyond the tolerance; the message carries
-// every failing engine's verdict, the notes every output's figures.
-void throw_if_verify_failed(const VerifyRun& run) {
+// every failing engine's verdict and what it blames (blame()), the notes every output's figures.
+void throw_if_verify_failed(const VerifyRun& run, const Model& m, const Graph& g) {
   std::string verdicts;
   std::vector<std::string> notes;
   for (const auto& vr : run.results) {
@@ -102,10 +130,9 @@ void throw_if_verify_failed(const VerifyRun& run) {
                       std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
   }
   if (verdicts.empty()) return;
-  throw Error(ExitCode::VerifyFailed,
-              verdicts + "; no outputs written — a pass changed what the model computes: "
-                         "rerun with --verify-each and -v to find it, or raise --tolerance",
-              notes);
+  auto [culprit, where] = blame(m, g, run);
+  notes.insert(notes.begin(), where.begin(), where.end());
+  throw Error(ExitCode::VerifyFailed, verdicts + "; no outputs written — " + culprit, notes);
 }
 
 // The file name extension of an --emit kind.
@@ -266,7 +293,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     vrun->results.push_back(compare_outputs(
         vrun->expected, pack_outputs(Interpreter(g).run(clone_inputs(vrun->inputs))), tol, "interpreter"));
     // With --emit torchscript the verdict waits for NAME.pt's own comparison below.
-    if (!wants("torchscript")) throw_if_verify_failed(*vrun);
+    if (!wants("torchscript")) throw_if_verify_failed(*vrun, m, g);
   }
 
   // Stage every output; nothing becomes visible unless all of them were written.
@@ -298,7 +325,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   }
   nlohmann::json verification;  // null unless --verify
   if (vrun) {
-    throw_if_verify_failed(*vrun);
+    throw_if_verify_failed(*vrun, m, g);
     verification = verification_json(*vrun);
     for (const auto& r : vrun->results) res.verify_summaries.push_back(r.summary());
   }

@@ -1,6 +1,7 @@
 // --verify: seeded inputs and output comparison.
 #include "driver/verify.h"
 
+#include "exec/interpreter.h"
 #include "loaders/jit_runner.h"
 #include "support/diag.h"
 
@@ -9,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace tt {
 
@@ -152,6 +154,53 @@ std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
   std::vector<c10::IValue> out;
   for (const auto& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
   return out;
+}
+
+namespace {
+
+// Every tensor value a run computes, by name, as it was right after its node ran.
+std::unordered_map<std::string, at::Tensor> record_values(const Graph& g, const std::vector<c10::IValue>& inputs) {
+  std::unordered_map<std::string, at::Tensor> out;
+  Interpreter in(g);
+  in.on_value = [&](const Value* v, const c10::IValue& iv) {
+    if (iv.isTensor() && !v->name().empty()) out[v->name()] = iv.toTensor().clone();
+  };
+  in.run(clone_inputs(inputs));
+  return out;
+}
+
+}  // namespace
+
+std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g,
+                                                const std::vector<c10::IValue>& inputs, double tolerance) {
+  std::unordered_map<std::string, at::Tensor> a, b;
+  try {
+    a = record_values(ref, inputs);
+    b = record_values(g, inputs);
+  } catch (const std::exception&) {
+    return std::nullopt;  // the verdict stands without a location
+  }
+  for (const Node* n : g.all_nodes()) {
+    for (const Value* v : n->outputs()) {
+      auto ia = a.find(v->name());
+      auto ib = b.find(v->name());
+      if (ia == a.end() || ib == b.end() || ia->second.sizes() != ib->second.sizes()) continue;
+      VerifyResult r = compare_outputs(ia->second, ib->second, tolerance, "");
+      if (r.passed()) continue;
+      ValueDifference d{v->name(), n->op(), n->module(), n->scope(), n->loc(), r.outputs.at(0).max_abs,
+                        r.outputs.at(0).rel};
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string ValueDifference::str() const {
+  std::string s = "%" + value + " (" + op;
+  if (!module.empty()) s += " self." + module;
+  if (!scope.empty()) s += ", in module '" + scope + "'";
+  if (!loc.empty()) s += ", at " + loc;
+  return s + "): max |diff| " + fmt(max_abs) + ", relative " + fmt(rel);
 }
 
 VerifyResult verify_torchscript_archive(const std::string& path, const std::vector<c10::IValue>& inputs,

@@ -8,6 +8,7 @@
 #include <ATen/core/ivalue.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,18 @@ VerifyResult compare_outputs(const c10::IValue& expected, const c10::IValue& act
 
 // A copy of each tensor input: every run gets its own, since a model may modify its inputs.
 std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs);
+
+// The first value of `g`, in program order, whose same-named value in `ref` (the graph before the
+// passes) differs beyond `tolerance` on `inputs`: where a pass changed what the model computes.
+// Values are compared as they are right after the node that computes them (copies are kept, as
+// later in-place writes change tensors). nullopt when no named value differs (or a run fails).
+struct ValueDifference {
+  std::string value, op, module, scope, loc;
+  double max_abs = 0, rel = 0;
+  std::string str() const;  // "%name (op, in module 'scope', at file:line): max |diff| ..."
+};
+std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g,
+                                                const std::vector<c10::IValue>& inputs, double tolerance);
 
 // Runs a TorchScript archive (e.g. the NAME.pt of --emit torchscript) on `inputs` with
 // torch::jit and compares its outputs with `expected` (engine "torchscript"). Throws tt::Error

@@ -1802,12 +1802,15 @@ class PyEmitter {
   }
 
   // aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:
-  // that dim is taken whole); aten::fill_(self, value) as x.fill_(value), which mutates x as the
-  // traced model did (a slice assignment). "" when neither applies.
+  // that dim is taken whole); an in-place op kept as such (aten::fill_, aten::clamp_, ...;
+  // Note [In-place writes]) as the Tensor method x.fill_(value), which writes where the model
+  // wrote (often through a view). "" when neither applies.
   std::string try_index_or_fill(const Node& n) {
     const std::string& op = n.op();
-    if ((op == "aten::fill_.Tensor" || op == "aten::fill_.Scalar") && n.num_inputs() == 2)
-      return receiver(expr(n.input(0))) + ".fill_(" + expr(n.input(1)).text + ")";
+    size_t ns = op.find("::"), dot = op.find('.', ns == std::string::npos ? 0 : ns + 2);
+    std::string method = ns == std::string::npos ? "" : op.substr(ns + 2, dot == std::string::npos ? std::string::npos : dot - ns - 2);
+    if (n.num_inputs() >= 1 && op.rfind("aten::", 0) == 0 && is_tensor_inplace_method(method))
+      return receiver(expr(n.input(0))) + "." + method + "(" + format_args(call_args(n, nullptr, 1)) + ")";
     if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
     const Node* list = n.input(1)->node();
     if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";

@@ -427,7 +427,10 @@ std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
     for (const auto& h : handles_for(c)) {
       // Only an op named as in-place (aten::fill_.Tensor) may pick a mutable overload.
       const std::string& b = c.base;
-      bool inplace = allow_mutation && b.size() > 2 && b.back() == '_' && b[b.size() - 2] != '_';
+      // So may an explicitly named out= overload (aten::add.out), which the loader keeps only
+      // where its write matters (Note [In-place writes while lifting]).
+      bool inplace = allow_mutation && ((b.size() > 2 && b.back() == '_' && b[b.size() - 2] != '_') ||
+                                        (!c.any_overload && !c.overload.empty()));
       auto st = bind_schema(h.schema(), inputs, inplace);
       if (!st) continue;
       h.callBoxed(*st);

@@ -21,6 +21,7 @@
 #include "ir/op_table.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tt {
 
@@ -460,12 +461,41 @@ const OpInfo* find_op_by_aten(std::string_view aten_overload) {
   return nullptr;
 }
 
+bool is_tensor_inplace_method(std::string_view name) {
+  // The in-place data methods of torch.Tensor (torch 1.13 and 2.x); shape-changing ones
+  // (unsqueeze_, t_, resize_, ...) are left out: the loaders refuse those on shared tensors.
+  static const std::unordered_set<std::string_view> methods = {
+      "abs_", "absolute_", "acos_", "acosh_", "add_", "addbmm_", "addcdiv_", "addcmul_", "addmm_",
+      "addmv_", "addr_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan2_", "arctan_",
+      "arctanh_", "asin_", "asinh_", "atan2_", "atan_", "atanh_", "baddbmm_", "bernoulli_",
+      "bitwise_and_", "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_",
+      "bitwise_xor_", "cauchy_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_",
+      "conj_physical_", "copy_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_", "deg2rad_",
+      "digamma_", "div_", "divide_", "eq_", "erf_", "erfc_", "erfinv_", "exp2_", "exp_", "expm1_",
+      "exponential_", "fill_", "fill_diagonal_", "fix_", "float_power_", "floor_", "floor_divide_",
+      "fmod_", "frac_", "gcd_", "ge_", "geometric_", "greater_", "greater_equal_", "gt_",
+      "heaviside_", "hypot_", "i0_", "igamma_", "igammac_", "index_add_", "index_copy_",
+      "index_fill_", "index_put_", "index_reduce_", "lcm_", "ldexp_", "le_", "lerp_", "less_",
+      "less_equal_", "lgamma_", "log10_", "log1p_", "log2_", "log_", "log_normal_", "logical_and_",
+      "logical_not_", "logical_or_", "logical_xor_", "logit_", "lt_", "masked_fill_",
+      "masked_scatter_", "mul_", "multiply_", "mvlgamma_", "nan_to_num_", "ne_", "neg_",
+      "negative_", "nextafter_", "normal_", "not_equal_", "polygamma_", "pow_", "put_", "rad2deg_",
+      "random_", "reciprocal_", "relu_", "remainder_", "renorm_", "round_", "rsqrt_", "scatter_",
+      "scatter_add_", "scatter_reduce_", "sgn_", "sigmoid_", "sign_", "sin_", "sinc_", "sinh_",
+      "sqrt_", "square_", "sub_", "subtract_", "tan_", "tanh_", "tril_", "triu_", "true_divide_",
+      "trunc_", "uniform_", "xlogy_", "zero_"};
+  return methods.count(name) != 0;
+}
+
 bool is_aten_fallback(std::string_view op) {
   return op.substr(0, 6) == "aten::" && find_op(op) == nullptr;
 }
 
 bool python_spells_fallback(std::string_view op) {
-  return op == "aten::index.Tensor" || op == "aten::fill_.Tensor" || op == "aten::fill_.Scalar";
+  if (op == "aten::index.Tensor") return true;
+  if (op.substr(0, 6) != "aten::") return false;
+  std::string_view name = op.substr(6);
+  return is_tensor_inplace_method(name.substr(0, name.find('.')));
 }
 
 const char* python_binary_operator(std::string_view op) {

@@ -55,6 +55,9 @@ const OpInfo* find_op(std::string_view name);
 const OpInfo* find_op_by_aten(std::string_view aten_overload);
 const std::vector<OpInfo>& all_ops();
 
+// Whether torch.Tensor has the in-place method `name` ("clamp_", "masked_fill_", "copy_"): an
+// in-place ATen op kept as such (Note [In-place writes]) is written as that method call.
+bool is_tensor_inplace_method(std::string_view name);
 // True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
 bool is_aten_fallback(std::string_view op);
 // ATen fallback ops the Python emitter still writes idiomatically (x[i, :, j] for aten::index,

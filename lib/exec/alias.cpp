@@ -1,0 +1,245 @@
+// May-alias and in-place-write facts from the ATen schemas (see alias.h, Note [In-place writes]).
+#include "exec/alias.h"
+
+#include "ir/op_table.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace tt {
+namespace {
+
+struct AtenName {
+  std::string base;      // "aten::add_"
+  std::string overload;  // "" = default, "*" = every overload
+};
+
+AtenName split(const std::string& q) {
+  size_t ns = q.find("::");
+  size_t dot = q.find('.', ns == std::string::npos ? 0 : ns + 2);
+  if (dot == std::string::npos) return {q, "*"};
+  std::string ov = q.substr(dot + 1);
+  return {q.substr(0, dot), ov == "default" ? "" : ov};
+}
+
+std::string short_name(const std::string& base) {
+  size_t p = base.find("::");
+  return p == std::string::npos ? base : base.substr(p + 2);
+}
+
+bool is_inplace_name(const std::string& s) {
+  if (s.size() < 2 || s.back() != '_') return false;
+  return !(s.rfind("__", 0) == 0 && s.size() >= 4 && s.compare(s.size() - 2, 2, "__") == 0);
+}
+
+std::vector<c10::FunctionSchema> schemas_of(const AtenName& n) {
+  std::vector<c10::FunctionSchema> out;
+  auto& d = c10::Dispatcher::singleton();
+  if (n.overload != "*") {
+    if (auto h = d.findSchema({n.base, n.overload})) out.push_back(h->schema());
+    return out;
+  }
+  // A name without overload never runs an out= overload (the interpreter and the emitter pick
+  // among the others), so those do not count; in-place names keep theirs.
+  bool inplace = is_inplace_name(short_name(n.base));
+  for (const auto& on : d.getAllOpNames())
+    if (on.name == n.base)
+      if (auto h = d.findSchema(on))
+        if (inplace || !h->schema().is_mutable()) out.push_back(h->schema());
+  return out;
+}
+
+// Composite ops whose schema promises a new tensor but that return their input in some cases:
+// dropout with train=False or p=0, type_as to the same type, sum_to_size to the same size,
+// atleast_Nd of a tensor that already has N dims, einsum of a pure permutation, names.
+bool returns_input_sometimes(const std::string& short_base) {
+  static const std::unordered_set<std::string> s = {
+      "dropout",    "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "type_as",
+      "sum_to_size", "atleast_1d",     "atleast_2d",    "atleast_3d",            "einsum",
+      "align_as",   "align_to",        "refine_names",  "rename",                "lift_fresh",
+      "_autocast_to_reduced_precision", "_autocast_to_full_precision", "data"};
+  return s.count(short_base) != 0;
+}
+
+bool is_identity_module(const std::string& op) {
+  static const std::unordered_set<std::string> s = {
+      "nn.Identity", "nn.Dropout",  "nn.Dropout1d",   "nn.Dropout2d",   "nn.Dropout3d",
+      "nn.AlphaDropout", "nn.FeatureAlphaDropout", "nn.Flatten", "nn.Unflatten",
+      "quant.QuantStub", "quant.DeQuantStub"};
+  return s.count(op) != 0;
+}
+
+
+// Indices of the arguments of an ATen op whose memory a result may share: per schema, the
+// arguments in an alias set some return is in; every argument for the composite ops above.
+// nullopt for an op the dispatcher does not know.
+std::optional<std::vector<size_t>> aten_aliased_args(const std::string& qualified) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::optional<std::vector<size_t>>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(qualified);
+    if (it != cache.end()) return it->second;
+  }
+  AtenName n = split(qualified);
+  auto schemas = schemas_of(n);
+  std::optional<std::vector<size_t>> r;
+  if (!schemas.empty()) {
+    std::set<size_t> idx;
+    bool all = returns_input_sometimes(short_name(n.base));
+    for (const auto& s : schemas) {
+      // Alias sets of the results, including those of list elements (chunk: Tensor(a)[]).
+      std::set<c10::Symbol> sets;
+      std::function<void(const c10::AliasInfo&, std::set<c10::Symbol>&)> collect =
+          [&](const c10::AliasInfo& ai, std::set<c10::Symbol>& into) {
+            for (const auto& a : ai.beforeSets()) into.insert(a);
+            for (const auto& a : ai.afterSets()) into.insert(a);
+            for (const auto& c : ai.containedTypes()) collect(c, into);
+          };
+      for (const auto& ret : s.returns())
+        if (ret.alias_info()) collect(*ret.alias_info(), sets);
+      bool wildcard = sets.count(c10::AliasInfo::wildcardSet()) != 0;
+      for (size_t i = 0; i < s.arguments().size(); ++i) {
+        if (all && s.arguments()[i].type()->kind() != c10::TypeKind::IntType) idx.insert(i);
+        const auto* ai = s.arguments()[i].alias_info();
+        if (!ai) continue;
+        std::set<c10::Symbol> arg_sets;
+        collect(*ai, arg_sets);
+        for (const auto& a : arg_sets)
+          if (wildcard || sets.count(a) || a == c10::AliasInfo::wildcardSet()) idx.insert(i);
+      }
+    }
+    r = std::vector<size_t>(idx.begin(), idx.end());
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  cache.emplace(qualified, r);
+  return r;
+}
+
+std::vector<size_t> all_inputs(const Node& n) {
+  std::vector<size_t> out(n.num_inputs());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = i;
+  return out;
+}
+
+std::vector<size_t> aten_aliased_inputs(const std::vector<std::string>& names, const Node& n) {
+  std::set<size_t> idx;
+  for (const auto& q : names) {
+    auto r = aten_aliased_args(q);
+    if (!r) return all_inputs(n);  // unknown: assume the worst
+    for (size_t i : *r)
+      if (i < n.num_inputs()) idx.insert(i);
+  }
+  return {idx.begin(), idx.end()};
+}
+
+}  // namespace
+
+bool aten_may_return_alias(const std::string& qualified) {
+  auto r = aten_aliased_args(qualified);
+  return !r || !r->empty();
+}
+
+std::vector<size_t> aliased_inputs(const Node& n) {
+  const std::string& op = n.op();
+  if (n.num_inputs() == 0) return {};
+  if (op == "prim.NumToTensor" || op == "prim.RaiseException") return {};
+  if (op.rfind("prim.", 0) == 0) return all_inputs(n);  // containers, unpacking, control flow
+  if (op.rfind("aten::", 0) == 0) return aten_aliased_inputs({op}, n);
+  if (op.rfind("FloatFunctional.", 0) == 0) return {};
+  const OpInfo* info = find_op(op);
+  if (!n.module().empty() || (info && info->kind == OpKind::Module) || op.rfind("nn.", 0) == 0) {
+    if (is_identity_module(op) || n.attrs().get_bool("inplace", false)) return {0};
+    return {};
+  }
+  if (info && !info->aten.empty()) return aten_aliased_inputs(info->aten, n);
+  if (info && info->kind == OpKind::Function) {
+    // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
+    // make new objects; a list item or a list copy holds the same tensors.
+    if (op == "operator.getitem" || op == "list") return {0};
+    return {};
+  }
+  for (const char* prefix : {"Tensor.", "torch.", "F."}) {
+    std::string p = prefix;
+    if (op.rfind(p, 0) == 0 && op.size() > p.size()) return aten_aliased_inputs({"aten::" + op.substr(p.size())}, n);
+  }
+  return all_inputs(n);
+}
+
+bool may_return_alias(const Node& n) { return !aliased_inputs(n).empty(); }
+
+std::vector<size_t> written_inputs(const Node& n) {
+  const std::string& op = n.op();
+  if (n.num_inputs() == 0) return {};
+  if (op.rfind("Tensor.", 0) == 0) return is_inplace_name(op.substr(7)) ? std::vector<size_t>{0} : std::vector<size_t>{};
+  if (op.rfind("aten::", 0) != 0) return {};
+  AtenName a = split(op);
+  if (is_inplace_name(short_name(a.base))) return {0};
+  if (a.overload == "*") return {};
+  std::vector<size_t> out;
+  for (const auto& s : schemas_of(a)) {
+    const auto& args = s.arguments();
+    for (size_t i = 0; i < args.size() && i < n.num_inputs(); ++i)
+      if (args[i].alias_info() && args[i].alias_info()->isWrite()) out.push_back(i);
+  }
+  return out;
+}
+
+bool is_metadata_inplace(const std::string& aten_base) {
+  static const std::unordered_set<std::string> s = {
+      "aten::resize_",    "aten::resize_as_", "aten::set_",        "aten::as_strided_",
+      "aten::squeeze_",   "aten::unsqueeze_", "aten::t_",          "aten::transpose_",
+      "aten::swapaxes_",  "aten::swapdims_",  "aten::detach_",     "aten::requires_grad_",
+      "aten::rename_",    "aten::resize_as_sparse_", "aten::sparse_resize_",
+      "aten::sparse_resize_and_clear_"};
+  return s.count(aten_base) != 0;
+}
+
+std::unordered_set<const Value*> mutated_memory(const Graph& g) {
+  // Edges from a value to the values that may be views/aliases made from it (fwd) and back (bwd).
+  std::unordered_map<const Value*, std::vector<const Value*>> fwd, bwd;
+  auto edge = [&](const Value* from, const Value* to) {
+    fwd[from].push_back(to);
+    bwd[to].push_back(from);
+  };
+  std::vector<const Value*> written;
+  for (const Node* n : g.all_nodes()) {
+    for (size_t i : written_inputs(*n)) written.push_back(n->input(i));
+    for (size_t i : aliased_inputs(*n))
+      for (const Value* o : n->outputs()) edge(n->input(i), o);
+    for (const auto& b : n->blocks()) {
+      // Block results become the node's results; loop-carried values flow into the body's
+      // parameters, and from its results into the next iteration's.
+      for (const Value* bo : b->outputs()) {
+        for (const Value* o : n->outputs()) edge(bo, o);
+        for (const Value* p : b->inputs()) edge(bo, p);
+      }
+      for (const Value* in : n->inputs())
+        for (const Value* p : b->inputs()) edge(in, p);
+    }
+  }
+  auto closure = [](std::vector<const Value*> todo, std::unordered_set<const Value*>& seen,
+                    const std::unordered_map<const Value*, std::vector<const Value*>>& edges) {
+    for (const Value* v : todo) seen.insert(v);
+    while (!todo.empty()) {
+      const Value* v = todo.back();
+      todo.pop_back();
+      auto it = edges.find(v);
+      if (it == edges.end()) continue;
+      for (const Value* w : it->second)
+        if (seen.insert(w).second) todo.push_back(w);
+    }
+  };
+  // Everything the written memory may have been made from, then everything made from that.
+  std::unordered_set<const Value*> roots, out;
+  closure(written, roots, bwd);
+  closure(std::vector<const Value*>(roots.begin(), roots.end()), out, fwd);
+  return out;
+}
+
+}  // namespace tt

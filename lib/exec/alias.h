@@ -1,0 +1,50 @@
+// Which values may share memory, and which nodes write into their inputs: the facts that keep
+// in-place ops on views exact (Note [In-place writes]).
+//
+// Note [In-place writes]
+// The IR is SSA, but a node may write into the memory of an input: an in-place ATen op kept as
+// such ("aten::clamp_.default", "aten::copy_.default", written `v.clamp_(0, 0.5)`). Every other
+// value that shares that memory (the base a view was taken of, other views of it, containers
+// holding it) then reads the written data from that point on, as in PyTorch. The loaders keep an
+// in-place op only where such sharing exists; an in-place op on a tensor nothing else can see is
+// lifted as its out-of-place twin, which computes the same. Because the write is a side effect,
+// passes must keep program order around it: dce keeps the writer (pass_util's has_side_effects),
+// cse merges only constants in such a graph, and rewrites that would copy, fold or drop a value
+// of that memory (fold-constants, eliminate-noops, fusions) leave it alone (`mutated_memory`).
+// The interpreter, the Python emitter and the TorchScript emitter run the nodes in order on real
+// views, so they write where PyTorch writes.
+#pragma once
+
+#include "ir/ir.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace tt {
+
+// Whether an ATen op (qualified: "aten::slice.Tensor", "aten::relu_") or an IR op may return a
+// tensor sharing memory with an input: a view, the input itself (dropout in eval, to() to the
+// same dtype, contiguous() of a contiguous tensor, an identity module), or a container of such.
+// From the ATen schemas of every overload the op may run as, plus the composite ops whose schema
+// says "new tensor" but that return their input in some cases. Unknown ops: true.
+bool may_return_alias(const Node& n);
+bool aten_may_return_alias(const std::string& qualified);
+// The inputs of `n` whose memory its results may share (empty: the results are new tensors).
+std::vector<size_t> aliased_inputs(const Node& n);
+
+// Indices of the inputs a node writes into (in-place ATen ops named "aten::x_..." or "Tensor.x_",
+// out= overloads): for "x_" ops the receiver, for others every argument the schema marks as
+// written. Empty for every other node.
+std::vector<size_t> written_inputs(const Node& n);
+
+// The in-place ATen ops that change a tensor's shape or strides rather than its data
+// (unsqueeze_, transpose_, resize_, as_strided_, set_, ...): base name "aten::unsqueeze_".
+bool is_metadata_inplace(const std::string& aten_base);
+
+// Every value whose memory some node of `g` may write in place: the written inputs and, closed
+// transitively, every value that may share memory with one of them (views of it, what it is a
+// view of, containers holding it, block results and loop-carried values it flows into).
+std::unordered_set<const Value*> mutated_memory(const Graph& g);
+
+}  // namespace tt
