@@ -104,11 +104,15 @@ std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Gra
   }
   if (m.source.format == "torchscript") {
     VerifyResult as_loaded = compare_outputs(run.expected, got, run.tolerance, "loaded graph");
-    if (!as_loaded.passed())
+    if (!as_loaded.passed()) {
+      std::vector<std::string> notes;
+      if (auto d = first_difference_from_original(loaded, run.inputs, run.tolerance))
+        notes.push_back("the first value that differs from the original: " + d->str());
       return {"the conversion changed what the model computes (the graph as loaded, before any "
               "pass, already differs from the original: " + as_loaded.summary() +
                   ") — please report it as a tinytrace bug with the model",
-              {}};
+              notes};
+    }
   }
   std::vector<std::string> notes;
   if (auto d = first_difference(*loaded.graph, final_graph, run.inputs, run.tolerance))

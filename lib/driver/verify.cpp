@@ -195,6 +195,32 @@ std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g
   return std::nullopt;
 }
 
+std::optional<ValueDifference> first_difference_from_original(const Model& loaded,
+                                                              const std::vector<c10::IValue>& inputs,
+                                                              double tolerance) {
+  std::vector<std::string> names;
+  for (const auto& s : loaded.source_values) names.push_back(s.second);
+  std::unordered_map<std::string, at::Tensor> orig, mine;
+  try {
+    orig = record_torchscript_values(loaded.source.path, clone_inputs(inputs), names);
+    mine = record_values(*loaded.graph, inputs);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  for (const auto& [ir_name, jit_name] : loaded.source_values) {
+    auto io = orig.find(jit_name);
+    auto im = mine.find(ir_name);
+    const Value* v = loaded.graph->find_value(ir_name);
+    if (io == orig.end() || im == mine.end() || !v || io->second.sizes() != im->second.sizes()) continue;
+    VerifyResult r = compare_outputs(io->second, im->second, tolerance, "");
+    if (r.passed()) continue;
+    const Node* n = v->node();
+    return ValueDifference{ir_name, n->op(), n->module(), n->scope(), n->loc(), r.outputs.at(0).max_abs,
+                           r.outputs.at(0).rel};
+  }
+  return std::nullopt;
+}
+
 std::string ValueDifference::str() const {
   std::string s = "%" + value + " (" + op;
   if (!module.empty()) s += " self." + module;

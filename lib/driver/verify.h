@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "loaders/loader.h"
 #include "support/input_spec.h"
 
 #include <ATen/core/ivalue.h>
@@ -57,6 +58,14 @@ struct ValueDifference {
 };
 std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g,
                                                 const std::vector<c10::IValue>& inputs, double tolerance);
+
+// The first value of the graph as loaded from a TorchScript archive, in the order of the archive's
+// forward graph, that differs beyond `tolerance` from the value it was lifted from
+// (Model::source_values; run through torch::jit): where the conversion changed what the model
+// computes. nullopt when none is found (or a run fails).
+std::optional<ValueDifference> first_difference_from_original(const Model& loaded,
+                                                              const std::vector<c10::IValue>& inputs,
+                                                              double tolerance);
 
 // Runs a TorchScript archive (e.g. the NAME.pt of --emit torchscript) on `inputs` with
 // torch::jit and compares its outputs with `expected` (engine "torchscript"). Throws tt::Error

@@ -3,21 +3,76 @@
 
 #include "support/diag.h"
 
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/script.h>
+
+#include <unordered_set>
 
 #include <chrono>
 
 namespace tt {
 
-c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10::IValue>& inputs,
-                                 int repeat, const std::function<void(double)>& on_run) {
-  torch::jit::Module m;
+namespace {
+
+torch::jit::Module load_for_running(const std::string& path) {
   try {
-    m = torch::jit::load(path);
+    torch::jit::Module m = torch::jit::load(path);
     m.eval();
+    return m;
   } catch (const std::exception& e) {
     throw Error(ExitCode::BadInput, "cannot load the TorchScript model to run it — re-export it");
   }
+}
+
+}  // namespace
+
+std::unordered_map<std::string, at::Tensor> record_torchscript_values(const std::string& path,
+                                                                      const std::vector<c10::IValue>& inputs,
+                                                                      const std::vector<std::string>& names) {
+  torch::jit::Module m = load_for_running(path);
+  // The module's own graph (a private load), not a copy: a copy renumbers the values that have
+  // no name of their own, and the names must be the ones the loader saw.
+  std::shared_ptr<torch::jit::Graph> g = m.get_method("forward").graph();
+  std::unordered_set<std::string> wanted(names.begin(), names.end());
+  std::vector<std::string> recorded;
+  std::vector<torch::jit::Value*> copies;
+  for (torch::jit::Node* n : g->block()->nodes()) {
+    for (torch::jit::Value* o : n->outputs()) {
+      if (!o->type()->cast<c10::TensorType>() || !wanted.count(o->debugName())) continue;
+      // A copy right after the node: what the value holds before any later in-place write.
+      torch::jit::WithInsertPoint at(n->next());
+      torch::jit::Value* none = g->insertConstant(c10::IValue());
+      torch::jit::Node* c = g->create(c10::Symbol::fromQualString("aten::clone"), {o, none});
+      g->insertNode(c);
+      c->output()->setType(o->type());
+      copies.push_back(c->output());
+      recorded.push_back(o->debugName());
+    }
+  }
+  // A function returns one value: the copies as a tuple, instead of the model's result.
+  {
+    torch::jit::WithInsertPoint at(g->return_node());
+    torch::jit::Node* t = g->insertNode(g->createTuple(copies));
+    while (!g->outputs().empty()) g->eraseOutput(0);
+    g->registerOutput(t->output());
+  }
+  torch::jit::GraphFunction fn("tinytrace_record", g->copy(), nullptr);
+  torch::jit::Stack stack;
+  stack.push_back(m._ivalue());
+  for (const auto& v : inputs) stack.push_back(v);
+  c10::InferenceMode guard;
+  fn.run(stack);
+  std::unordered_map<std::string, at::Tensor> out;
+  if (stack.empty() || !stack[0].isTuple()) return out;
+  const auto& items = stack[0].toTupleRef().elements();
+  for (size_t i = 0; i < recorded.size() && i < items.size(); ++i)
+    if (items[i].isTensor()) out[recorded[i]] = items[i].toTensor();
+  return out;
+}
+
+c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10::IValue>& inputs,
+                                 int repeat, const std::function<void(double)>& on_run) {
+  torch::jit::Module m = load_for_running(path);
   c10::InferenceMode guard;
   c10::IValue out;
   for (int i = 0; i < std::max(repeat, 1); ++i) {

@@ -248,7 +248,7 @@ Model load_model(const std::string& path) {
   std::future<std::string> sha = std::async(std::launch::async, [path] { return sha256_file(path); });
   if (m.source.format == "torchscript") {
     check_torchscript_zip(path);
-    m.graph = load_torchscript(path, m.diags);
+    m.graph = load_torchscript(path, m.diags, &m.source_values);
   } else if (m.source.format == "tir") {
     m.graph = parse_tir(read_all(path), path);
   } else {

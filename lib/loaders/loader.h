@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tt {
 
@@ -19,6 +21,10 @@ struct Model {
   std::unique_ptr<Graph> graph;
   SourceInfo source;
   Diagnostics diags;  // warnings from loading (and later from passes)
+  // TorchScript: (IR value name as loaded, debug name of the value of the archive's forward graph
+  // it was lifted from), for the tensors of that graph's top block; where --verify finds the
+  // first value the conversion changed.
+  std::vector<std::pair<std::string, std::string>> source_values;
 };
 
 // Detects the format from the content (zip magic -> TorchScript, ONNX protobuf, .tir text) and
@@ -30,7 +36,8 @@ std::string detect_format(const std::string& path);
 
 // The TorchScript loader (lib/loaders/torchscript.cpp; the only TU with JIT headers besides
 // torch_io.cpp). Throws tt::Error; adds warnings to diags.
-std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags);
+std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
+                                        std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // The ONNX loader (lib/loaders/onnx.cpp; the only TU with ONNX/protobuf headers). Throws
 // tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).

@@ -1275,7 +1275,8 @@ struct Frame {
 
 class Lifter {
  public:
-  Lifter(jit::Module root, Diagnostics& diags) : root_(std::move(root)), diags_(diags) {}
+  Lifter(jit::Module root, Diagnostics& diags, std::vector<std::pair<std::string, std::string>>* source_values)
+      : root_(std::move(root)), diags_(diags), source_values_(source_values) {}
 
   std::unique_ptr<Graph> run() {
     graph_ = std::make_unique<Graph>();
@@ -1295,7 +1296,21 @@ class Lifter {
     }
     lift_block(*g->block(), f);
     for (const jit::Value* out : g->outputs()) graph_->add_output(value_of(f, out, nullptr));
+    // A prepared copy of a scripted forward renumbers the values without a name of their own:
+    // only named ones are the archive's.
+    bool own_graph = g == method->graph();
+    std::vector<std::pair<std::string, std::string>> sources;  // before the sweep frees values
+    for (const jit::Node* n : g->block()->nodes())
+      for (const jit::Value* o : n->outputs()) {
+        auto it = f.env.find(o);
+        if (it != f.env.end() && it->second.value && o->type()->cast<c10::TensorType>() &&
+            (own_graph || o->hasDebugName()))
+          sources.emplace_back(it->second.value->name(), o->debugName());
+      }
     sweep_dead_prims();
+    if (source_values_)
+      for (auto& s : sources)
+        if (graph_->find_value(s.first)) source_values_->push_back(std::move(s));
     return std::move(graph_);
   }
 
@@ -2682,6 +2697,7 @@ class Lifter {
 
   jit::Module root_;
   Diagnostics& diags_;
+  std::vector<std::pair<std::string, std::string>>* source_values_;  // Model::source_values
   std::unique_ptr<Graph> graph_;
   std::set<std::string> state_dict_names_;
   std::map<std::tuple<Value*, int, Block*>, Value*> typed_consts_;
@@ -2737,11 +2753,12 @@ jit::Module load_module(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags) {
+std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
+                                        std::vector<std::pair<std::string, std::string>>* source_values) {
   try {
     jit::Module module = load_module(path);
     module.eval();
-    return Lifter(module, diags).run();
+    return Lifter(module, diags, source_values).run();
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
