@@ -2289,9 +2289,12 @@ class Lifter {
   // Returns true when the node was lifted here (kept in place); false: lift it as usual.
   bool lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema, const std::vector<Value*>& ins, Frame& f) {
     const auto& args = schema.arguments();
+    // Tensors only: list and dict mutation (append, _set_item, pop) has its own handling.
     std::vector<size_t> written;
     for (size_t i = 0; i < args.size() && i < ins.size(); ++i)
-      if (args[i].alias_info() && args[i].alias_info()->isWrite()) written.push_back(i);
+      if (args[i].alias_info() && args[i].alias_info()->isWrite() &&
+          args[i].type()->kind() == c10::TypeKind::TensorType)
+        written.push_back(i);
     if (written.empty()) return false;
     const std::string& base = schema.name();
     std::string short_base = base.substr(base.find("::") + 2);
@@ -2308,7 +2311,6 @@ class Lifter {
     bool inplace_name = short_base.size() > 1 && short_base.back() == '_' && short_base.rfind("__", 0) != 0;
     std::string why;
     for (size_t i : written) {
-      if (!ins[i]->type().is_tensor()) continue;
       if (std::string w = write_into_state_problem(ins[i]); !w.empty())
         unsupported(n, "an in-place write into " + w, f,
                     "write into a copy (x = x.clone()) or make the update outside the model");
@@ -2319,9 +2321,8 @@ class Lifter {
       unsupported(n, "an in-place change of a tensor's shape or strides (" + short_base + ") on a tensor that " + why, f,
                   "use the out-of-place op (" + short_base.substr(0, short_base.size() - 1) + ") and its result");
     std::string op = base + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
-    Node* node = emit(op, ins, n, f);
+    emit(op, ins, n, f);
     spdlog::debug("kept in place: {} ({})", op, why.empty() ? "an out= form" : why);
-    (void)node;
     return true;
   }
 
