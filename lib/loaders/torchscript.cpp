@@ -2182,7 +2182,10 @@ class Lifter {
         match.reset();
       }
     }
-    if (match && match->attrs.get_bool("inplace", false) && call->inputs().size() > 1) {
+    // Dropout in eval returns its input: inplace=True writes nothing there.
+    bool writes = match && match->attrs.get_bool("inplace", false) &&
+                  !(match->op.find("Dropout") != std::string::npos && !callee.module.is_training());
+    if (writes && call->inputs().size() > 1) {
       // Note [In-place writes while lifting]: an inplace=True module on a tensor other values
       // share is inlined, so that its in-place op is kept as such.
       const Binding& b = binding_of(f, call->input(1));
