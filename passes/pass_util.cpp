@@ -47,11 +47,6 @@ std::string short_name(const std::string& base) {
   return p == std::string::npos ? base : base.substr(p + 2);
 }
 
-bool is_inplace_name(const std::string& s) {
-  if (s.size() < 2 || s.back() != '_') return false;
-  return !(s.rfind("__", 0) == 0 && s.size() >= 4 && s.compare(s.size() - 2, 2, "__") == 0);
-}
-
 }  // namespace
 
 std::string aten_base(std::string_view q) {

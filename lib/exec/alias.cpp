@@ -32,11 +32,6 @@ std::string short_name(const std::string& base) {
   return p == std::string::npos ? base : base.substr(p + 2);
 }
 
-bool is_inplace_name(const std::string& s) {
-  if (s.size() < 2 || s.back() != '_') return false;
-  return !(s.rfind("__", 0) == 0 && s.size() >= 4 && s.compare(s.size() - 2, 2, "__") == 0);
-}
-
 std::vector<c10::FunctionSchema> schemas_of(const AtenName& n) {
   std::vector<c10::FunctionSchema> out;
   auto& d = c10::Dispatcher::singleton();
@@ -188,6 +183,11 @@ std::vector<size_t> written_inputs(const Node& n) {
       if (args[i].alias_info() && args[i].alias_info()->isWrite()) out.push_back(i);
   }
   return out;
+}
+
+bool is_inplace_name(const std::string& s) {
+  if (s.size() < 2 || s.back() != '_') return false;
+  return !(s.rfind("__", 0) == 0 && s.size() >= 4 && s.compare(s.size() - 2, 2, "__") == 0);
 }
 
 bool is_metadata_inplace(const std::string& aten_base) {

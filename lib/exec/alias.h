@@ -38,6 +38,9 @@ std::vector<size_t> aliased_inputs(const Node& n);
 // written. Empty for every other node.
 std::vector<size_t> written_inputs(const Node& n);
 
+// Whether an op name without namespace names an in-place variant: "relu_", not "__and__".
+bool is_inplace_name(const std::string& short_name);
+
 // The in-place ATen ops that change a tensor's shape or strides rather than its data
 // (unsqueeze_, transpose_, resize_, as_strided_, set_, ...): base name "aten::unsqueeze_".
 bool is_metadata_inplace(const std::string& aten_base);

@@ -2311,7 +2311,7 @@ class Lifter {
         return true;
       }
     }
-    bool inplace_name = short_base.size() > 1 && short_base.back() == '_' && short_base.rfind("__", 0) != 0;
+    bool inplace_name = is_inplace_name(short_base);
     std::string why;
     for (size_t i : written) {
       if (std::string w = write_into_state_problem(ins[i]); !w.empty())
