@@ -422,6 +422,55 @@ class Model(nn.Module):
         b[:, 3:].mul_(y[:, 3:])
         return b
 """)
+# x[:] is x itself for the lifter: a write through it must still reach b (found by a sweep).
+named("full_slice_inplace", [SHAPE], """
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        b = torch.tanh(x)
+        b[:].relu_()
+        c = b * 1
+        self.act(c[:])
+        return b, c
+""")
+# A submodule returning its argument (torchvision's StochasticDepth in eval): r is y.
+named("identity_submodule_iadd", [SHAPE], """
+class Id(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = 0.2
+
+    def forward(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        return x * 2
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.id = Id()
+
+    def forward(self, x):
+        y = x.clone()
+        r = self.id(y)
+        r += 1
+        return y + r
+""")
+# Quantized clamp needs both bounds: clamp(x, max=m) stays float under --quant-prep.
+named("clamp_one_sided", [SHAPE], """
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        return torch.clamp(self.c(x), max=0.3) + torch.clamp_min(x, -0.2)
+""")
+QUANT_CASES = {"clamp_one_sided"}  # --quant-prep whatever their index
 
 
 # --------------------------------------------------------------------------------------------
@@ -967,7 +1016,7 @@ def main():
     case_index = {}
     for m in models:
         case_index.setdefault(m["case"], len(case_index))
-        m["quant"] = case_index[m["case"]] % 3 == 0
+        m["quant"] = case_index[m["case"]] % 3 == 0 or m["case"] in QUANT_CASES
     man = {"stamp": st, "seed": args.seed, "count": args.count, "models": models}
     atomic_write(os.path.join(args.out, "manifest.json"),
                  lambda p: open(p, "w").write(json.dumps(man, indent=1) + "\n"))

@@ -85,6 +85,18 @@ std::string float_only_reason(const Node* n) {
   if (is_aten_fallback(op)) return has_tensor_input(n) ? op : "";
   const OpInfo* info = find_op(op);
   QuantClass q = info ? info->qclass : QuantClass::Unknown;
+  // Quantized clamp (QNNPACK) needs both bounds, as numbers: clamp(x, max=m), clamp_min and
+  // clamp(x, tensor, tensor) raise after convert.
+  if (info && q == QuantClass::Native && n->num_inputs() >= 1 && (op.find("clamp") != std::string::npos || op.find("clip") != std::string::npos)) {
+    if (n->num_inputs() < 3) return op + " (quantized clamp needs both bounds)";
+    for (size_t i = 1; i < 3; ++i) {
+      const Value* b = n->input(i);
+      const AttrValue* c = b->constant();
+      bool number = c ? !std::holds_alternative<NoneAttr>(*c) && !std::holds_alternative<at::Tensor>(*c)
+                      : b->type().kind == Type::Kind::Int || b->type().kind == Type::Kind::Float;
+      if (!number) return op + " (quantized clamp needs both bounds, as numbers)";
+    }
+  }
   switch (q) {
     case QuantClass::Float: return op;
     // torch.add / torch.mul / torch.cat ... left as functions (not FloatFunctional modules) only

@@ -2348,12 +2348,23 @@ class Lifter {
       if (std::find(shared.begin(), shared.end(), u.index) != shared.end())
         return "another value is a view or alias of (" + u.user->op() + ")";
     }
-    // The JIT side: later reads of the same variable, through the callers' frames.
+    // The JIT side: later reads of the same variable, through the callers' frames. The lifter
+    // binds several JIT values to one IR value where Python has one object under several names
+    // (x[:] is x, a module call returning its argument, tuple packing at module boundaries): a
+    // later read of any of them sees the write.
+    auto read_later = [](const jit::Value* w, const jit::Node* pos) {
+      if (w->node()->owningBlock() != pos->owningBlock()) return true;
+      for (const jit::Use& u : w->uses())
+        if (u.user != pos && u.user->isAfter(pos)) return true;
+      return false;
+    };
     const Frame* fr = &f;
     while (jv && fr) {
       if (jv->node()->owningBlock() != n->owningBlock()) return "was made outside the loop or branch that writes it";
-      for (const jit::Use& u : jv->uses())
-        if (u.user != n && u.user->isAfter(n)) return "is read again after the write";
+      if (read_later(jv, n)) return "is read again after the write";
+      for (const auto& [w, b] : fr->env)
+        if (b.value == v && w != jv && read_later(w, n))
+          return "is also another variable, read again after the write";
       if (jv->node()->kind() != c10::prim::Param || !fr->caller || !fr->call) break;
       size_t k = jv->offset() + fr->arg_offset;
       if (k >= fr->call->inputs().size()) break;
