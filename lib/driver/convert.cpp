@@ -134,6 +134,15 @@ void throw_if_verify_failed(const VerifyRun& run, const Model& m, const Graph& g
                       std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
   }
   if (verdicts.empty()) return;
+  bool interpreter_ok = std::any_of(run.results.begin(), run.results.end(), [](const VerifyResult& r) {
+    return r.engine == "interpreter" && r.passed();
+  });
+  if (interpreter_ok)  // only the emitted NAME.pt disagrees: neither loading nor a pass
+    throw Error(ExitCode::VerifyFailed,
+                verdicts + "; no outputs written — the emitted TorchScript computes something else than "
+                           "the converted graph, which agrees with the original: please report it as a "
+                           "tinytrace bug (drop torchscript from --emit meanwhile)",
+                notes);
   auto [culprit, where] = blame(m, g, run);
   notes.insert(notes.begin(), where.begin(), where.end());
   throw Error(ExitCode::VerifyFailed, verdicts + "; no outputs written — " + culprit, notes);

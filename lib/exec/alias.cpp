@@ -69,7 +69,6 @@ bool is_identity_module(const std::string& op) {
   return s.count(op) != 0;
 }
 
-
 // Indices of the arguments of an ATen op whose memory a result may share: per schema, the
 // arguments in an alias set some return is in; every argument for the composite ops above.
 // nullopt for an op the dispatcher does not know.

@@ -55,7 +55,8 @@ CASES = {
     # by --verify: exit 5, one error line, nothing written.
     "verify_catches_wrong_pass": ("badinput/valid.pt", "file", 5,
                                   ["--input-shape", "1,3,32,32", "--passes", "test-perturb-weight",
-                                   "--verify"], ["verify", "FAILED"]),
+                                   "--verify"], ["verify", "FAILED", "a pass changed",
+                                                 "the first value that differs from the graph as loaded"]),
     "verify_without_input_shape": ("badinput/valid.pt", "file", 2, ["--verify"],
                                    ["--input-shape"]),
 }
