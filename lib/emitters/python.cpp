@@ -1807,10 +1807,9 @@ class PyEmitter {
   // wrote (often through a view). "" when neither applies.
   std::string try_index_or_fill(const Node& n) {
     const std::string& op = n.op();
-    size_t ns = op.find("::"), dot = op.find('.', ns == std::string::npos ? 0 : ns + 2);
-    std::string method = ns == std::string::npos ? "" : op.substr(ns + 2, dot == std::string::npos ? std::string::npos : dot - ns - 2);
-    if (n.num_inputs() >= 1 && op.rfind("aten::", 0) == 0 && is_tensor_inplace_method(method))
-      return receiver(expr(n.input(0))) + "." + method + "(" + format_args(call_args(n, nullptr, 1)) + ")";
+    std::string_view method = tensor_inplace_method_of(op);
+    if (n.num_inputs() >= 1 && !method.empty())
+      return receiver(expr(n.input(0))) + "." + std::string(method) + "(" + format_args(call_args(n, nullptr, 1)) + ")";
     if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
     const Node* list = n.input(1)->node();
     if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";

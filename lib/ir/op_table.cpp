@@ -491,11 +491,15 @@ bool is_aten_fallback(std::string_view op) {
   return op.substr(0, 6) == "aten::" && find_op(op) == nullptr;
 }
 
+std::string_view tensor_inplace_method_of(std::string_view aten_op) {
+  if (aten_op.substr(0, 6) != "aten::") return {};
+  std::string_view name = aten_op.substr(6);
+  name = name.substr(0, name.find('.'));
+  return is_tensor_inplace_method(name) ? name : std::string_view{};
+}
+
 bool python_spells_fallback(std::string_view op) {
-  if (op == "aten::index.Tensor") return true;
-  if (op.substr(0, 6) != "aten::") return false;
-  std::string_view name = op.substr(6);
-  return is_tensor_inplace_method(name.substr(0, name.find('.')));
+  return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty();
 }
 
 const char* python_binary_operator(std::string_view op) {

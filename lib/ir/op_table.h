@@ -58,6 +58,9 @@ const std::vector<OpInfo>& all_ops();
 // Whether torch.Tensor has the in-place method `name` ("clamp_", "masked_fill_", "copy_"): an
 // in-place ATen op kept as such (Note [In-place writes]) is written as that method call.
 bool is_tensor_inplace_method(std::string_view name);
+// The method name of an ATen op that is such an in-place method ("aten::clamp_.default" ->
+// "clamp_"); empty otherwise.
+std::string_view tensor_inplace_method_of(std::string_view aten_op);
 // True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
 bool is_aten_fallback(std::string_view op);
 // ATen fallback ops the Python emitter still writes idiomatically (x[i, :, j] for aten::index,
