@@ -38,13 +38,14 @@ c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(con
   if (v.isTensor()) return f(v.toTensor());
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
-    for (const at::Tensor& t : v.toTensorList()) out.push_back(f(t));
+    const c10::List<at::Tensor> in = v.toTensorList();
+    for (at::Tensor t : in) out.push_back(f(t));  // by value: elements are proxies
     return out;
   }
   if (v.isList()) {
     auto in = v.toList();
     c10::impl::GenericList out(in.elementType());
-    for (const c10::IValue& e : in) out.push_back(map_tensors(e, f));
+    for (c10::IValue e : in) out.push_back(map_tensors(e, f));  // by value: elements are proxies
     return out;
   }
   if (v.isTuple()) {
@@ -121,11 +122,11 @@ Type merge(const Type& a, const Type& b) {
 bool keeps_input_shape(const std::string& op) {
   static const std::unordered_set<std::string> ops = {
       "nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.InstanceNorm1d", "nn.InstanceNorm2d",
-      "nn.InstanceNorm3d", "nn.LayerNorm", "nn.GroupNorm", "nn.ReLU", "nn.ReLU6", "nn.Hardtanh",
+      "nn.InstanceNorm3d", "nn.LayerNorm", "nn.RMSNorm", "nn.TransformerEncoderLayer", "nn.GroupNorm", "nn.ReLU", "nn.ReLU6", "nn.Hardtanh",
       "nn.LeakyReLU", "nn.PReLU", "nn.ELU", "nn.GELU", "nn.SiLU", "nn.Hardswish", "nn.Hardsigmoid",
       "nn.Sigmoid", "nn.Tanh", "nn.Softmax", "nn.Identity", "nn.Dropout", "nn.Dropout2d",
       "F.relu", "F.relu6", "F.hardtanh", "F.leaky_relu", "F.elu", "F.gelu", "F.silu", "F.mish",
-      "F.softplus", "F.hardswish", "F.hardsigmoid", "F.prelu", "F.dropout", "F.batch_norm",
+      "F.softplus", "F.hardswish", "F.hardsigmoid", "F.prelu", "F.dropout", "F.batch_norm", "F.rms_norm",
       "F.instance_norm", "F.layer_norm", "F.group_norm", "torch.sigmoid", "torch.tanh"};
   return ops.count(op) != 0;
 }

@@ -134,6 +134,13 @@ bool is_nondeterministic(const Node* n) {
       auto train = n->num_inputs() > 2 ? const_bool(n->input(2)) : std::nullopt;
       return !(train && !*train);
     }
+    if (s == "scaled_dot_product_attention") {
+      // (q, k, v, attn_mask, dropout_p, ...): deterministic only when dropout_p is a constant 0.
+      const AttrValue* p = n->num_inputs() > 4 ? n->input(4)->constant() : nullptr;
+      if (n->num_inputs() <= 4) return false;
+      const double* d = p ? std::get_if<double>(p) : nullptr;
+      return !(d && *d == 0.0);
+    }
     if (s == "rrelu") {
       auto train = n->num_inputs() > 3 ? const_bool(n->input(3)) : std::optional<bool>(false);
       return !(train && !*train);

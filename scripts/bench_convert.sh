@@ -14,6 +14,9 @@
 # vit_b_16 there is built with image_size=64: same parameters as the 224 one except a shorter
 # position embedding, so loading costs the same.
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 reps=${BENCH_REPS:-5}

@@ -11,6 +11,9 @@
 # traced at 64x64 but are fully convolutional up to the adaptive pool, so BENCH_SIZE (default 224)
 # sets the benchmark input size.
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 reps=${BENCH_REPS:-20}

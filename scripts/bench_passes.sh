@@ -21,6 +21,9 @@
 #
 # Usage: scripts/bench_passes.sh [BUILD_DIR]     (default: build; or TINYTRACE=path/to/tinytrace)
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-${BUILD_DIR:-$root/build}}
 bin=${TINYTRACE:-$build/tinytrace}

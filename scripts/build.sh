@@ -2,10 +2,21 @@
 # Configures and builds tinytrace into build/ (RelWithDebInfo): the CLI, the unit-test binary
 # and the jit_load_floor benchmark helper. BUILD_DIR overrides the directory.
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# A build directory configured on another system (a Debian 12 host build, an older LibTorch)
+# would mix libraries: start its CMake cache afresh (objects are rebuilt, ccache makes it cheap).
+system="$(cat /etc/debian_version 2>/dev/null) libtorch $(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null)"
+if [[ -f $build_dir/CMakeCache.txt && $(cat "$build_dir/.tt-system" 2>/dev/null) != "$system" ]]; then
+  echo "build: $build_dir was configured on another system; reconfiguring" >&2
+  rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
+fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+echo "$system" >"$build_dir/.tt-system"
 cmake --build "$build_dir" -j"$jobs" --target tinytrace tinytrace_tests jit_load_floor
 echo "build: ok ($build_dir)" >&2

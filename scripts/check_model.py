@@ -27,10 +27,12 @@ import importlib.util
 import inspect
 import json
 import os
+import pickletools
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 import torch
 
@@ -142,13 +144,35 @@ def load_generated(py_path, name):
 def load_state_dict_file(path):
     if not os.path.isfile(path):
         fail(f"{path} was not written")
+    # weights_only=True is torch.load's default since torch 2.6 (and accepted since 1.13): NAME.pth
+    # must load under it, so the generated __main__ and users' first line work on every version.
     try:
-        sd = torch.load(path, map_location="cpu")
+        sd = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:
-        fail(f"torch.load({path}) raised {type(e).__name__}: {e}")
+        fail(f"torch.load({path}, weights_only=True) raised {type(e).__name__}: {e}")
+    pickle_globals = set()
+    with zipfile.ZipFile(path) as z:
+        data_pkl = [n for n in z.namelist() if n.endswith("/data.pkl")]
+        for op, arg, _ in pickletools.genops(z.read(data_pkl[0])):
+            if op.name in ("GLOBAL", "STACK_GLOBAL"):
+                pickle_globals.add(arg)
+    # Only what torch 1.13's weights_only allow-list also accepts: NAME.pth loads on old torch too.
+    unexpected = {g for g in pickle_globals
+                  if g not in ("collections OrderedDict", "torch._utils _rebuild_tensor_v2")
+                  and not (g.startswith("torch ") and g.endswith("Storage"))}
+    if unexpected:
+        fail(f"{path} pickles {sorted(unexpected)}: only tensors and dicts may be in NAME.pth")
     if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
         fail(f"{path} is a {type(sd).__name__}, not a dict of tensors")
     return sd
+
+
+def load_original(path):
+    """The original model in eval mode: a TorchScript archive, or a torch.export archive (.pt2) as
+    its ExportedProgram.module() (exported in eval mode; it has no eval() of its own)."""
+    if path.endswith(".pt2"):
+        return torch.export.load(path).module()
+    return torch.jit.load(path, map_location="cpu").eval()
 
 
 def load_strict(model, sd, what):
@@ -227,7 +251,7 @@ def main():
 
     t0 = time.time()
     torch.manual_seed(0)
-    base = (os.path.splitext(args.original)[0] if args.original.endswith((".pt", ".onnx"))
+    base = (os.path.splitext(args.original)[0] if args.original.endswith((".pt", ".pt2", ".onnx"))
             else args.original)
     py_path = os.path.join(args.out_dir, args.name + ".py")
     pth_path = os.path.join(args.out_dir, args.name + ".pth")
@@ -245,7 +269,7 @@ def main():
     if os.path.isfile(expected_path):
         expected = torch.load(expected_path)
     else:
-        original = torch.jit.load(args.original, map_location="cpu").eval()
+        original = load_original(args.original)
         with torch.no_grad():
             expected = original(*inputs)
 
@@ -259,7 +283,7 @@ def main():
     sd_from = args.state_dict_from or args.original
     if sd_from != "none":
         if original is None or sd_from != args.original:
-            original = torch.jit.load(sd_from, map_location="cpu")
+            original = load_original(sd_from)
         orig_sd = dict(original.state_dict())
         load_strict(model, orig_sd, f"the state_dict() of {os.path.basename(sd_from)}")
         differing = [k for k in orig_sd if k in pth and not (

@@ -3,6 +3,9 @@
 # traced conv/bn/relu/pool/linear net made by scripts/gen_models.py --only example), then runs
 # the generated code once. Usage: scripts/example.sh [OUT_DIR]   (default: out/example)
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$root/out/example}
 build_dir=${BUILD_DIR:-$root/build}

@@ -638,6 +638,45 @@ def is_current(out_dir, name, st):
                for ext in (".pt", ".inputs.pt", ".expected.pt"))
 
 
+def check_capture(name, eager, captured, what):
+    """The captured archive's outputs against eager ones: same structure, finite, rel <= 1e-5, and
+    not vanishing (an all-zero output would make the e2e comparison meaningless). Returns the
+    captured outputs flattened and their max |value|."""
+    exp_flat, eager_flat = flatten(captured), flatten(eager)
+    assert len(exp_flat) == len(eager_flat), f"{name}: the {what} archive changed the output structure"
+    max_abs = 0.0
+    for e, t in zip(eager_flat, exp_flat):
+        if not t.is_floating_point():
+            continue
+        assert torch.isfinite(t).all(), f"{name}: non-finite output"
+        scale = max(float(e.abs().max()), 1e-30)
+        rel = float((e - t).abs().max()) / scale
+        assert rel <= 1e-5, f"{name}: {what} and eager outputs differ (rel {rel:.2e})"
+        max_abs = max(max_abs, float(t.abs().max()))
+    assert max_abs > 1e-3, f"{name}: max |output| = {max_abs:.3e} is too small"
+    return exp_flat, max_abs
+
+
+def run_generation(names, out_dir, st, force, generate_one, current=None):
+    """Generates every model in `names` that is not current in out_dir (`current`, default
+    is_current; generate_one(name) generates and returns a summary to print); reports every
+    failure and returns the failed names."""
+    current = current or is_current
+    failed = []
+    for name in names:
+        if not force and current(out_dir, name, st):
+            print(f"{name}: cached")
+            continue
+        try:
+            print(f"{name}: {generate_one(name)}")
+        except Exception as e:  # report every model, then fail
+            print(f"error: {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            failed.append(name)
+    if failed:
+        print(f"error: generation failed for: {', '.join(failed)}", file=sys.stderr)
+    return failed
+
+
 def generate(spec, out_dir, st):
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED + 1)
@@ -653,19 +692,7 @@ def generate(spec, out_dir, st):
         traced = torch.jit.trace(model, inputs, check_trace=False, strict=False)
         expected = traced(*inputs)
 
-    exp_flat, eager_flat = flatten(expected), flatten(eager)
-    assert len(exp_flat) == len(eager_flat), f"{spec.name}: trace changed the output structure"
-    max_abs = 0.0
-    for e, t in zip(eager_flat, exp_flat):
-        if not t.is_floating_point():
-            continue
-        assert torch.isfinite(t).all(), f"{spec.name}: non-finite output"
-        scale = max(float(e.abs().max()), 1e-30)
-        rel = float((e - t).abs().max()) / scale
-        assert rel <= 1e-5, f"{spec.name}: traced and eager outputs differ (rel {rel:.2e})"
-        max_abs = max(max_abs, float(t.abs().max()))
-    # An all-zero or vanishing output would make the e2e comparison meaningless.
-    assert max_abs > 1e-3, f"{spec.name}: max |output| = {max_abs:.3e} is too small"
+    exp_flat, max_abs = check_capture(spec.name, eager, expected, "traced")
 
     base = os.path.join(out_dir, spec.name)
     atomic_write(base + ".pt", lambda p: traced.save(p))
@@ -780,24 +807,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(max(1, int(os.environ.get("TT_GEN_THREADS", torch.get_num_threads()))))
     st = stamp()
-    failed = []
-    for name in names:
-        spec = SPECS[name]
-        if not args.force and is_current(args.out, name, st):
-            print(f"{name}: cached")
-            continue
-        try:
-            max_abs = generate(spec, args.out, st)
-            print(f"{name}: max|output| = {max_abs:.4g}")
-        except Exception as e:  # report every model, then fail
-            print(f"error: {name}: {type(e).__name__}: {e}", file=sys.stderr)
-            failed.append(name)
+    failed = run_generation(names, args.out, st, args.force,
+                            lambda n: f"max|output| = {generate(SPECS[n], args.out, st):.4g}")
     if bad_inputs:
         generate_bad_inputs(args.out, st)
-    if failed:
-        print(f"error: generation failed for: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -124,6 +124,8 @@ class Leaves(nn.Module):
         self.zp = nn.ZeroPad2d((1, 2, 3, 4))
         self.cp = nn.ConstantPad2d(1, 0.5)
         self.fc = nn.Linear(8, 3, bias=False)
+        self.rms = nn.RMSNorm(8)
+        self.rms2 = nn.RMSNorm([8], eps=1e-3, elementwise_affine=False)
         self.lstm = nn.LSTM(8, 4, num_layers=2, batch_first=True, bidirectional=True)
         self.gru = nn.GRU(8, 5)
         self.lstmp = nn.LSTM(8, 6, proj_size=3)
@@ -142,7 +144,7 @@ class Leaves(nn.Module):
         c = self.in3(c)
         c = self.mp3(c).sum() + self.ap3(c).sum() + self.aap3(c).sum()
         d = self.up(x2).sum() + self.upb(x2).sum() + self.ps(x2).sum() + self.zp(x2).sum() + self.cp(x2).sum()
-        e = self.ln(self.emb(idx))
+        e = self.rms2(self.rms(self.ln(self.emb(idx))))
         e = self.logsoftmax(self.fc(e)) + self.flatten(x2).sum()
         out, (h, cc) = self.lstm(self.emb(idx))
         g, hg = self.gru(self.emb(idx))
@@ -166,7 +168,7 @@ LEAVES = {
     "aap2": "nn.AdaptiveAvgPool2d", "aap3": "nn.AdaptiveAvgPool3d", "amp2": "nn.AdaptiveMaxPool2d",
     "flatten": "nn.Flatten", "drop": "nn.Dropout", "up": "nn.Upsample",
     "upb": "nn.Upsample", "ps": "nn.PixelShuffle", "zp": "nn.ZeroPad2d", "cp": "nn.ConstantPad2d",
-    "fc": "nn.Linear", "lstm": "nn.LSTM", "gru": "nn.GRU", "lstmp": "nn.LSTM",
+    "fc": "nn.Linear", "rms": "nn.RMSNorm", "rms2": "nn.RMSNorm", "lstm": "nn.LSTM", "gru": "nn.GRU", "lstmp": "nn.LSTM",
 }
 
 

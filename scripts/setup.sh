@@ -3,12 +3,16 @@
 # OpenBLAS as the system BLAS. Safe to run any number of times: it only calls apt when a
 # package is missing, and only touches the alternatives when they point elsewhere.
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 
 PACKAGES=(
   cmake g++ make ccache
   libtorch-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  python3-torch python3-torchvision python3-pyflakes python3-jsonschema
+  python3-torch python3-torchvision python3-torchaudio python3-pyflakes python3-jsonschema
+  python3-onnx  # torch.onnx.export of torch 2.x needs it (the ONNX test models)
   libopenblas0-pthread graphviz time
 )
 
@@ -76,8 +80,8 @@ if [[ $(dpkg --print-architecture) == amd64 ]]; then
 fi
 
 # The one Python with torch is Debian's; a python3 earlier on PATH (pyenv, venv) may not have it.
-if ! /usr/bin/python3 -c 'import torch, torchvision, pyflakes, jsonschema' >/dev/null 2>&1; then
-  echo "error: setup.sh: /usr/bin/python3 cannot import torch/torchvision/pyflakes/jsonschema" >&2
+if ! /usr/bin/python3 -c 'import torch, torchvision, torchaudio, onnx, pyflakes, jsonschema' >/dev/null 2>&1; then
+  echo "error: setup.sh: /usr/bin/python3 cannot import torch/torchvision/torchaudio/onnx/pyflakes/jsonschema" >&2
   exit 1
 fi
 echo "setup: ok" >&2

@@ -2,6 +2,9 @@
 # THE test command: installs what is missing, builds, and runs every test (unit, e2e, bad input,
 # lint) through CTest. .ci/run calls exactly this. Extra arguments go to ctest (-L e2e, -R resnet).
 set -euo pipefail
+# On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
+tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 

@@ -81,6 +81,18 @@ foreach(line IN LISTS tt_model_lines)
     set_tests_properties(e2e_${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
   endif()
 endforeach()
+# Archives saved by torch 1.13 (committed, generated once by scripts/gen_torch113_archives.py):
+# tinytrace on LibTorch 2.x must keep converting what older PyTorch saved.
+file(GLOB tt_torch113_metas CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/testdata/models/torch113/*.json)
+foreach(meta IN LISTS tt_torch113_metas)
+  get_filename_component(name ${meta} NAME_WE)
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
+                   $<TARGET_FILE:tinytrace> ${CMAKE_SOURCE_DIR}/testdata/models/torch113/${name}.pt
+                   ${TT_E2E_OUT}/${name} --verify)
+  set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;torch113" ENVIRONMENT "${TT_TEST_ENV}"
+                       TIMEOUT 300)
+endforeach()
 # The biggest models first, so the two CTest slots stay busy until the end.
 foreach(big vit_b_16 resnet50 densenet121)
   if(TEST e2e_${big})

@@ -20,9 +20,7 @@ namespace {
 // LibTorch's TORCH_WARN goes to stderr by default as multi-line text; route it to our log.
 class WarningToLog : public c10::WarningHandler {
  public:
-  void process(const c10::SourceLocation&, const std::string& msg, const bool) override {
-    spdlog::debug("libtorch: {}", msg);
-  }
+  void process(const c10::Warning& warning) override { spdlog::debug("libtorch: {}", warning.msg()); }
 };
 
 void set_up_logging(int verbosity, bool quiet) {
@@ -53,7 +51,7 @@ std::string first_line(const std::string& s) {
 
 int main(int argc, char** argv) {
   static WarningToLog warning_handler;
-  c10::Warning::set_warning_handler(&warning_handler);
+  c10::WarningUtils::set_warning_handler(&warning_handler);
 
   CLI::App app{
       "tinytrace " TT_VERSION " — turn a TorchScript or ONNX model back into readable PyTorch code.\n\n"

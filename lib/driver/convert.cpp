@@ -44,8 +44,9 @@ c10::IValue pack_outputs(std::vector<c10::IValue> outs) {
   return c10::ivalue::Tuple::create(std::move(outs));
 }
 
-// --verify: the original (TorchScript through torch::jit; other formats: the graph as loaded,
-// before any pass, through the interpreter) on seeded inputs, computed once and compared with
+// --verify: the original (TorchScript, and a torch.export program as the module export.cpp builds
+// from it, through torch::jit; other formats: the graph as loaded, before any pass, through the
+// interpreter) on seeded inputs, computed once and compared with
 // every engine that runs the transformed model: the interpreter on the final graph, and the
 // emitted NAME.pt through torch::jit when --emit torchscript is given.
 struct VerifyRun {
@@ -68,7 +69,7 @@ VerifyRun reference_run(const Model& m, const std::vector<InputSpec>& specs, dou
     run.inputs = make_example_inputs(specs);
   }
   run.tolerance = tolerance;
-  if (m.source.format == "torchscript") {
+  if (m.source.format == "torchscript" || m.source.format == "export") {
     run.expected = run_torchscript_file(m.source.path, clone_inputs(run.inputs));
   } else {
     Model ref = load_model(m.source.path);
@@ -102,7 +103,7 @@ std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Gra
   } catch (const std::exception&) {
     return {"a pass or the conversion changed what the model computes: " + rerun, {}};
   }
-  if (m.source.format == "torchscript") {
+  if (m.source.format == "torchscript" || m.source.format == "export") {
     VerifyResult as_loaded = compare_outputs(run.expected, got, run.tolerance, "loaded graph");
     if (!as_loaded.passed()) {
       std::vector<std::string> notes;

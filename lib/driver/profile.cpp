@@ -76,7 +76,7 @@ ojson profile_json(const ProfileOptions& opts) {
   // error naming --input-shape) rather than some op deep inside the interpreter.
   Stats ts;
   ojson torchscript = nullptr;
-  if (m.source.format == "torchscript") {
+  if (m.source.format == "torchscript" || m.source.format == "export") {
     int run_no = 0;
     run_torchscript_file(opts.model_path, cloned(inputs), opts.warmup + opts.runs, [&](double ms) {
       if (run_no++ >= opts.warmup) ts.add(ms);
@@ -102,7 +102,7 @@ ojson profile_json(const ProfileOptions& opts) {
       try {
         interp.run(in);
       } catch (const Error& e) {
-        if (r > 0 || m.source.format == "torchscript") throw;
+        if (r > 0 || m.source.format == "torchscript" || m.source.format == "export") throw;
         std::vector<std::string> notes = e.notes();
         notes.push_back("if the inputs are wrong: check --input-shape (one per input, in order)");
         throw Error(e.code(), e.what(), notes);

@@ -251,6 +251,8 @@ const std::map<std::string, std::vector<CtorParam>>& ctor_table() {
         {"nn.LSTMCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
         {"nn.LayerNorm", "normalized_shape, eps=1e-05, elementwise_affine=True, device=None, dtype=None"},
         {"nn.LeakyReLU", "negative_slope=0.01, inplace=False"},
+        {"nn.TransformerEncoderLayer", "d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=\"relu\", layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None"},
+        {"nn.RMSNorm", "normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None"},
         {"nn.Linear", "in_features, out_features, bias=True, device=None, dtype=None"},
         {"nn.LocalResponseNorm", "size, alpha=0.0001, beta=0.75, k=1.0"},
         {"nn.LogSigmoid", ""},
@@ -890,7 +892,10 @@ class PyEmitter {
   static bool python_reserved(const std::string& s) {
     static const std::set<std::string> r = {"self", "torch", "nn", "F", "os", "getattr", "setattr",
                                             "float", "int", "super", "quant", "nni", "nniqat", "nnq", "nnqat",
-                                            "bool", "len", "list", "abs", "math", "operator"};
+                                            "bool", "len", "list", "abs", "math", "operator",
+                                            // the other builtins the generated code calls: a value
+                                            // named `any` made `any(state)` raise UnboundLocalError
+                                            "any", "all", "range", "tuple", "isinstance", "print"};
     return is_py_keyword(s) || r.count(s) != 0;
   }
 
@@ -1739,10 +1744,10 @@ class PyEmitter {
       return;
     }
     static const std::set<std::string> tensor_attrs = {"Tensor.dtype", "Tensor.device", "Tensor.is_nested",
-                                                       "Tensor.is_cuda"};
+                                                       "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
     if (tensor_attrs.count(op) && n.num_inputs() == 1) {
       // an attribute, not a method
-      assign(n, receiver(expr(n.input(0))) + op.substr(6), hint, true, body);
+      assign(n, receiver(expr(n.input(0))) + op.substr(op.find('.')), hint, true, body);
       return;
     }
     if (kind == OpKind::Method) {
@@ -1768,6 +1773,8 @@ class PyEmitter {
   std::string try_infix(const Node& n) {
     if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
       return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
+    if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
+      return receiver(expr(n.input(1))) + " in " + receiver(expr(n.input(0)));
     if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
       std::string lhs = receiver(expr(n.input(0)));
       if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-') lhs = "(" + lhs + ")";  // (-2) ** x

@@ -352,8 +352,28 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   if (b == "prim::device" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().device());
   if (b == "prim::is_nested" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_nested());
   if (b == "prim::is_cuda" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_cuda());
+  if (b == "prim::requires_grad" && in.size() == 1 && in[0].isTensor())
+    return one(in[0].toTensor().requires_grad());
+  if (b == "prim::type" && in.size() == 1 && in[0].isDevice())
+    return one(c10::DeviceTypeName(in[0].toDevice().type(), /*lower_case=*/true));
   if (b == "aten::format" && !in.empty() && in[0].isString()) return one(py_format(in));
   if (b == "aten::is_autocast_enabled" && in.empty()) return one(false);  // never under autocast
+  if (b == "aten::is_grad_enabled" && in.empty()) return one(at::GradMode::is_enabled());
+  // TorchScript's list builtins (not in the dispatcher): `item in l`, any(l), all(l).
+  if (b == "aten::__contains__" && in.size() == 2 && in[0].isList()) {
+    for (const IValue& e : in[0].toListRef())
+      if (e == in[1]) return one(true);
+    return one(false);
+  }
+  if ((b == "aten::any" || b == "aten::all") && in.size() == 1 && in[0].isList()) {
+    bool any = b == "aten::any";
+    for (const IValue& e : in[0].toListRef()) {
+      bool truthy = e.isBool() ? e.toBool() : e.isInt() ? e.toInt() != 0 : e.isDouble() ? e.toDouble() != 0.0
+                                                         : !e.toStringRef().empty();
+      if (truthy == any) return one(any);
+    }
+    return one(!any);
+  }
   if (b == "aten::list" && in.size() == 1 && in[0].isList()) return one(IValue(in[0].toList().copy()));
   if ((b == "aten::eq" || b == "aten::ne") && in.size() == 2 && in[0].isList() && in[1].isList()) {
     auto x = in[0].toListRef(), y = in[1].toListRef();

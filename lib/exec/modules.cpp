@@ -104,6 +104,32 @@ Out layer_norm(const Call& c) {
                          c.a().get_float("eps", 1e-5))};
 }
 
+// nn.TransformerEncoderLayer (eval, batch_first, 3-d input): the fused kernel its fast path runs.
+Out transformer_encoder_layer(const Call& c) {
+  const Attrs& a = c.a();
+  if (!a.get_bool("batch_first", false) || c.x().dim() != 3 || c.in.size() > 1)
+    throw Error(ExitCode::Unsupported, "the interpreter runs nn.TransformerEncoderLayer only batch-first "
+                                       "on 3-d input without masks: " + c.n.module());
+  return {at::_transformer_encoder_layer_fwd(
+      c.x(), a.get_int("d_model"), a.get_int("nhead"), c.w("self_attn.in_proj_weight"),
+      c.w("self_attn.in_proj_bias"), c.w("self_attn.out_proj.weight"), c.w("self_attn.out_proj.bias"),
+      a.get_str("activation", "relu") == "gelu", a.get_bool("norm_first", false),
+      a.get_float("layer_norm_eps", 1e-5), c.w("norm1.weight"), c.w("norm1.bias"), c.w("norm2.weight"),
+      c.w("norm2.bias"), c.w("linear1.weight"), c.w("linear1.bias"), c.w("linear2.weight"),
+      c.w("linear2.bias"), std::nullopt, std::nullopt)};
+}
+
+Out rms_norm(const Call& c) {
+  // eps=None: the dtype's machine epsilon, decided inside ATen.
+  std::optional<double> eps;
+  const AttrValue* e = c.a().find("eps");
+  if (e && !std::holds_alternative<NoneAttr>(*e)) eps = c.a().get_float("eps");
+  // An undefined weight must be nullopt: rms_norm multiplies by any tensor it is given.
+  at::Tensor w = c.w("weight");
+  return {at::rms_norm(c.x(), c.a().get_ints("normalized_shape"),
+                       w.defined() ? std::optional<at::Tensor>(w) : std::nullopt, eps)};
+}
+
 Out group_norm(const Call& c) {
   return {at::group_norm(c.x(), c.a().get_int("num_groups"), c.w("weight"), c.w("bias"),
                          c.a().get_float("eps", 1e-5))};
@@ -375,7 +401,8 @@ const std::unordered_map<std::string, Lowering>& lowerings() {
       {"nn.Linear", linear},         {"nn.BatchNorm1d", batch_norm},
       {"nn.BatchNorm2d", batch_norm}, {"nn.BatchNorm3d", batch_norm},
       {"nn.InstanceNorm1d", instance_norm}, {"nn.InstanceNorm2d", instance_norm},
-      {"nn.InstanceNorm3d", instance_norm}, {"nn.LayerNorm", layer_norm},
+      {"nn.InstanceNorm3d", instance_norm}, {"nn.LayerNorm", layer_norm}, {"nn.RMSNorm", rms_norm},
+      {"nn.TransformerEncoderLayer", transformer_encoder_layer},
       {"nn.GroupNorm", group_norm},  {"nn.Embedding", embedding},
       {"nn.ReLU", relu},             {"nn.ReLU6", relu6},
       {"nn.Hardtanh", hardtanh},     {"nn.LeakyReLU", leaky_relu},

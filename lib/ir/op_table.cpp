@@ -11,7 +11,8 @@
 //   (aten::mean -> Tensor.mean, aten::mean.dim -> torch.mean).
 // - py_args: "" positional, "name" keyword, "-" dropped (only for arguments that cannot change
 //   the result on CPU, e.g. cudnn_enabled). Positional entries always precede keyword entries.
-// - Python signatures were checked against torch 1.13 (inspect.signature and trial calls).
+// - Python signatures were checked against torch 1.13 (inspect.signature and trial calls); the
+//   e2e suites run every row on torch 2.6.
 // - Module rows: `aten` is the ATen op found in the module's traced forward; py_args unused
 //   (their attributes are constructor keywords).
 // - qclass follows DESIGN.md §5.
@@ -64,6 +65,9 @@ std::vector<OpInfo> make_table() {
       {"nn.BatchNorm3d", K::Module, {"aten::batch_norm"}, {}, Q::NeedsModule, "batch normalisation (5-d input)"},
       {"nn.LayerNorm", K::Module, {"aten::layer_norm"}, {}, Q::NeedsModule, "layer normalisation"},
       {"nn.GroupNorm", K::Module, {"aten::group_norm"}, {}, Q::NeedsModule, "group normalisation"},
+      {"nn.TransformerEncoderLayer", K::Module, {"aten::_transformer_encoder_layer_fwd"}, {}, Q::Float,
+       "transformer encoder layer (lifted from its fused fast path: batch_first, eval)"},
+      {"nn.RMSNorm", K::Module, {"aten::rms_norm"}, {}, Q::Float, "root-mean-square normalisation (torch >= 2.4)"},
       {"nn.InstanceNorm1d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (1-d)"},
       {"nn.InstanceNorm2d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (2-d)"},
       {"nn.InstanceNorm3d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (3-d)"},
@@ -189,6 +193,12 @@ std::vector<OpInfo> make_table() {
        Q::Float, "instance_norm"},
       {"F.layer_norm", K::Function, {"aten::layer_norm"}, {"", "", "", "", "", "-"}, Q::Float, "layer_norm(input, normalized_shape, weight, bias, eps)"},
       {"F.group_norm", K::Function, {"aten::group_norm"}, {"", "", "", "", "", "-"}, Q::Float, "group_norm(input, num_groups, weight, bias, eps)"},
+      {"F.rms_norm", K::Function, {"aten::rms_norm"}, kAllPositional, Q::Float, "rms_norm(input, normalized_shape, weight, eps)"},
+      // torch 2.x: traced attention (torchvision's ViT, nn.MultiheadAttention's slow path, user
+      // code). scale and enable_gqa are keyword-only in Python.
+      {"F.scaled_dot_product_attention", K::Function, {"aten::scaled_dot_product_attention"},
+       {"", "", "", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"}, Q::Float,
+       "scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=, enable_gqa=)"},
       // ATen puts weight first; Python's F.embedding(input, weight, ...): keywords.
       {"F.embedding", K::Function, {"aten::embedding"},
        {"weight", "input", "padding_idx", "scale_grad_by_freq", "sparse"}, Q::Float, "embedding lookup"},
@@ -361,6 +371,12 @@ std::vector<OpInfo> make_table() {
       {"operator.is_", K::Function, {"aten::__is__"}, kAllPositional, Q::Shape, "a is b (None checks)"},
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
       {"operator.getitem", K::Function, {"aten::__getitem__.t"}, kAllPositional, Q::Shape, "a[i] on a list or tuple"},
+      {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
+      {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
+      {"operator.contains", K::Function,
+       {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
+        "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float"},
+       kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
       {"len", K::Function, {"aten::len.t"}, kAllPositional, Q::Shape, "len(list) or len(tensor)"},
       {"math.floor", K::Function, {"aten::floor.float"}, kAllPositional, Q::Shape, "math.floor(x) -> int"},
       {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
@@ -372,8 +388,14 @@ std::vector<OpInfo> make_table() {
       {"Tensor.device", K::Method, {"prim::device"}, kAllPositional, Q::Shape, "x.device"},
       {"Tensor.is_nested", K::Method, {"prim::is_nested"}, kAllPositional, Q::Shape, "x.is_nested"},
       {"Tensor.is_cuda", K::Method, {"prim::is_cuda"}, kAllPositional, Q::Shape, "x.is_cuda"},
+      // torch 2.x's nn.MultiheadAttention/TransformerEncoder check x.device.type (1.13: str(x.device)).
+      {"Tensor.requires_grad", K::Method, {"prim::requires_grad"}, kAllPositional, Q::Shape, "x.requires_grad"},
+      {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
+      // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute
+      // the same values.
+      {"torch.is_grad_enabled", K::Function, {"aten::is_grad_enabled"}, kAllPositional, Q::Shape, "torch.is_grad_enabled() (as the interpreter runs)"},
       {"str.format", K::Method, {"aten::format"}, kAllPositional, Q::Shape, "\"...{}\".format(args) (a message)"},
 
       // ---------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 // Running the original TorchScript model through torch::jit (JIT headers stay in lib/loaders/).
 #include "loaders/jit_runner.h"
 
+#include "loaders/export.h"
+#include "loaders/loader.h"
 #include "support/diag.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -15,6 +17,8 @@ namespace tt {
 namespace {
 
 torch::jit::Module load_for_running(const std::string& path) {
+  // A torch.export archive runs as the module its loader builds (export.cpp).
+  if (detect_format(path) == "export") return export_to_module(path);
   try {
     torch::jit::Module m = torch::jit::load(path);
     m.eval();

@@ -176,6 +176,26 @@ void check_torchscript_zip(const std::string& path) {
               "TorchScript archive (.pt), an ONNX file (.onnx) or .tir text");
 }
 
+// A zip holding a torch.export program: serialized_exported_program.json (torch 2.6's
+// torch.export.save) or archive_format (the package layout of torch >= 2.7), at the top or under
+// one top-level folder. Never throws: a corrupt zip is left for the TorchScript checks to judge.
+bool is_export_zip(const std::string& path) {
+  try {
+    RangeReader f(path);
+    std::vector<ZipEntry> entries;
+    bool zip64 = false;
+    if (!read_zip_directory(f, entries, zip64) || zip64) return false;
+    for (const auto& e : entries) {
+      auto slash = e.name.find('/');
+      std::string rest = slash == std::string::npos ? e.name : e.name.substr(slash + 1);
+      for (const char* marker : {"serialized_exported_program.json", "archive_format"})
+        if (e.name == marker || rest == marker) return true;
+    }
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
 bool looks_like_tir(const std::string& b) {
   size_t i = 0;
   while (i < b.size()) {
@@ -200,6 +220,44 @@ bool looks_like_onnx(const std::string& b) {
 
 }  // namespace
 
+std::vector<std::string> zip_entry_names(const std::string& path) {
+  RangeReader f(path);
+  std::vector<ZipEntry> entries;
+  bool zip64 = false;
+  if (!read_zip_directory(f, entries, zip64))
+    throw Error(ExitCode::BadInput,
+                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
+                "short or damaged; re-export or re-copy it");
+  if (zip64)
+    throw Error(ExitCode::BadInput, "a ZIP64 archive (over 4 GiB or 65535 entries) is not supported");
+  std::vector<std::string> names;
+  for (auto& e : entries) names.push_back(std::move(e.name));
+  return names;
+}
+
+std::string zip_entry_data(const std::string& path, const std::string& name) {
+  RangeReader f(path);
+  std::vector<ZipEntry> entries;
+  bool zip64 = false;
+  if (!read_zip_directory(f, entries, zip64) || zip64)
+    throw Error(ExitCode::BadInput,
+                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
+                "short or damaged; re-export or re-copy it");
+  for (const auto& e : entries) {
+    if (e.name != name) continue;
+    if (e.method != 0)
+      throw Error(ExitCode::BadInput, "zip entry " + name + " is compressed (method " +
+                                          std::to_string(e.method) +
+                                          "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
+    if (e.compressed_size == 0) return "";
+    std::string b = zip_entry_bytes(f, e);
+    if (b.size() != e.compressed_size)
+      throw Error(ExitCode::BadInput, "zip entry " + name + " is truncated or corrupt — re-save the file");
+    return b;
+  }
+  throw Error(ExitCode::BadInput, "the archive has no entry " + name + " — re-save the file");
+}
+
 std::string detect_format(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -223,7 +281,7 @@ std::string detect_format(const std::string& path) {
   head.resize(static_cast<size_t>(in.gcount()));
   if (in.bad() || head.empty())
     throw Error(ExitCode::BadInput, "cannot read the file — check the file and the disk");
-  if (head.compare(0, 4, "PK\x03\x04") == 0) return "torchscript";
+  if (head.compare(0, 4, "PK\x03\x04") == 0) return is_export_zip(path) ? "export" : "torchscript";
   if (looks_like_tir(head)) return "tir";
   if (looks_like_onnx(head)) return "onnx";
   return "";
@@ -249,6 +307,8 @@ Model load_model(const std::string& path) {
   if (m.source.format == "torchscript") {
     check_torchscript_zip(path);
     m.graph = load_torchscript(path, m.diags, &m.source_values);
+  } else if (m.source.format == "export") {
+    m.graph = load_export(path, m.diags, &m.source_values);
   } else if (m.source.format == "tir") {
     m.graph = parse_tir(read_all(path), path);
   } else {

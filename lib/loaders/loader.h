@@ -9,11 +9,15 @@
 #include <utility>
 #include <vector>
 
+namespace torch::jit {
+struct Module;
+}  // namespace torch::jit
+
 namespace tt {
 
 struct SourceInfo {
   std::string path;    // as given on the command line
-  std::string format;  // "torchscript" | "onnx" | "tir"
+  std::string format;  // "torchscript" | "export" | "onnx" | "tir"
   std::string sha256;  // of the file's bytes
 };
 
@@ -31,13 +35,32 @@ struct Model {
 // loads it. Throws tt::Error (BadInput / Unsupported) with a one-line message on bad input.
 Model load_model(const std::string& path);
 
-// "torchscript", "onnx", "tir", or "" when not recognised. Throws BadInput when unreadable.
+// "torchscript", "export" (a torch.export .pt2 archive), "onnx", "tir", or "" when not
+// recognised. Throws BadInput when unreadable.
 std::string detect_format(const std::string& path);
 
 // The TorchScript loader (lib/loaders/torchscript.cpp; the only TU with JIT headers besides
 // torch_io.cpp). Throws tt::Error; adds warnings to diags.
 std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
                                         std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+
+// Lifts an in-memory TorchScript module like load_torchscript lifts a loaded one (the torch.export
+// loader builds one). Throws tt::Error or LibTorch's exceptions.
+std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
+                                       std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+
+// The torch.export loader (lib/loaders/export.cpp): a .pt2 archive of torch 2.6's
+// torch.export.save, turned into the module torch.jit.trace would give and lifted with
+// lift_jit_module; source_values as for TorchScript. Throws tt::Error (BadInput for malformed
+// archives, Unsupported for ops and constructs without a mapping or another archive layout).
+std::unique_ptr<Graph> load_export(const std::string& path, Diagnostics& diags,
+                                   std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+
+// Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp).
+// The entry names; throws BadInput when the archive is truncated or corrupt.
+std::vector<std::string> zip_entry_names(const std::string& path);
+// The bytes of one entry, stored uncompressed; throws BadInput when it is missing or compressed.
+std::string zip_entry_data(const std::string& path, const std::string& name);
 
 // The ONNX loader (lib/loaders/onnx.cpp; the only TU with ONNX/protobuf headers). Throws
 // tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).

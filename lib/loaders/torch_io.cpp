@@ -36,7 +36,15 @@ void save_tensor_dict(const std::string& path,
       dict.insert(name, tensor.detach());
     }
     std::vector<char> pickle;
-    torch::jit::Pickler pickler([&](const char* buf, size_t n) { pickle.insert(pickle.end(), buf, buf + n); });
+    // tag_aggregates=false: a typed Dict is written as a plain dict, without the
+    // torch.jit._pickle.restore_type_tag global that torch.load(weights_only=True) — the default
+    // since torch 2.6 — refuses. The pickle then holds only dicts, strings, tensors
+    // (torch._utils._rebuild_tensor_v2 over typed storages) and an empty OrderedDict per tensor,
+    // all on the weights_only allow-list of torch 1.13 and 2.x.
+    torch::jit::Pickler pickler(
+        [&](const char* buf, size_t n) { pickle.insert(pickle.end(), buf, buf + n); },
+        /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
+        /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
     pickler.protocol();
     pickler.pushIValue(c10::IValue(dict));
     pickler.stop();

@@ -376,9 +376,18 @@ struct LeafCtx {
   const jit::Module& module;
   std::string why;  // reason for a rejection (for the "leaf-inlined" note)
 
+  // A tensor attribute of the module, or of a submodule by dotted path ("self_attn.in_proj_weight").
   at::Tensor tensor(const std::string& name) const {
-    if (!module.hasattr(name)) return {};
-    IValue v = module.attr(name);
+    jit::Module m = module;
+    std::string rest = name;
+    for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+      std::string head = rest.substr(0, dot);
+      if (!m.hasattr(head) || !m.attr(head).isModule()) return {};
+      m = m.attr(head).toModule();
+      rest = rest.substr(dot + 1);
+    }
+    if (!m.hasattr(rest)) return {};
+    IValue v = m.attr(rest);
     return v.isTensor() ? v.toTensor() : at::Tensor();
   }
 };
@@ -655,6 +664,30 @@ std::optional<LeafMatch> layer_norm_recipe(LeafCtx& ctx) {
   m.attrs.set("eps", eps);
   m.attrs.set("elementwise_affine", w);
   if (w) m.weights = {"weight", "bias"};
+  return m;
+}
+
+// nn.RMSNorm (torch >= 2.4): aten::rms_norm(input, normalized_shape, weight?, eps?).
+std::optional<LeafMatch> rms_norm_recipe(LeafCtx& ctx) {
+  const jit::Node* n = single_op(ctx, {"aten::rms_norm"});
+  if (!n) return std::nullopt;
+  Args a(ctx, n);
+  auto shape = ctx.g.as_ints(n->input(1));
+  bool w = a.attr_or_none(2, "weight");
+  std::optional<double> eps;
+  if (!a.none(3)) eps = a.f(3);
+  if (!a.ok()) return reject(ctx, a.why());
+  if (!shape) return reject(ctx, "normalized_shape is not constant");
+  LeafMatch m;
+  m.op = "nn.RMSNorm";
+  m.attrs.set("normalized_shape", *shape);
+  if (eps) {
+    m.attrs.set("eps", *eps);
+  } else {
+    m.attrs.set("eps", NoneAttr{});
+  }
+  m.attrs.set("elementwise_affine", w);
+  if (w) m.weights = {"weight"};
   return m;
 }
 
@@ -947,20 +980,32 @@ std::optional<LeafMatch> upsample_recipe(LeafCtx& ctx) {
   const jit::Node* n = single_op(ctx, {it->first.c_str()});
   if (!n) return std::nullopt;
   const c10::FunctionSchema* s = n->maybeSchema();
-  if (!s || s->overload_name() != "vec") return reject(ctx, "not the .vec overload");
+  if (!s || (s->overload_name() != "vec" && !s->overload_name().empty()))
+    return reject(ctx, "not the .vec or default overload");
   Args a(ctx, n);
   bool has_align = it->second.second;
   size_t scale_at = has_align ? 3 : 2;
   LeafMatch m;
   m.op = "nn.Upsample";
-  if (a.none(1)) {
+  if (s->overload_name().empty()) {
+    // torch 2.x traces nn.Upsample(size=...) to the default overload: (input, output_size,
+    // [align_corners,] scales...). With every scale None it computes what size= does.
+    for (size_t i = scale_at; i < n->inputs().size(); ++i)
+      if (!a.none(i)) return reject(ctx, "explicit scales next to an output size");
+    auto size = ctx.g.as_ints(n->input(1));
+    if (!size) return reject(ctx, "size is not constant");
+    m.attrs.set("size", *size);
+    m.attrs.set("scale_factor", NoneAttr{});
+  } else if (a.none(1)) {
     m.attrs.set("size", NoneAttr{});
   } else {
     auto size = ctx.g.as_ints(n->input(1));
     if (!size) return reject(ctx, "size is not constant");
     m.attrs.set("size", *size);
   }
-  if (a.none(scale_at)) {
+  if (s->overload_name().empty()) {
+    // scale_factor set above
+  } else if (a.none(scale_at)) {
     m.attrs.set("scale_factor", NoneAttr{});
   } else {
     auto scale = ctx.g.as_doubles(n->input(scale_at));
@@ -1199,6 +1244,53 @@ std::optional<LeafMatch> mha_recipe(LeafCtx& ctx) {
   return m;
 }
 
+// nn.TransformerEncoderLayer when its fast path ran (eval under no_grad; the fast path needs
+// batch_first=True, no mask, relu or gelu): aten::_transformer_encoder_layer_fwd(src, embed_dim,
+// num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+// norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2, ffn_weight_1, ffn_bias_1, ffn_weight_2,
+// ffn_bias_2, mask, mask_type). The slow path is inlined instead. Dropout only acts in training
+// and is not in the graph: it becomes 0.0.
+std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
+  const auto& ops = ctx.g.ops();
+  if (ops.size() != 1 || kind_str(ops[0]) != "aten::_transformer_encoder_layer_fwd")
+    return reject(ctx, "forward does not use the fused encoder kernel (only that form is lifted)");
+  const jit::Node* n = ops[0];
+  Args a(ctx, n);
+  int64_t d_model = a.i(1), nhead = a.i(2);
+  static const char* const weights[] = {
+      "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+      "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
+      "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+  for (size_t i = 0; i < 4; ++i) a.attr(3 + i, weights[i]);
+  bool gelu = a.b(7), norm_first = a.b(8);
+  double eps = a.f(9);
+  for (size_t i = 4; i < 12; ++i) a.attr(6 + i, weights[i]);
+  if (!a.ok()) return reject(ctx, a.why());
+  for (size_t i = 18; i < n->inputs().size(); ++i)
+    if (!a.none(i)) return reject(ctx, "encoder layer with a mask");
+  auto idx = ctx.g.input_index(n->input(0));
+  if (!idx || *idx != 1) return reject(ctx, "src is not the module's first input");
+  LeafMatch m;
+  m.call_args.push_back(*idx);
+  if (!match_flat_results(ctx, n, m)) return std::nullopt;
+  at::Tensor w_in = ctx.tensor("self_attn.in_proj_weight"), w1 = ctx.tensor("linear1.weight");
+  if (!w_in.defined() || w_in.dim() != 2 || w_in.size(0) != 3 * d_model || w_in.size(1) != d_model)
+    return reject(ctx, "in_proj_weight does not match d_model");
+  if (!w1.defined() || w1.dim() != 2 || w1.size(1) != d_model) return reject(ctx, "linear1 does not match d_model");
+  m.op = "nn.TransformerEncoderLayer";
+  m.attrs.set("d_model", d_model);
+  m.attrs.set("nhead", nhead);
+  m.attrs.set("dim_feedforward", w1.size(0));
+  m.attrs.set("dropout", 0.0);
+  m.attrs.set("activation", std::string(gelu ? "gelu" : "relu"));
+  m.attrs.set("layer_norm_eps", eps);
+  m.attrs.set("batch_first", true);
+  m.attrs.set("norm_first", norm_first);
+  m.attrs.set("bias", true);
+  m.weights = std::set<std::string>(std::begin(weights), std::end(weights));
+  return m;
+}
+
 // Keyed by the module's class name without "__torch__." and mangling.
 const std::map<std::string, Recipe>& recipes() {
   static const std::map<std::string, Recipe> r = [] {
@@ -1219,6 +1311,7 @@ const std::map<std::string, Recipe>& recipes() {
     m[mods + "linear.Identity"] = identity_recipe;
     m[mods + "normalization.LayerNorm"] = layer_norm_recipe;
     m[mods + "normalization.GroupNorm"] = group_norm_recipe;
+    m[mods + "normalization.RMSNorm"] = rms_norm_recipe;
     m[mods + "sparse.Embedding"] = embedding_recipe;
     m[mods + "activation.ReLU"] = unary_recipe("nn.ReLU", "aten::relu", true);
     m[mods + "activation.SiLU"] = unary_recipe("nn.SiLU", "aten::silu", true);
@@ -1243,6 +1336,7 @@ const std::map<std::string, Recipe>& recipes() {
     m[mods + "rnn.LSTM"] = rnn_recipe(true);
     m[mods + "rnn.GRU"] = rnn_recipe(false);
     m[mods + "activation.MultiheadAttention"] = mha_recipe;
+    m[mods + "transformer.TransformerEncoderLayer"] = transformer_encoder_layer_recipe;
     return m;
   }();
   return r;
@@ -1689,13 +1783,17 @@ class Lifter {
       // list(l) / l.copy() as list(l): a list even when l is x.size() (a torch.Size in Python).
       return void(emit("list", inputs_of(n, f), n, f));
     }
-    if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" || k == prim::is_cuda) {
+    if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" || k == prim::is_cuda ||
+        kind_str(n) == "prim::requires_grad" ||
+        (kind_str(n) == "prim::type" && n->inputs().size() == 1 && n->input(0)->type()->kind() == c10::TypeKind::DeviceObjType)) {
       // x.dtype / x.device / x.is_nested (tensor attributes; nn.LSTM and nn.MultiheadAttention read them)
       static const std::map<std::string, std::pair<const char*, Type::Kind>> attrs = {
           {"prim::dtype", {"Tensor.dtype", Type::Kind::ScalarType}},
           {"prim::device", {"Tensor.device", Type::Kind::Device}},
           {"prim::is_nested", {"Tensor.is_nested", Type::Kind::Bool}},
-          {"prim::is_cuda", {"Tensor.is_cuda", Type::Kind::Bool}}};
+          {"prim::is_cuda", {"Tensor.is_cuda", Type::Kind::Bool}},
+          {"prim::requires_grad", {"Tensor.requires_grad", Type::Kind::Bool}},
+          {"prim::type", {"Device.type", Type::Kind::Str}}};
       const auto& a = attrs.at(kind_str(n));
       Node* d = append(a.first, {value_of(f, n->input(0), n)}, f, n);
       f.env[n->output()] = Binding{d->add_output(Type::of(a.second), name_hint(n->output())), {}};
@@ -2111,10 +2209,16 @@ class Lifter {
         return reject("in_proj_weight does not match embed_dim");
       m.weights = {"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"};
       // forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-      //         average_attn_weights=True); TorchScript passes every argument.
-      if (call->inputs().size() != 8 || !is_tensor(call->input(1)) || !is_tensor(call->input(2)) ||
+      //         average_attn_weights=True[, is_causal=False] (torch >= 2.0)); TorchScript passes
+      // every argument. is_causal needs a mask (the module raises without one): it must be False.
+      size_t n_in = call->inputs().size();
+      if ((n_in != 8 && n_in != 9) || !is_tensor(call->input(1)) || !is_tensor(call->input(2)) ||
           !is_tensor(call->input(3)))
         return reject("called with other than (query, key, value, ...)");
+      if (n_in == 9) {
+        auto causal = jit::toIValue(call->input(8));
+        if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not a constant False");
+      }
       if (!is_none(call->input(4)) || !is_none(call->input(6))) return reject("attention with a mask");
       auto need_weights = jit::toIValue(call->input(5)), average = jit::toIValue(call->input(7));
       if (!need_weights || !need_weights->isBool() || !average || !average->isBool())
@@ -2497,6 +2601,7 @@ class Lifter {
         {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
         {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
         {"aten::is_autocast_enabled", "torch.is_autocast_enabled"},
+        {"aten::__contains__", "operator.contains"}, {"aten::any", "any"}, {"aten::all", "all"}, {"aten::is_grad_enabled", "torch.is_grad_enabled"},
     };
     if (auto it = any.find(name); it != any.end()) return it->second;
     auto it = numeric.find(name);
@@ -2663,6 +2768,20 @@ class Lifter {
         op = "F.interpolate";
         return true;
       }
+      // The default overloads (torch 2.x traces of size=...): (x, output_size, [align,] scales...)
+      // are F.interpolate(x, size) when every scale is None; with scales they stay ATen calls.
+      auto base = upsample.find(qual + ".vec");
+      if (base != upsample.end()) {
+        bool has_align = base->second.second;
+        for (size_t i = has_align ? 3 : 2; i < ins.size(); ++i)
+          if (!is_none(ins.at(i))) return false;
+        Value* mode = add_constant(std::string(base->second.first), Type::of(Type::Kind::Str), f, n);
+        Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+        Value* align = has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+        ins = {ins.at(0), ins.at(1), none, mode, align};
+        op = "F.interpolate";
+        return true;
+      }
     }
     if (qual == "aten::arange" || qual == "aten::arange.start") {
       // arange(end, ...) == arange(0, end, 1, ...); arange(start, end, ...) == arange(start, end, 1, ...)
@@ -2785,6 +2904,11 @@ std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& di
                 "cannot lift the TorchScript model: " + first_line(e.what()) +
                     " — please report this with the model");
   }
+}
+
+std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
+                                       std::vector<std::pair<std::string, std::string>>* source_values) {
+  return Lifter(module, diags, source_values).run();
 }
 
 }  // namespace tt

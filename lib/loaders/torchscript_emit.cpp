@@ -414,6 +414,7 @@ class Lowerer {
       return "(" + in[0] + ") " + sym + " (" + in[1] + ")";
     if (const char* sym = python_unary_operator(n.op()); sym && in.size() == 1)
       return std::string(sym) + " (" + in[0] + ")";
+    if (n.op() == "operator.contains" && in.size() == 2) return "(" + in[1] + ") in (" + in[0] + ")";
     return "";
   }
 
@@ -531,6 +532,26 @@ class Lowerer {
     if (op == "nn.LayerNorm")
       return A + "layer_norm(" + x() + ", " + ints_src(a.get_ints("normalized_shape")) + ", " + w(n, "weight") +
              ", " + w(n, "bias") + ", " + f(a.get_float("eps", 1e-5)) + ")";
+    if (op == "nn.TransformerEncoderLayer") {
+      if (!a.get_bool("batch_first", false) || in.size() > 1)
+        unsupported(n, "nn.TransformerEncoderLayer only batch-first without masks");
+      std::string args = x() + ", " + std::to_string(a.get_int("d_model")) + ", " + std::to_string(a.get_int("nhead"));
+      for (const char* k : {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+                            "self_attn.out_proj.bias"})
+        args += ", " + w(n, k);
+      args += ", " + b(a.get_str("activation", "relu") == "gelu") + ", " + b(a.get_bool("norm_first", false)) + ", " +
+              f(a.get_float("layer_norm_eps", 1e-5));
+      for (const char* k : {"norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "linear1.weight",
+                            "linear1.bias", "linear2.weight", "linear2.bias"})
+        args += ", " + w(n, k);
+      return "torch._transformer_encoder_layer_fwd(" + args + ", None, None)";
+    }
+    if (op == "nn.RMSNorm") {
+      const AttrValue* e = a.find("eps");
+      std::string eps = e && !std::holds_alternative<NoneAttr>(*e) ? f(a.get_float("eps")) : "None";
+      return A + "rms_norm(" + x() + ", " + ints_src(a.get_ints("normalized_shape")) + ", " + w(n, "weight") +
+             ", " + eps + ")";
+    }
     if (op == "nn.GroupNorm")
       return A + "group_norm(" + x() + ", " + std::to_string(a.get_int("num_groups")) + ", " + w(n, "weight") +
              ", " + w(n, "bias") + ", " + f(a.get_float("eps", 1e-5)) + ")";

@@ -7,7 +7,8 @@ With --verify in the convert arguments the CLI's verdict line must say OK.
 
 Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
 and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
-scripts/gen_onnx_models.py) skips the check that the original's state_dict loads. OUT_DIR is
+scripts/gen_onnx_models.py) skips the check that the original's state_dict loads; "expect_ops"
+lists ops the report's op histogram must contain. OUT_DIR is
 emptied first. Fails when the CLI exits non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
 file that was never renamed, say), modifies the input, or when the checker fails.
 """
@@ -43,7 +44,7 @@ def main():
         die(__doc__)
     tinytrace, model, out_dir = sys.argv[1:4]
     extra = sys.argv[4:]
-    base = os.path.splitext(model)[0] if model.endswith((".pt", ".onnx")) else model
+    base = os.path.splitext(model)[0] if model.endswith((".pt", ".pt2", ".onnx")) else model
     name = os.path.basename(base)
     meta_path = base + ".json"
     if not os.path.isfile(meta_path):
@@ -87,6 +88,15 @@ def main():
         leftovers = present - expected_files
         if leftovers:
             die(f"unexpected files left in {out_dir}: {', '.join(sorted(leftovers))}")
+
+    # "expect_ops": ops the converted graph must contain (nn.TransformerEncoderLayer lifted from its
+    # fused kernel, not left as a torch.ops.aten call; the right numbers alone would not show it).
+    if meta.get("expect_ops"):
+        with open(os.path.join(out_dir, name + ".json"), encoding="utf-8") as f:
+            hist = json.load(f)["summary"]["op_histogram"]
+        missing = [op for op in meta["expect_ops"] if not hist.get(op)]
+        if missing:
+            die(f"{name}: {missing} not in the converted graph (ops: {sorted(hist)})")
 
     tol = meta.get("tolerance", 1e-4)
     check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol)]

@@ -187,23 +187,23 @@ TEST_CASE("registry: every pass lives in passes/<name with _>.cpp and has a summ
 TEST_CASE("dispatch: call_aten picks the overload whose schema fits") {
   auto a = at::tensor({1.f, 2.f});
   auto r = call_aten("torch.add", {a, a, int64_t(1)});
-  REQUIRE(r);
+  REQUIRE(r.has_value());
   CHECK(at::allclose(r->at(0).toTensor(), at::tensor({2.f, 4.f})));
   r = call_aten("torch.add", {a, 2.5, int64_t(1)});  // -> add.Scalar
-  REQUIRE(r);
+  REQUIRE(r.has_value());
   CHECK(at::allclose(r->at(0).toTensor(), at::tensor({3.5f, 4.5f})));
   CHECK(resolve_aten_schema("torch.add", {a, 2.5, int64_t(1)}).rfind("aten::add.Scalar", 0) == 0);
 
   r = call_aten("Tensor.view", {at::arange(6), c10::List<int64_t>({2, 3})});
-  REQUIRE(r);
+  REQUIRE(r.has_value());
   CHECK(r->at(0).toTensor().sizes() == at::IntArrayRef({2, 3}));
   // Defaults fill missing trailing arguments (sum's dtype).
   r = call_aten("aten::sum", {at::ones({3})});
-  REQUIRE(r);
+  REQUIRE(r.has_value());
   CHECK(r->at(0).toTensor().item<float>() == 3.f);
   // An unknown spelling falls back to aten::<name>.
   r = call_aten("torch.special_erfcx", {at::zeros({1})});
-  REQUIRE(r);
+  REQUIRE(r.has_value());
   CHECK(r->at(0).toTensor().item<float>() == doctest::Approx(1.0));
 
   // TorchScript's int arithmetic and conversions (outside the dispatcher), Python semantics.
@@ -216,9 +216,9 @@ TEST_CASE("dispatch: call_aten picks the overload whose schema fits") {
   CHECK_THROWS(call_aten("aten::floordiv.int", {int64_t(1), int64_t(0)}));
 
   // Nothing fits: nullopt, never a crash.
-  CHECK_FALSE(call_aten("torch.add", {std::string("a")}));
-  CHECK_FALSE(call_aten("aten::no_such_op", {a}));
-  CHECK_FALSE(call_aten("nn.Conv2d", {a}));
+  CHECK_FALSE(call_aten("torch.add", {std::string("a")}).has_value());
+  CHECK_FALSE(call_aten("aten::no_such_op", {a}).has_value());
+  CHECK_FALSE(call_aten("nn.Conv2d", {a}).has_value());
   // In-place and out= overloads are never picked.
   CHECK(resolve_aten_schema("aten::relu", {a}).rfind("aten::relu(", 0) == 0);
 }

@@ -1,0 +1,20 @@
+// torch.export archives (.pt2) as in-memory TorchScript modules (JIT headers: include only from
+// lib/loaders/).
+#pragma once
+
+#include "support/diag.h"
+
+#include <torch/csrc/jit/api/module.h>
+
+#include <string>
+
+namespace tt {
+
+// The exported program of a torch.export archive (torch 2.6's torch.export.save) as the module
+// torch.jit.trace would have given for it, in eval mode (Note [Exported programs as traced
+// modules] in export.cpp): what load_export lifts, and what --verify and `profile` run as the
+// original. Warnings go to `diags` when given. Throws tt::Error (BadInput: not a readable
+// archive; Unsupported: another archive layout, or an op/construct without a TorchScript form).
+torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags = nullptr);
+
+}  // namespace tt

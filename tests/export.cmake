@@ -1,0 +1,64 @@
+# torch.export archives (.pt2 of torch 2.6's torch.export.save), included from the top-level
+# CMakeLists.txt. scripts/gen_export_models.py exports the models at test time into
+# ${CMAKE_BINARY_DIR}/testmodels_export (reused while the generator and scripts/gen_models.py are
+# unchanged): a small CNN, a view through x.shape[0], a tour of common ops, multi-output and
+# nested-result ops, resnet18, mobilenet_v3_small and vit_b_16, each static and/or with a
+# torch.export.Dim batch. Labels: setup and export (the fixture), e2e and export (each model through
+# tests/e2e/check_export.py: --verify, scripts/check_model.py, and for a dynamic batch the
+# generated code at two other batch sizes), e2e, fuse and export (the conv models through
+# tests/e2e/check_fuse.py), badinput and export (torch.cond and the torch >= 2.7 package layout:
+# exit 4 naming them).
+
+set(TT_EX_PYTHON /usr/bin/python3)
+set(TT_EX_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_export_models.py)
+set(TT_EX_DIR ${CMAKE_BINARY_DIR}/testmodels_export)
+set(TT_EX_OUT ${CMAKE_BINARY_DIR}/e2e_export_out)
+set(TT_EX_CHECK ${CMAKE_SOURCE_DIR}/tests/e2e/check_export.py)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_EX_GEN})
+
+add_test(NAME gen_models_export COMMAND ${TT_EX_PYTHON} ${TT_EX_GEN} --out ${TT_EX_DIR})
+set_tests_properties(gen_models_export PROPERTIES FIXTURES_SETUP tt_models_export
+                     LABELS "setup;export" TIMEOUT 900 COST 300)
+
+execute_process(COMMAND ${TT_EX_PYTHON} ${TT_EX_GEN} --list
+                OUTPUT_VARIABLE tt_ex_list RESULT_VARIABLE tt_ex_rc ERROR_VARIABLE tt_ex_err)
+if(NOT tt_ex_rc EQUAL 0)
+  message(FATAL_ERROR "tests/export.cmake: '${TT_EX_GEN} --list' failed (${tt_ex_rc}): ${tt_ex_err}")
+endif()
+string(REPLACE "\n" ";" tt_ex_lines "${tt_ex_list}")
+foreach(line IN LISTS tt_ex_lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE " " ";" fields "${line}")
+  list(GET fields 0 name)
+  list(GET fields 1 kind)
+  if(kind STREQUAL "unsupported")
+    list(GET fields 2 expect)  # what the error line must contain
+    add_test(NAME badinput_${name}
+             COMMAND ${TT_EX_PYTHON} ${TT_EX_CHECK} --expect-exit 4 "${expect}"
+                     $<TARGET_FILE:tinytrace> ${TT_EX_DIR}/${name}.pt2 ${TT_EX_OUT}/${name})
+    set_tests_properties(badinput_${name} PROPERTIES LABELS "badinput;export" TIMEOUT 300
+                         FIXTURES_REQUIRED tt_models_export)
+    continue()
+  endif()
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_EX_PYTHON} ${TT_EX_CHECK} $<TARGET_FILE:tinytrace> ${TT_EX_DIR}/${name}.pt2
+                   ${TT_EX_OUT}/${name})
+  set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;export" TIMEOUT 900
+                       FIXTURES_REQUIRED tt_models_export)
+  if(kind STREQUAL "conv")
+    # --fuse: BatchNorm folded into the convolutions of the lifted modules, still equivalent.
+    add_test(NAME e2e_fuse_${name}
+             COMMAND ${TT_EX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_fuse.py $<TARGET_FILE:tinytrace>
+                     ${TT_EX_DIR}/${name}.pt2 ${TT_EX_OUT}/fuse_${name})
+    set_tests_properties(e2e_fuse_${name} PROPERTIES LABELS "e2e;fuse;export" TIMEOUT 900
+                         FIXTURES_REQUIRED tt_models_export)
+  endif()
+endforeach()
+# The big models first, so the CTest slots stay busy until the end.
+foreach(big exp_vit_b_16 exp_vit_b_16_dyn fuse_exp_vit_b_16 fuse_exp_vit_b_16_dyn)
+  if(TEST e2e_${big})
+    set_tests_properties(e2e_${big} PROPERTIES COST 500)
+  endif()
+endforeach()

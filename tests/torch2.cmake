@@ -1,0 +1,47 @@
+# What torch 2.x traces and scripts that torch 1.13 did not (group "torch2"), included from the
+# top-level CMakeLists.txt. scripts/gen_torch2_models.py writes the models at test time into
+# ${CMAKE_BINARY_DIR}/testmodels_torch2 (reused while the generator and scripts/gen_models.py are
+# unchanged): torchvision's Swin (traced) and ViT (scripted, traced with grad) classes at small
+# widths, F.scaled_dot_product_attention
+# (plain, causal, float/bool masks, scale=, enable_gqa=; traced and scripted), the
+# nn.TransformerEncoder / MultiheadAttention fast and slow paths, a decoder layer, nn.RMSNorm,
+# Tensor.unflatten, torch._safe_softmax, parametrizations.weight_norm/spectral_norm and
+# linalg_vector_norm, the device/grad queries of 2.x's fast-path checks. "expect_ops" in a
+# model's NAME.json names the ops its conversion must produce (nn.TransformerEncoderLayer from the
+# fused kernel, nn.RMSNorm, F.scaled_dot_product_attention). Labels: setup and torch2 (the fixture), e2e and torch2 (each model through
+# tests/e2e/run_convert.py with --verify, then scripts/check_model.py).
+
+set(TT_T2_PYTHON /usr/bin/python3)
+set(TT_T2_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_torch2_models.py)
+set(TT_T2_DIR ${CMAKE_BINARY_DIR}/testmodels_torch2)
+set(TT_T2_OUT ${CMAKE_BINARY_DIR}/e2e_torch2_out)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_T2_GEN})
+
+add_test(NAME gen_models_torch2 COMMAND ${TT_T2_PYTHON} ${TT_T2_GEN} --out ${TT_T2_DIR})
+set_tests_properties(gen_models_torch2 PROPERTIES FIXTURES_SETUP tt_models_torch2
+                     LABELS "setup;torch2" TIMEOUT 900 COST 300)
+
+execute_process(COMMAND ${TT_T2_PYTHON} ${TT_T2_GEN} --list
+                OUTPUT_VARIABLE tt_t2_list RESULT_VARIABLE tt_t2_rc ERROR_VARIABLE tt_t2_err)
+if(NOT tt_t2_rc EQUAL 0)
+  message(FATAL_ERROR "tests/torch2.cmake: '${TT_T2_GEN} --list' failed (${tt_t2_rc}): ${tt_t2_err}")
+endif()
+string(REPLACE "\n" ";" tt_t2_lines "${tt_t2_list}")
+foreach(line IN LISTS tt_t2_lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REPLACE " " ";" fields "${line}")
+  list(GET fields 0 name)
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_T2_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
+                   $<TARGET_FILE:tinytrace> ${TT_T2_DIR}/${name}.pt ${TT_T2_OUT}/${name} --verify)
+  set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;torch2" TIMEOUT 900
+                       FIXTURES_REQUIRED tt_models_torch2)
+endforeach()
+# The torchvision ones first, so the CTest slots stay busy until the end.
+foreach(big t2_swin t2_vit_scripted t2_vit_traced_grad)
+  if(TEST e2e_${big})
+    set_tests_properties(e2e_${big} PROPERTIES COST 200)
+  endif()
+endforeach()
