@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   c10::WarningUtils::set_warning_handler(&warning_handler);
 
   CLI::App app{
-      "tinytrace " TT_VERSION " — turn a TorchScript or ONNX model back into readable PyTorch code.\n\n"
+      "tinytrace " TT_VERSION " — turn a TorchScript, torch.export or ONNX model back into readable PyTorch code.\n\n"
       "Examples:\n"
       "  tinytrace convert model.pt                       writes model.py, model.pth, model.json\n"
       "  tinytrace convert model.pt -o out --input-shape 1,3,224,224\n"
@@ -79,11 +79,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> emit;
   auto* convert = app.add_subcommand(
       "convert",
-      "Convert MODEL (TorchScript .pt, ONNX .onnx or .tir) into NAME.py (a standalone nn.Module),\n"
-      "NAME.pth (its state_dict) and NAME.json (the graph report). The original model's state_dict\n"
-      "loads into the generated class with strict=True.");
+      "Convert MODEL (TorchScript .pt, torch.export .pt2, ONNX .onnx or .tir) into NAME.py\n"
+      "(a standalone nn.Module), NAME.pth (its state_dict) and NAME.json (the graph report). The\n"
+      "original model's state_dict loads into the generated class with strict=True.");
   convert->add_option("MODEL", copts.model_path,
-                      "TorchScript archive (.pt), ONNX file (.onnx) or .tir text IR; the format "
+                      "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file (.onnx) or .tir text IR; the format "
                       "is read from the content")
       ->required();
   convert->add_option("-o,--output-dir", copts.out_dir,
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
       "inspect", "Show what is in a model: inputs/outputs, the module tree with parameter counts, "
                  "the op histogram,\nparameter totals and weight bytes, ops that fell back to "
                  "torch.ops.aten, and warnings");
-  inspect_cmd->add_option("MODEL", iopts.model_path, "TorchScript archive (.pt), ONNX file or .tir")
+  inspect_cmd->add_option("MODEL", iopts.model_path, "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
       ->required();
   inspect_cmd->add_option("--input-shape", inspect_shapes,
                           "Shape of one model input, once per input in order (1,3,224,224 or "
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
 
   tt::DiffOptions dopts;
   auto* diff_cmd = app.add_subcommand(
-      "diff", "Show what changed between two models (any of .pt, .onnx, .tir): ops added/removed "
+      "diff", "Show what changed between two models (any of .pt, .pt2, .onnx, .tir): ops added/removed "
               "per op type,\nmodules whose type changed, parameters added/removed/changed (max "
               "|diff|), input/output signatures.\nExit 0 when identical, 1 when different, 2/3 on "
               "errors (like diff(1))");
@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
       "profile", "Run the model's IR node by node with the interpreter and show where the time "
                  "goes: per node and per op\ntype (mean, share), the top N nodes, the whole run, "
                  "and the original TorchScript's time for reference");
-  profile_cmd->add_option("MODEL", popts.model_path, "TorchScript archive (.pt), ONNX file or .tir")
+  profile_cmd->add_option("MODEL", popts.model_path, "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
       ->required();
   profile_cmd->add_option("--input-shape", profile_shapes,
                           "Shape of one model input, once per input in order (required): "
