@@ -22,13 +22,16 @@ echo
 echo "+ /usr/bin/python3 $out/tiny_cnn.py"
 /usr/bin/python3 "$out/tiny_cnn.py"
 
+# Re-run from a Debian 12 host: torch 2.6 and the binary live in the Debian 13 root.
+py=/usr/bin/python3
+[[ ${TT_IN_DEBIAN13_ROOT:-} == 1 ]] && py="$root/scripts/debian13.sh run /usr/bin/python3"
 cat <<MSG
 
 Outputs are in $out:
   tiny_cnn.py    the model as readable PyTorch code (class TinyCnn)
   tiny_cnn.pth   its weights: TinyCnn().load_state_dict(torch.load("tiny_cnn.pth"), strict=True)
   tiny_cnn.json  the graph report
-Run it again:      /usr/bin/python3 $out/tiny_cnn.py
+Run it again:      $py $out/tiny_cnn.py
 Check it against the original (outputs, strict state_dict load, pyflakes):
-                   /usr/bin/python3 $root/scripts/check_model.py $out tiny_cnn $model
+                   $py $root/scripts/check_model.py $out tiny_cnn $model
 MSG
