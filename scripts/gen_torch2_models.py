@@ -107,8 +107,9 @@ def _vit():
 
 
 # Swin: shifted windows (roll, slice-assigned mask, relative position bias gathered with
-# aten::index). Scripted Swin is not in the list: its shifted_window_attention assigns a list
-# item (shift_size[1] = 0, aten::_set_item), which tinytrace refuses (exit 4; README limits).
+# aten::index). Scripted Swin is not in the list: past its list item assignments
+# (shift_size[0] = 0, lifted; see t2_scripted_checks) it stops at `attn_mask[...] = count`
+# (aten::tensor of a number; README limits).
 register("t2_swin", _swin, [f32(1, 3, 32, 32)], needs=["aten::roll"], kind="torchvision")
 # Scripted ViT: nn.MultiheadAttention's forward is lifted as the module (2.x adds is_causal to
 # its signature); traced, its attention is aten::_native_multi_head_attention (no_grad) or
@@ -493,14 +494,24 @@ register("t2_rms_norm_scripted", RmsNorm, [f32(2, 4, 16)], mode="script", needs=
 
 class ScriptedChecks(nn.Module):
     """Scripted: the tensor/device queries torch 2.x's own modules make in their fast-path checks
-    (x.device.type in [...], torch.is_grad_enabled(), x.requires_grad, any/all over a list)."""
+    (x.device.type in [...], torch.is_grad_enabled(), x.requires_grad, any/all over a list), and
+    list item assignment with sum() as in torchvision's Swin."""
 
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 8)
+        self.shift = [3, 2]
 
     def forward(self, x):
         y = self.fc(x)
+        # Swin's shifted_window_attention: items of a copied list assigned under shape conditions.
+        shift = self.shift.copy()
+        if x.size(0) >= 3:
+            shift[0] = 0
+        if x.size(1) >= 100:
+            shift[-1] = 1
+        if sum(shift) > 0:
+            y = torch.roll(y, shifts=(-shift[0], -shift[1]), dims=(0, 1))
         args = [x, self.fc.weight]
         if x.device.type in ["cpu", "cuda"] and not any([t.requires_grad for t in [x]]):
             y = y * 2.0

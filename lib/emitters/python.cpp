@@ -895,7 +895,7 @@ class PyEmitter {
                                             "bool", "len", "list", "abs", "math", "operator",
                                             // the other builtins the generated code calls: a value
                                             // named `any` made `any(state)` raise UnboundLocalError
-                                            "any", "all", "range", "tuple", "isinstance", "print"};
+                                            "any", "all", "sum", "range", "tuple", "isinstance", "print"};
     return is_py_keyword(s) || r.count(s) != 0;
   }
 

@@ -365,6 +365,17 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
       if (e == in[1]) return one(true);
     return one(false);
   }
+  if (b == "aten::sum" && in.size() == 1 && in[0].isList()) {
+    // sum(l): a float for float[] (also when empty), an int for int[] and bool[].
+    if (in[0].toList().elementType()->kind() == c10::TypeKind::FloatType) {
+      double s = 0.0;
+      for (const IValue& e : in[0].toListRef()) s += e.toDouble();
+      return one(s);
+    }
+    int64_t s = 0;
+    for (const IValue& e : in[0].toListRef()) s += e.isBool() ? int64_t(e.toBool()) : e.toInt();
+    return one(s);
+  }
   if ((b == "aten::any" || b == "aten::all") && in.size() == 1 && in[0].isList()) {
     bool any = b == "aten::any";
     for (const IValue& e : in[0].toListRef()) {

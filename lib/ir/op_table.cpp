@@ -371,6 +371,7 @@ std::vector<OpInfo> make_table() {
       {"operator.is_", K::Function, {"aten::__is__"}, kAllPositional, Q::Shape, "a is b (None checks)"},
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
       {"operator.getitem", K::Function, {"aten::__getitem__.t"}, kAllPositional, Q::Shape, "a[i] on a list or tuple"},
+      {"sum", K::Function, {"aten::sum.int", "aten::sum.float", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of numbers"},
       {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
       {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
       {"operator.contains", K::Function,

@@ -1664,7 +1664,7 @@ class Lifter {
   static bool is_list_mutation(const jit::Node* n) {
     if (n->inputs().empty() || !n->input(0)->type()->cast<c10::ListType>()) return false;
     std::string k = kind_str(n);
-    return k == "aten::append" || k == "aten::extend";
+    return k == "aten::append" || k == "aten::extend" || k == "aten::_set_item";
   }
 
   // True when v is defined inside one of owner's blocks (at any depth).
@@ -1703,14 +1703,73 @@ class Lifter {
       unsupported(n, "a list is mutated but " + why, f,
                   "build the list without mutating it (e.g. a list comprehension), or trace the model");
     Value* cur = value_of(f, l, n);
-    Value* tail = value_of(f, n->input(1), n);
     Type type = convert_type(l->type());
+    if (kind_str(n) == "aten::_set_item") return lift_list_set_item(n, cur, type, f);
+    Value* tail = value_of(f, n->input(1), n);
     if (kind_str(n) == "aten::append") {
       Node* lc = append("prim.ListConstruct", {tail}, f, n);
       tail = lc->add_output(type);
     }
     Node* add = append("operator.add", {cur, tail}, f, n);
     f.env[l] = Binding{add->add_output(type, name_hint(l)), {}};
+  }
+
+  // l[idx] = v (aten::_set_item.t) on a fresh list whose length is known while lifting (built by
+  // a ListConstruct, a constant list, or list()/copy() of one; swin's `shift_size[0] = 0` on a
+  // copy of an attribute) with a constant idx: l is rebound to the list rebuilt item by item,
+  // [l[0], v, l[2]], which is exactly what the assignment leaves. An index out of range raises
+  // in Python: refused here. Other lengths or indices: refused (exit 4).
+  void lift_list_set_item(const jit::Node* n, Value* cur, const Type& type, Frame& f) {
+    std::optional<int64_t> len = known_list_length(cur);
+    const AttrValue* idx_c = value_of(f, n->input(1), n)->constant();
+    const int64_t* idx = idx_c ? std::get_if<int64_t>(idx_c) : nullptr;
+    if (!len || !idx)
+      unsupported(n, "a list item is assigned (l[i] = v) on a list whose length or index is not known "
+                     "while converting", f, "build the list without mutating it, or trace the model");
+    int64_t k = *idx < 0 ? *idx + *len : *idx;
+    if (k < 0 || k >= *len)
+      unsupported(n, "a list item assignment is out of range (it raises IndexError)", f,
+                  "fix the index in the model");
+    Value* v = value_of(f, n->input(2), n);
+    Type elem = type.elems.empty() ? Type::of(Type::Kind::Any) : type.elems[0];
+    std::vector<Value*> items;
+    for (int64_t j = 0; j < *len; ++j) {
+      if (j == k) {
+        items.push_back(v);
+        continue;
+      }
+      Value* jv = add_constant(j, Type::of(Type::Kind::Int), f, n);
+      Node* get = append("operator.getitem", {cur, jv}, f, n);
+      items.push_back(get->add_output(elem));
+    }
+    Node* lc = append("prim.ListConstruct", items, f, n);
+    f.env[n->input(0)] = Binding{lc->add_output(type, name_hint(n->input(0))), {}};
+  }
+
+  // The length of a list value when it is known while lifting: a ListConstruct, a constant list,
+  // list(x) of one of those, or an if's result that has the same known length in both branches.
+  static std::optional<int64_t> known_list_length(const Value* v) {
+    if (const AttrValue* c = v->constant()) {
+      if (const auto* a = std::get_if<std::vector<int64_t>>(c)) return static_cast<int64_t>(a->size());
+      if (const auto* a = std::get_if<std::vector<double>>(c)) return static_cast<int64_t>(a->size());
+      if (const auto* a = std::get_if<std::vector<std::string>>(c)) return static_cast<int64_t>(a->size());
+      return std::nullopt;
+    }
+    const Node* p = v->node();
+    if (!p) return std::nullopt;
+    if (p->is("prim.ListConstruct")) return static_cast<int64_t>(p->num_inputs());
+    if (p->is("list") && p->num_inputs() == 1) return known_list_length(p->input(0));
+    if (p->is("prim.If") && p->blocks().size() == 2) {
+      std::optional<int64_t> len;
+      for (const auto& b : p->blocks()) {
+        if (v->offset() >= b->outputs().size()) return std::nullopt;
+        auto l = known_list_length(b->outputs()[v->offset()]);
+        if (!l || (len && *len != *l)) return std::nullopt;
+        len = l;
+      }
+      return len;
+    }
+    return std::nullopt;
   }
 
   // Why rebinding `l` would not be faithful ("" when it is): l must be a fresh list of this
@@ -2601,7 +2660,7 @@ class Lifter {
         {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
         {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
         {"aten::is_autocast_enabled", "torch.is_autocast_enabled"},
-        {"aten::__contains__", "operator.contains"}, {"aten::any", "any"}, {"aten::all", "all"}, {"aten::is_grad_enabled", "torch.is_grad_enabled"},
+        {"aten::__contains__", "operator.contains"}, {"aten::any", "any"}, {"aten::all", "all"}, {"aten::sum", "sum"}, {"aten::is_grad_enabled", "torch.is_grad_enabled"},
     };
     if (auto it = any.find(name); it != any.end()) return it->second;
     auto it = numeric.find(name);

@@ -578,7 +578,7 @@ TEST_CASE("python emitter: other torch.ops namespaces and kwarg-only arguments")
   g.add_output(s->output());
   std::string py = emit(g, "Ops", "ops.pth");
   INFO(py);
-  CHECK(py.find("sum = torch.ops.aten.sum.dim_IntList(x, 0, True, dtype=torch.float64)") != std::string::npos);
+  CHECK(py.find("sum_ = torch.ops.aten.sum.dim_IntList(x, 0, True, dtype=torch.float64)") != std::string::npos);
   run_python_checks(g, py, "ops",
                     "y = module.Ops()(torch.ones(3, 4))\n"
                     "assert y.dtype == torch.float64 and y.shape == (1, 4)\n");
