@@ -21,7 +21,6 @@ or the layout (a torch >= 2.7 package, faked: torch 2.6 cannot write one); `--li
 "NAME KIND [EXPECTED]" per entry for tests/export.cmake.
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -202,14 +201,6 @@ def make_inputs(spec, gen):
                  else torch.randn(shape, generator=gen) for shape, dtype, high in input_specs(spec))
 
 
-def stamp():
-    h = hashlib.sha256()
-    for path in (os.path.abspath(__file__), os.path.join(HERE, "gen_models.py")):
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return f"{h.hexdigest()[:16]}-torch{torch.__version__}"
-
-
 def is_current(out_dir, name, st):
     try:
         with open(os.path.join(out_dir, name + ".json")) as f:
@@ -332,18 +323,8 @@ def main():
         return 0
     if not args.out:
         ap.error("--out DIR is required")
-    names = []
-    for w in ([w.strip() for w in args.only.split(",") if w.strip()] if args.only else [GROUP]):
-        if w == GROUP:
-            names += list(SPECS)
-        elif w in SPECS:
-            names.append(w)
-        else:
-            ap.error(f"unknown model or group '{w}' (see --list)")
-
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(max(1, int(os.environ.get("TT_GEN_THREADS", torch.get_num_threads()))))
-    st = stamp()
+    names = gen_models.select_names(ap, args.only, GROUP, SPECS)
+    st = gen_models.stamp(__file__)
 
     def generate_one(name):
         spec = SPECS[name]

@@ -609,10 +609,27 @@ def flatten(x):
     raise TypeError(f"unexpected output type {type(x).__name__}")
 
 
-def stamp():
-    with open(os.path.abspath(__file__), "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    return f"{digest}-torch{torch.__version__}"
+def stamp(*also):
+    """The generator stamp: a hash of this file (and of the generator files `also`, for the
+    generators built on this one) and the torch version."""
+    h = hashlib.sha256()
+    for path in (*also, __file__):
+        with open(os.path.abspath(path), "rb") as f:
+            h.update(f.read())
+    return f"{h.hexdigest()[:16]}-torch{torch.__version__}"
+
+
+def select_names(ap, only, group, specs):
+    """--only of a one-group generator: model names and/or the group name (default: the group)."""
+    names = []
+    for w in ([w.strip() for w in only.split(",") if w.strip()] if only else [group]):
+        if w == group:
+            names += list(specs)
+        elif w in specs:
+            names.append(w)
+        else:
+            ap.error(f"unknown model or group '{w}' (see --list)")
+    return names
 
 
 def shape_arg(shape, dtype):
@@ -662,6 +679,8 @@ def run_generation(names, out_dir, st, force, generate_one, current=None):
     is_current; generate_one(name) generates and returns a summary to print); reports every
     failure and returns the failed names."""
     current = current or is_current
+    os.makedirs(out_dir, exist_ok=True)
+    torch.set_num_threads(max(1, int(os.environ.get("TT_GEN_THREADS", torch.get_num_threads()))))
     failed = []
     for name in names:
         if not force and current(out_dir, name, st):
@@ -804,8 +823,6 @@ def main():
         else:
             ap.error(f"unknown model or group '{w}' (see --list)")
 
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(max(1, int(os.environ.get("TT_GEN_THREADS", torch.get_num_threads()))))
     st = stamp()
     failed = run_generation(names, args.out, st, args.force,
                             lambda n: f"max|output| = {generate(SPECS[n], args.out, st):.4g}")

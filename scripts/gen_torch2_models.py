@@ -32,7 +32,6 @@ least one key per query, so the seeded random inputs of `tinytrace convert --ver
 whole row (which would give NaN).
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -569,14 +568,6 @@ def node_kinds(graph):
     return kinds
 
 
-def stamp():
-    h = hashlib.sha256()
-    for path in (os.path.abspath(__file__), os.path.join(HERE, "gen_models.py")):
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return f"{h.hexdigest()[:16]}-torch{torch.__version__}"
-
-
 def capture(spec, model, inputs):
     if spec.mode == "script":
         return torch.jit.script(model)
@@ -652,18 +643,8 @@ def main():
         return 0
     if not args.out:
         ap.error("--out DIR is required")
-    names = []
-    for w in ([w.strip() for w in args.only.split(",") if w.strip()] if args.only else [GROUP]):
-        if w == GROUP:
-            names += list(SPECS)
-        elif w in SPECS:
-            names.append(w)
-        else:
-            ap.error(f"unknown model or group '{w}' (see --list)")
-
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(max(1, int(os.environ.get("TT_GEN_THREADS", torch.get_num_threads()))))
-    st = stamp()
+    names = gen_models.select_names(ap, args.only, GROUP, SPECS)
+    st = gen_models.stamp(__file__)
 
     def generate_one(name):
         spec = SPECS[name]

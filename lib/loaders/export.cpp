@@ -101,7 +101,20 @@ struct Archive {
 };
 
 Archive read_archive(const std::string& path) {
-  std::vector<std::string> names = zip_entry_names(path);
+  // The three files this reader needs, at the top or under one top-level folder.
+  auto file_of = [](const std::string& n) {
+    auto slash = n.find('/');
+    return slash == std::string::npos ? n : n.substr(slash + 1);
+  };
+  auto wanted = [&](const std::string& n) {
+    for (const std::string& f : {n, file_of(n)})
+      if (f == "serialized_exported_program.json" || f == "serialized_state_dict.pt" ||
+          f == "serialized_constants.pt")
+        return true;
+    return false;
+  };
+  ZipContents zip = read_zip(path, wanted);
+  const std::vector<std::string>& names = zip.names;
   std::string prefix;
   bool found = false, package = false, aoti = false;
   for (const auto& n : names) {
@@ -126,15 +139,18 @@ Archive read_archive(const std::string& path) {
                 "with torch 2.6, or convert a TorchScript (torch.jit.trace) or ONNX export of the model");
   if (!found) malformed("no serialized_exported_program.json inside");
   Archive a;
-  std::string text = zip_entry_data(path, prefix + "serialized_exported_program.json");
+  const std::string& text = zip.data.at(prefix + "serialized_exported_program.json");
   try {
     a.program = json::parse(text);
   } catch (const json::exception& e) {
     malformed("serialized_exported_program.json is not valid JSON (" + first_line(e.what()) + ")");
   }
-  auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), prefix + n) != names.end(); };
-  if (has("serialized_state_dict.pt")) a.state_dict = zip_entry_data(path, prefix + "serialized_state_dict.pt");
-  if (has("serialized_constants.pt")) a.constants = zip_entry_data(path, prefix + "serialized_constants.pt");
+  auto bytes = [&](const std::string& n) {
+    auto it = zip.data.find(prefix + n);
+    return it == zip.data.end() ? std::string() : std::move(it->second);
+  };
+  a.state_dict = bytes("serialized_state_dict.pt");
+  a.constants = bytes("serialized_constants.pt");
   return a;
 }
 

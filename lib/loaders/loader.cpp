@@ -127,6 +127,12 @@ std::string zip_entry_bytes(RangeReader& f, const ZipEntry& e) {
   return f.at(data, e.compressed_size);
 }
 
+[[noreturn]] void corrupt_zip() {
+  throw Error(ExitCode::BadInput,
+              "truncated or corrupt zip archive (no valid central directory) — the file was cut "
+              "short or damaged; re-export or re-copy it");
+}
+
 const char* kSaveHint =
     "save a TorchScript model with torch.jit.trace(model.eval(), example).save(path) "
     "or torch.jit.script(model).save(path)";
@@ -136,10 +142,7 @@ void check_torchscript_zip(const std::string& path) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
   bool zip64 = false;
-  if (!read_zip_directory(f, entries, zip64))
-    throw Error(ExitCode::BadInput,
-                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
-                "short or damaged; re-export or re-copy it");
+  if (!read_zip_directory(f, entries, zip64)) corrupt_zip();
   if (zip64) return;
   bool has_code = false, has_constants = false;
   const ZipEntry* data_pkl = nullptr;
@@ -220,42 +223,27 @@ bool looks_like_onnx(const std::string& b) {
 
 }  // namespace
 
-std::vector<std::string> zip_entry_names(const std::string& path) {
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
   bool zip64 = false;
-  if (!read_zip_directory(f, entries, zip64))
-    throw Error(ExitCode::BadInput,
-                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
-                "short or damaged; re-export or re-copy it");
+  if (!read_zip_directory(f, entries, zip64)) corrupt_zip();
   if (zip64)
     throw Error(ExitCode::BadInput, "a ZIP64 archive (over 4 GiB or 65535 entries) is not supported");
-  std::vector<std::string> names;
-  for (auto& e : entries) names.push_back(std::move(e.name));
-  return names;
-}
-
-std::string zip_entry_data(const std::string& path, const std::string& name) {
-  RangeReader f(path);
-  std::vector<ZipEntry> entries;
-  bool zip64 = false;
-  if (!read_zip_directory(f, entries, zip64) || zip64)
-    throw Error(ExitCode::BadInput,
-                "truncated or corrupt zip archive (no valid central directory) — the file was cut "
-                "short or damaged; re-export or re-copy it");
+  ZipContents out;
   for (const auto& e : entries) {
-    if (e.name != name) continue;
+    out.names.push_back(e.name);
+    if (!want(e.name)) continue;
     if (e.method != 0)
-      throw Error(ExitCode::BadInput, "zip entry " + name + " is compressed (method " +
+      throw Error(ExitCode::BadInput, "zip entry " + e.name + " is compressed (method " +
                                           std::to_string(e.method) +
                                           "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
-    if (e.compressed_size == 0) return "";
-    std::string b = zip_entry_bytes(f, e);
+    std::string b = e.compressed_size == 0 ? std::string() : zip_entry_bytes(f, e);
     if (b.size() != e.compressed_size)
-      throw Error(ExitCode::BadInput, "zip entry " + name + " is truncated or corrupt — re-save the file");
-    return b;
+      throw Error(ExitCode::BadInput, "zip entry " + e.name + " is truncated or corrupt — re-save the file");
+    out.data[e.name] = std::move(b);
   }
-  throw Error(ExitCode::BadInput, "the archive has no entry " + name + " — re-save the file");
+  return out;
 }
 
 std::string detect_format(const std::string& path) {

@@ -4,6 +4,8 @@
 #include "ir/ir.h"
 #include "support/diag.h"
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -56,11 +58,15 @@ std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnos
 std::unique_ptr<Graph> load_export(const std::string& path, Diagnostics& diags,
                                    std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
-// Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp).
-// The entry names; throws BadInput when the archive is truncated or corrupt.
-std::vector<std::string> zip_entry_names(const std::string& path);
-// The bytes of one entry, stored uncompressed; throws BadInput when it is missing or compressed.
-std::string zip_entry_data(const std::string& path, const std::string& name);
+// Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp): the
+// central directory is read once; `names` lists every entry, `data` holds the bytes of the entries
+// `want` selects (stored uncompressed). Throws BadInput when the archive is truncated or corrupt,
+// ZIP64, or a wanted entry is compressed or cut short.
+struct ZipContents {
+  std::vector<std::string> names;
+  std::map<std::string, std::string> data;
+};
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want);
 
 // The ONNX loader (lib/loaders/onnx.cpp; the only TU with ONNX/protobuf headers). Throws
 // tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).
