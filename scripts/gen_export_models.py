@@ -161,6 +161,25 @@ class OpsMix(nn.Module):
         return st, v, i, srt, h.argmax(dim=-1), r, g, eq, h.mean(dim=[1, 2]), torch.bmm(h, h.transpose(1, 2))
 
 
+class IndexWrites(nn.Module):
+    """Tensor indexing as Swin's relative position bias (table[index], aten.index.Tensor) and
+    writes: a slice filled with a number, a masked assignment and an index_put_ with an index
+    tensor (Tensor?[] indices in the schema)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(7, 2))
+        self.register_buffer("index", torch.randint(0, 7, (6, 6)))
+
+    def forward(self, x):  # x: (B, 4, 6)
+        bias = self.table[self.index.view(-1)].view(6, 6, 2).permute(2, 0, 1)
+        y = x.clone()
+        y[:, 0:2] = 0.5
+        y[x > 1] = 0.0
+        y[:, :, torch.tensor([1, 3])] = -1.0
+        return y @ bias[0] + bias[1].sum()
+
+
 class WithCond(nn.Module):
     """Data-dependent control flow through torch.cond (a higher-order op): exit 4."""
 
@@ -178,6 +197,7 @@ register("exp_small_cnn_decomposed", SmallCnn, [(2, 3, 16, 16)], kind="conv", de
 register("exp_view_batch_dyn", ViewBatch, [(2, 4, 16)], dynamic=True)
 register("exp_unusual", Unusual, [(2, 3, 12)])
 register("exp_ops_mix_dyn", OpsMix, [(2, 8, 6), ((2, 6), "int64", 10)], dynamic=True)
+register("exp_index_writes_dyn", IndexWrites, [(2, 4, 6)], dynamic=True)
 for _name, _kw in [("resnet18", {}), ("mobilenet_v3_small", {}), ("vit_b_16", {"image_size": 64})]:
     register(f"exp_{_name}", _tv(_name, **_kw), [(1, 3, 64, 64)], kind="conv")
     register(f"exp_{_name}_dyn", _tv(_name, **_kw), [(2, 3, 64, 64)], kind="conv", dynamic=True)

@@ -106,10 +106,13 @@ def _vit():
 
 
 # Swin: shifted windows (roll, slice-assigned mask, relative position bias gathered with
-# aten::index). Scripted Swin is not in the list: past its list item assignments
-# (shift_size[0] = 0, lifted; see t2_scripted_checks) it stops at `attn_mask[...] = count`
-# (aten::tensor of a number; README limits).
+# aten::index). Scripted, it also assigns list items (shift_size[0] = 0), slices the shape
+# (H, W, _ = x.shape[-3:]) and writes numbers into mask slices (attn_mask[h0:h1, w0:w1] = count:
+# a copy_ of torch.tensor(count, dtype=, device=)); 40x24 pads to whole windows.
 register("t2_swin", _swin, [f32(1, 3, 32, 32)], needs=["aten::roll"], kind="torchvision")
+register("t2_swin_scripted", _swin, [f32(1, 3, 40, 24)], mode="script",
+         needs=["aten::roll", "aten::_set_item", "aten::tensor", "aten::slice"], kind="torchvision",
+         expect_ops=["torch.tensor", "list.slice", "nn.Conv2d"])
 # Scripted ViT: nn.MultiheadAttention's forward is lifted as the module (2.x adds is_causal to
 # its signature); traced, its attention is aten::_native_multi_head_attention (no_grad) or
 # F.scaled_dot_product_attention.
@@ -250,6 +253,21 @@ class Encoder(nn.Module):
         return self.head(self.encoder(x))
 
 
+class EncoderSeqFirst(nn.Module):
+    """Sequence-first (batch_first=False): a 2-layer nn.TransformerEncoder (gelu, norm_first,
+    dropout 0.1 unused in eval, final LayerNorm), a lone nn.TransformerEncoderLayer and a head."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, activation="gelu", norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(16), enable_nested_tensor=False)
+        self.layer = nn.TransformerEncoderLayer(16, 4, 24)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(self.layer(self.encoder(x)))
+
+
 class EncoderPadding(nn.Module):
     """src_key_padding_mask made from sequence lengths (int64 input, clamped to >= 1), under
     no_grad: the encoder runs on a nested tensor (aten::_nested_tensor_from_mask ...
@@ -366,8 +384,12 @@ register("t2_encoder_norm_first_gelu_slow", lambda: Encoder(norm_first=True, act
          [f32(2, 5, 16)], mode="trace_grad", needs=_SLOW + ["aten::gelu"], **_T)
 register("t2_encoder_train", Encoder, [f32(2, 5, 16)], mode="trace_train",
          needs=_SLOW + ["aten::dropout"], **_T)
-# A scripted nn.TransformerEncoder(Layer) is not in the list: its forward is inlined and stops at
-# the string building of F.multi_head_attention_forward's checks (aten::add.str; README limits).
+# Scripted, nn.TransformerEncoder and nn.TransformerEncoderLayer are read from their attributes
+# (their forwards' fast-path checks build messages from strings): the layers, then the norm.
+register("t2_encoder_scripted", Encoder, [f32(2, 5, 16)], mode="script", needs=_ENC,
+         expect_ops=["nn.TransformerEncoderLayer", "nn.LayerNorm"], **_T)
+register("t2_encoder_seq_first_scripted", EncoderSeqFirst, [f32(5, 2, 16)], mode="script", needs=_ENC,
+         expect_ops=["nn.TransformerEncoderLayer", "nn.LayerNorm"], **_T)
 register("t2_encoder_padding", EncoderPadding, [f32(3, 5, 16), i64(3, high=6)],
          needs=_ENC + ["aten::_nested_tensor_from_mask", "aten::to_padded_tensor"], **_T)
 register("t2_encoder_causal", EncoderCausal, [f32(2, 5, 16)], needs=_ENC + ["aten::triu"], **_T)
@@ -520,6 +542,31 @@ class ScriptedChecks(nn.Module):
 
 
 register("t2_scripted_checks", ScriptedChecks, [f32(3, 8)], mode="script")
+
+
+class ScriptedSlices(nn.Module):
+    """Scripted: list slices (x.shape[-2:], reversed, bounds past the end) and Python numbers
+    written into tensor slices (float, int and bool tensors, as in Swin's attention mask), masks,
+    index tensors made with torch.tensor([...]) and single items."""
+
+    def forward(self, x):
+        h, w = x.shape[-2:]
+        dims = x.shape[::-1]
+        mid = list(x.shape)[1:100]
+        y = x.clone()
+        y[:, 0:2] = 0.5
+        m = torch.zeros(h, w, dtype=torch.int64)
+        m[1:, :2] = 3
+        b = torch.zeros(h, w, dtype=torch.bool)
+        b[:1] = True
+        y[x > 0.5] = 0.0                 # index_put_ of a number
+        y[:, torch.tensor([0, 2])] = 7   # torch.tensor of a list
+        y[1, 1] = -1
+        return y * float(dims[0] + mid[-1] + len(dims[-2:-10:-1])) + m.float() - b.float()
+
+
+register("t2_scripted_slices", ScriptedSlices, [f32(3, 8, 5)], mode="script",
+         needs=["aten::tensor", "aten::slice"], expect_ops=["torch.tensor", "list.slice"])
 register("t2_unflatten", Unflatten, [f32(6, 16)], needs=["aten::unflatten"])
 register("t2_safe_softmax", SafeSoftmax, [f32(2, 8)], needs=["aten::_safe_softmax"])
 register("t2_weight_norm_param", WeightNormParam, [f32(1, 3, 16, 16)],

@@ -1,7 +1,7 @@
 # What torch 2.x traces and scripts that torch 1.13 did not (group "torch2"), included from the
 # top-level CMakeLists.txt. scripts/gen_torch2_models.py writes the models at test time into
 # ${CMAKE_BINARY_DIR}/testmodels_torch2 (reused while the generator and scripts/gen_models.py are
-# unchanged): torchvision's Swin (traced) and ViT (scripted, traced with grad) classes at small
+# unchanged): torchvision's Swin (traced and scripted) and ViT (scripted, traced with grad) classes at small
 # widths, F.scaled_dot_product_attention
 # (plain, causal, float/bool masks, scale=, enable_gqa=; traced and scripted), the
 # nn.TransformerEncoder / MultiheadAttention fast and slow paths, a decoder layer, nn.RMSNorm,
@@ -44,4 +44,14 @@ foreach(big t2_swin t2_vit_scripted t2_vit_traced_grad)
   if(TEST e2e_${big})
     set_tests_properties(e2e_${big} PROPERTIES COST 200)
   endif()
+endforeach()
+# The scripted ones that use list slices, numbers written into tensor slices, the tensor/device
+# queries and a sequence-first encoder, also through --emit torchscript (loaded back in Python and
+# compared).
+foreach(model t2_scripted_checks t2_scripted_slices t2_encoder_seq_first_scripted)
+  add_test(NAME exec_torchscript_${model}
+           COMMAND ${TT_T2_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
+                   $<TARGET_FILE:tinytrace> ${TT_T2_DIR} ${TT_T2_OUT}/torchscript_${model} ${model})
+  set_tests_properties(exec_torchscript_${model} PROPERTIES LABELS "exec;torch2" TIMEOUT 300
+                       FIXTURES_REQUIRED tt_models_torch2)
 endforeach()

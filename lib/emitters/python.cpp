@@ -1556,6 +1556,9 @@ class PyEmitter {
         {{"F.interpolate", "scale_factor"}, "None"},
         {{"F.interpolate", "mode"}, "\"nearest\""},
         {{"F.interpolate", "align_corners"}, "None"},
+        {{"torch.tensor", "dtype"}, "None"},
+        {{"torch.tensor", "device"}, "None"},
+        {{"torch.tensor", "requires_grad"}, "False"},
     };
     auto it = defaults.find({op, keyword});
     return it == defaults.end() ? std::string("\x01") : it->second;  // \x01: never a literal
@@ -1638,7 +1641,10 @@ class PyEmitter {
         }
       }
       bool is_default = is_default_in_all(schemas, i, c);
-      if (info && not_in_aten_order(info->name) && !role.empty()) is_default = python_default(info->name, role) == e.text;
+      // Rows without a dispatcher schema (F.interpolate's order, TorchScript-only torch.tensor) take
+      // their keyword defaults from the Python signature.
+      if (info && (not_in_aten_order(info->name) || schemas.empty()) && !role.empty())
+        is_default = python_default(info->name, role) == e.text;
       // Tensor options a trace records although they are what PyTorch does anyway: the strided
       // layout, unpinned memory and the CPU device. Dropping the device also
       // lets x.new_zeros(...) / zeros_like(x) follow x to another device, as eager code does.
@@ -1724,6 +1730,7 @@ class PyEmitter {
     if (kind == OpKind::Aten || op.find("::") != std::string::npos) {
       if (op.find("::") == std::string::npos)
         unsupported(n, "aten op '" + op + "' has no qualified name", "name it 'aten::name.overload'");
+      if (try_index_put(n, hint, body)) return;
       if (std::string s = try_index_or_fill(n); !s.empty()) {
         assign(n, s, hint, false, body);
         return;
@@ -1743,9 +1750,7 @@ class PyEmitter {
       assign(n, s, hint, false, body);
       return;
     }
-    static const std::set<std::string> tensor_attrs = {"Tensor.dtype", "Tensor.device", "Tensor.is_nested",
-                                                       "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
-    if (tensor_attrs.count(op) && n.num_inputs() == 1) {
+    if (is_attribute_op(op) && n.num_inputs() == 1) {
       // an attribute, not a method
       assign(n, receiver(expr(n.input(0))) + op.substr(op.find('.')), hint, true, body);
       return;
@@ -1773,6 +1778,14 @@ class PyEmitter {
   std::string try_infix(const Node& n) {
     if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
       return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
+    if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
+      std::vector<std::string> parts;
+      for (size_t i = 1; i < 4; ++i) {
+        const AttrValue* c = n.input(i)->constant();
+        parts.push_back(c && std::holds_alternative<NoneAttr>(*c) ? "" : expr(n.input(i)).text);
+      }
+      return receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) + "]";
+    }
     if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
       return receiver(expr(n.input(1))) + " in " + receiver(expr(n.input(0)));
     if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
@@ -1818,7 +1831,14 @@ class PyEmitter {
     if (n.num_inputs() >= 1 && !method.empty())
       return receiver(expr(n.input(0))) + "." + std::string(method) + "(" + format_args(call_args(n, nullptr, 1)) + ")";
     if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
-    const Node* list = n.input(1)->node();
+    std::string subs = index_subscripts(*n.input(1));
+    return subs.empty() ? "" : receiver(expr(n.input(0))) + "[" + subs + "]";
+  }
+
+  // The subscripts "i, :, j" of an index list literal [i, None, j] (None: that dim is taken
+  // whole; trailing ones dropped); "" when the list is not a literal or has only None.
+  std::string index_subscripts(const Value& indices) {
+    const Node* list = indices.node();
     if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";
     std::vector<std::string> subs;
     for (const Value* v : list->inputs()) {
@@ -1826,8 +1846,26 @@ class PyEmitter {
       subs.push_back(c && std::holds_alternative<NoneAttr>(*c) ? ":" : expr(v).text);
     }
     while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
-    if (subs.empty()) return "";
-    return receiver(expr(n.input(0))) + "[" + join(subs, ", ") + "]";
+    return join(subs, ", ");
+  }
+
+  // x.index_put_([i, None, j], v) without accumulation (TorchScript's x[i, :, j] = v) as that
+  // assignment: Python's Tensor.index_put_ takes no None index. Its result is x itself.
+  bool try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body) {
+    if (tensor_inplace_method_of(n.op()) != "index_put_" || n.num_inputs() < 3 || n.num_inputs() > 4) return false;
+    if (n.num_inputs() == 4) {
+      const AttrValue* acc = n.input(3)->constant();
+      if (!acc || !std::holds_alternative<bool>(*acc) || std::get<bool>(*acc)) return false;
+    }
+    std::string subs = index_subscripts(*n.input(1));
+    if (subs.empty()) return false;
+    std::string target = receiver(expr(n.input(0)));
+    body.push_back(target + "[" + subs + "] = " + expr(n.input(2)).text);
+    if (is_identifier(target) && n.num_outputs() == 1)
+      expr_[n.output(0)] = expr(n.input(0));  // the same tensor, under its name
+    else
+      assign(n, target, hint, /*pure=*/true, body);
+    return true;
   }
 
   // aten::slice(self, dim=0, start=None, end=None, step=1) as x[:, a:b:s].

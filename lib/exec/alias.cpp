@@ -151,13 +151,12 @@ std::vector<size_t> aliased_inputs(const Node& n) {
     if (is_identity_module(op) || n.attrs().get_bool("inplace", false)) return {0};
     return {};
   }
+  // A list item, a list copy or a list slice holds the same tensors.
+  if (op == "operator.getitem" || op == "list" || op == "list.slice") return {0};
   if (info && !info->aten.empty()) return aten_aliased_inputs(info->aten, n);
-  if (info && info->kind == OpKind::Function) {
-    // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
-    // make new objects; a list item or a list copy holds the same tensors.
-    if (op == "operator.getitem" || op == "list") return {0};
-    return {};
-  }
+  // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
+  // make new objects.
+  if (info && info->kind == OpKind::Function) return {};
   for (const char* prefix : {"Tensor.", "torch.", "F."}) {
     std::string p = prefix;
     if (op.rfind(p, 0) == 0 && op.size() > p.size()) return aten_aliased_inputs({"aten::" + op.substr(p.size())}, n);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -326,6 +327,32 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     if (i < 0 || i >= len) throw std::runtime_error("list index out of range");
     return one(items[static_cast<size_t>(i)]);
   }
+  if (b == "aten::slice" && in.size() == 4 && (in[0].isList() || in[0].isString()) &&
+      (in[1].isNone() || in[1].isInt()) && (in[2].isNone() || in[2].isInt()) && in[3].isInt()) {
+    // l[start:end:step] with Python's index adjustment (negative, None and out-of-range bounds).
+    int64_t len = in[0].isList() ? static_cast<int64_t>(in[0].toListRef().size())
+                                 : static_cast<int64_t>(in[0].toStringRef().size());
+    int64_t step = in[3].toInt();
+    if (step == 0) throw std::runtime_error("slice step cannot be zero");
+    auto adjust = [&](const IValue& v, int64_t dflt) {
+      if (v.isNone()) return dflt;
+      int64_t i = v.toInt();
+      if (i < 0) i = std::max(i + len, step < 0 ? int64_t(-1) : int64_t(0));
+      else if (i >= len) i = step < 0 ? len - 1 : len;
+      return i;
+    };
+    int64_t start = adjust(in[1], step < 0 ? len - 1 : 0), end = adjust(in[2], step < 0 ? -1 : len);
+    std::vector<size_t> picked;
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step) picked.push_back(static_cast<size_t>(i));
+    if (in[0].isString()) {
+      std::string out;
+      for (size_t i : picked) out += in[0].toStringRef()[i];
+      return one(out);
+    }
+    c10::impl::GenericList out(in[0].toList().elementType());
+    for (size_t i : picked) out.push_back(in[0].toListRef()[i]);
+    return one(out);
+  }
   if (b == "aten::__getitem__" && in.size() == 2 && in[0].isGenericDict()) {  // d["key"]
     auto d = in[0].toGenericDict();
     auto it = d.find(in[1]);
@@ -364,6 +391,55 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     for (const IValue& e : in[0].toListRef())
       if (e == in[1]) return one(true);
     return one(false);
+  }
+  if (b == "aten::tensor" && in.size() == 4 && (is_number(in[0]) || in[0].isList()) &&
+      (in[1].isNone() || in[1].isInt()) && (in[2].isNone() || in[2].isDevice())) {
+    // torch.tensor(data, dtype=None, device=None, requires_grad=False) of a number or a nested list
+    // of numbers: int64, the default float dtype or bool when dtype is None, as Python's.
+    std::vector<int64_t> shape;
+    std::vector<IValue> flat;
+    bool any_float = false, all_bool = true;
+    std::function<bool(const IValue&, size_t)> walk = [&](const IValue& v, size_t depth) {
+      if (is_number(v)) {
+        if (depth != shape.size()) return false;
+        any_float |= v.isDouble();
+        all_bool &= v.isBool();
+        flat.push_back(v);
+        return true;
+      }
+      if (!v.isList()) return false;
+      const auto items = v.toListRef();
+      if (depth == shape.size()) {
+        if (!flat.empty()) return false;  // ragged
+        shape.push_back(static_cast<int64_t>(items.size()));
+      } else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(items.size())) {
+        return false;
+      }
+      for (const IValue& e : items)
+        if (!walk(e, depth + 1)) return false;
+      return true;
+    };
+    if (!walk(in[0], 0)) return std::nullopt;
+    at::ScalarType dtype = !in[1].isNone() ? static_cast<at::ScalarType>(in[1].toInt())
+                           : any_float     ? at::get_default_dtype_as_scalartype()
+                           : all_bool && !flat.empty() ? at::kBool
+                           : flat.empty() && in[0].isList() ? at::get_default_dtype_as_scalartype()
+                                                            : at::kLong;
+    // the values as doubles, int64 or bools first, then converted as torch.tensor does
+    at::ScalarType read = any_float ? at::kDouble : all_bool && !flat.empty() ? at::kBool : at::kLong;
+    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(read));
+    for (size_t i = 0; i < flat.size(); ++i) {
+      const IValue& e = flat[i];
+      if (read == at::kDouble) t.data_ptr<double>()[i] = as_double(e);
+      else if (read == at::kBool) t.data_ptr<bool>()[i] = e.toBool();
+      else t.data_ptr<int64_t>()[i] = as_int(e);
+    }
+    // the device of the tensor written into (meta while shapes are inferred)
+    auto opts = at::TensorOptions().dtype(dtype);
+    if (in[2].isDevice()) opts = opts.device(in[2].toDevice());
+    t = t.to(opts);
+    if (in[3].isBool() && in[3].toBool()) t.set_requires_grad(true);
+    return one(t);
   }
   if (b == "aten::sum" && in.size() == 1 && in[0].isList()) {
     // sum(l): a float for float[] (also when empty), an int for int[] and bool[].

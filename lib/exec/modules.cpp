@@ -104,19 +104,23 @@ Out layer_norm(const Call& c) {
                          c.a().get_float("eps", 1e-5))};
 }
 
-// nn.TransformerEncoderLayer (eval, batch_first, 3-d input): the fused kernel its fast path runs.
+// nn.TransformerEncoderLayer (eval, 3-d input, no masks): the fused kernel its fast path runs, on
+// (batch, seq, feature); a sequence-first input is transposed around it.
 Out transformer_encoder_layer(const Call& c) {
   const Attrs& a = c.a();
-  if (!a.get_bool("batch_first", false) || c.x().dim() != 3 || c.in.size() > 1)
-    throw Error(ExitCode::Unsupported, "the interpreter runs nn.TransformerEncoderLayer only batch-first "
+  if (c.x().dim() != 3 || c.in.size() > 1)
+    throw Error(ExitCode::Unsupported, "the interpreter runs nn.TransformerEncoderLayer only "
                                        "on 3-d input without masks: " + c.n.module());
-  return {at::_transformer_encoder_layer_fwd(
-      c.x(), a.get_int("d_model"), a.get_int("nhead"), c.w("self_attn.in_proj_weight"),
+  const bool batch_first = a.get_bool("batch_first", false);
+  at::Tensor x = batch_first ? c.x() : c.x().transpose(0, 1);
+  at::Tensor y = at::_transformer_encoder_layer_fwd(
+      x, a.get_int("d_model"), a.get_int("nhead"), c.w("self_attn.in_proj_weight"),
       c.w("self_attn.in_proj_bias"), c.w("self_attn.out_proj.weight"), c.w("self_attn.out_proj.bias"),
       a.get_str("activation", "relu") == "gelu", a.get_bool("norm_first", false),
       a.get_float("layer_norm_eps", 1e-5), c.w("norm1.weight"), c.w("norm1.bias"), c.w("norm2.weight"),
       c.w("norm2.bias"), c.w("linear1.weight"), c.w("linear1.bias"), c.w("linear2.weight"),
-      c.w("linear2.bias"), std::nullopt, std::nullopt)};
+      c.w("linear2.bias"), std::nullopt, std::nullopt);
+  return {batch_first ? y : y.transpose(0, 1)};
 }
 
 Out rms_norm(const Call& c) {

@@ -21,6 +21,7 @@
 //   upsample_* ops; it is therefore not reachable through find_op_by_aten (the loader builds it).
 #include "ir/op_table.h"
 
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -392,6 +393,7 @@ std::vector<OpInfo> make_table() {
       // torch 2.x's nn.MultiheadAttention/TransformerEncoder check x.device.type (1.13: str(x.device)).
       {"Tensor.requires_grad", K::Method, {"prim::requires_grad"}, kAllPositional, Q::Shape, "x.requires_grad"},
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
+      {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute
@@ -417,6 +419,9 @@ std::vector<OpInfo> make_table() {
       {"torch.zeros_like", K::Function, {"aten::zeros_like"}, {"", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "zeros_like(input)"},
       {"torch.ones_like", K::Function, {"aten::ones_like"}, {"", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "ones_like(input)"},
       {"torch.full_like", K::Function, {"aten::full_like"}, {"", "", "dtype", "layout", "device", "pin_memory", "memory_format"}, Q::Float, "full_like(input, fill_value)"},
+      // torch.tensor of scripted models (TorchScript-only overloads): `x[a:b] = 0.5` is
+      // x[a:b].copy_(torch.tensor(0.5, dtype=x.dtype, device=x.device)) there.
+      {"torch.tensor", K::Function, {"aten::tensor.int", "aten::tensor.float", "aten::tensor.bool", "aten::tensor"}, {"", "dtype", "device", "requires_grad"}, Q::Shape, "torch.tensor(number or nested list of numbers, dtype, device)"},
       {"Tensor.new_zeros", K::Method, {"aten::new_zeros"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_zeros(size)"},
       {"Tensor.new_ones", K::Method, {"aten::new_ones"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_ones(size)"},
       {"Tensor.new_full", K::Method, {"aten::new_full"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_full(size, fill_value)"},
@@ -540,6 +545,18 @@ const char* python_unary_operator(std::string_view op) {
   if (op == "operator.neg") return "-";
   if (op == "operator.not_") return "not";
   return nullptr;
+}
+
+bool is_attribute_op(std::string_view op) {
+  static const std::set<std::string_view> attrs = {"Tensor.dtype",   "Tensor.device",        "Tensor.is_nested",
+                                                   "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
+  return attrs.count(op) != 0;
+}
+
+std::string python_slice(const std::string& start, const std::string& end, const std::string& step) {
+  std::string s = start + ":" + end;
+  if (!step.empty() && step != "1") s += ":" + step;
+  return s;
 }
 
 }  // namespace tt

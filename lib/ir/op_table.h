@@ -72,5 +72,11 @@ bool python_spells_fallback(std::string_view op);
 // nullptr for other ops.
 const char* python_binary_operator(std::string_view op);
 const char* python_unary_operator(std::string_view op);
+// Ops the emitters write as an attribute read of their one input, not a call: Tensor.dtype,
+// Tensor.device, Tensor.is_nested, Tensor.is_cuda, Tensor.requires_grad, Device.type.
+bool is_attribute_op(std::string_view op);
+// The inside of a Python slice from its bounds' texts ("" for None): "a:b", "a:b:c" (a step of
+// "1" is left out), as the emitters write list.slice.
+std::string python_slice(const std::string& start, const std::string& end, const std::string& step);
 
 }  // namespace tt

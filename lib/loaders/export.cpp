@@ -1261,7 +1261,13 @@ class Builder {
     if (k == "as_tensors") {
       std::vector<jit::Value*> items;
       for (const json& t : *v) items.push_back(value(m, t.at("name").get<std::string>()));
-      return g.insertNode(g.createList(c10::TensorType::get(), items))->output();
+      // Tensor?[] where the schema says so (aten.index.Tensor, index_put_): a Tensor[] would
+      // match TorchScript's own hacked_twin overloads, which only the JIT knows.
+      auto l = formal ? formal->cast<c10::ListType>() : nullptr;
+      bool optional = l && l->getElementType()->kind() == c10::TypeKind::OptionalType;
+      c10::TypePtr et = c10::TensorType::get();
+      if (optional) et = c10::OptionalType::create(et);
+      return g.insertNode(g.createList(et, items))->output();
     }
     if (k == "as_optional_tensors") {
       std::vector<jit::Value*> items;

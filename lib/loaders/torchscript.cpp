@@ -256,7 +256,8 @@ class MethodView {
         auto ct = n->output()->type()->cast<c10::ClassType>();
         if (ct && ct->is_module())
           submodules_[n->output()] = name;
-        else if (n->output()->type()->isSubtypeOf(*c10::TensorType::get()))
+        // Tensor? too: a scripted Conv2d's bias (the recipes check which weights exist)
+        else if (n->output()->type()->isSubtypeOf(*c10::OptionalType::ofTensor()))
           tensors_[n->output()] = name;
         else
           clean_ = false;
@@ -1291,6 +1292,81 @@ std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
   return m;
 }
 
+// A scripted nn.TransformerEncoderLayer read from its attributes (its forward, with the fast-path
+// checks and their messages, is not lifted): what the fused kernel of
+// transformer_encoder_layer_recipe computes, for relu/gelu, packed q/k/v projections with biases
+// and no dropout at work. nullopt, with `why`, for any other configuration.
+std::optional<LeafMatch> scripted_encoder_layer(const jit::Module& mod, std::string& why) {
+  auto sub = [](const jit::Module& m, const char* name) -> std::optional<jit::Module> {
+    if (!m.hasattr(name)) return std::nullopt;
+    IValue v = m.attr(name);
+    if (!v.isObject()) return std::nullopt;
+    return jit::Module(v.toObject());
+  };
+  auto get = [](const jit::Module& m, const char* name) { return m.hasattr(name) ? m.attr(name) : IValue(); };
+  auto as_double = [](const IValue& v) -> std::optional<double> {
+    if (v.isDouble()) return v.toDouble();
+    if (v.isInt()) return static_cast<double>(v.toInt());
+    return std::nullopt;
+  };
+  auto attn = sub(mod, "self_attn"), lin1 = sub(mod, "linear1"), norm1 = sub(mod, "norm1"), norm2 = sub(mod, "norm2");
+  IValue act = get(mod, "activation_relu_or_gelu"), norm_first = get(mod, "norm_first");
+  if (!attn || !lin1 || !norm1 || !norm2 || !act.isInt() || !norm_first.isBool()) {
+    why = "its attributes are not those of the torch.nn class";
+    return std::nullopt;
+  }
+  if (act.toInt() != 1 && act.toInt() != 2) {
+    why = "an activation other than relu/gelu";
+    return std::nullopt;
+  }
+  IValue d_model = get(*attn, "embed_dim"), nhead = get(*attn, "num_heads"), batch_first = get(*attn, "batch_first");
+  IValue same = get(*attn, "_qkv_same_embed_dim");
+  if (!d_model.isInt() || !nhead.isInt() || !batch_first.isBool() || !same.isBool() || !same.toBool() ||
+      !get(*attn, "bias_k").isNone() || !get(*attn, "in_proj_bias").isTensor()) {
+    why = "its self_attn is not a packed nn.MultiheadAttention with biases";
+    return std::nullopt;
+  }
+  auto eps1 = as_double(get(*norm1, "eps")), eps2 = as_double(get(*norm2, "eps"));
+  if (!eps1 || !eps2 || *eps1 != *eps2) {
+    why = "norm1 and norm2 have different eps";
+    return std::nullopt;
+  }
+  std::optional<double> p;
+  for (const char* d : {"dropout", "dropout1", "dropout2"}) {
+    auto dm = sub(mod, d);
+    auto dp = dm ? as_double(get(*dm, "p")) : std::nullopt;
+    if (!dp || (p && *p != *dp)) {
+      why = "its dropout modules differ";
+      return std::nullopt;
+    }
+    p = dp;
+  }
+  if (mod.is_training() && *p > 0) {
+    why = "dropout at work (training mode)";
+    return std::nullopt;
+  }
+  IValue w1 = get(*lin1, "weight");
+  if (!w1.isTensor() || w1.toTensor().dim() != 2 || w1.toTensor().size(1) != d_model.toInt()) {
+    why = "linear1 does not match d_model";
+    return std::nullopt;
+  }
+  LeafMatch m;
+  m.op = "nn.TransformerEncoderLayer";
+  m.attrs.set("d_model", d_model.toInt());
+  m.attrs.set("nhead", nhead.toInt());
+  m.attrs.set("dim_feedforward", w1.toTensor().size(0));
+  m.attrs.set("dropout", *p);
+  m.attrs.set("activation", std::string(act.toInt() == 2 ? "gelu" : "relu"));
+  m.attrs.set("layer_norm_eps", *eps1);
+  m.attrs.set("batch_first", batch_first.toBool());
+  m.attrs.set("norm_first", norm_first.toBool());
+  m.attrs.set("bias", true);
+  m.weights = {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+               "self_attn.out_proj.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
+               "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+  return m;
+}
+
 // Keyed by the module's class name without "__torch__." and mangling.
 const std::map<std::string, Recipe>& recipes() {
   static const std::map<std::string, Recipe> r = [] {
@@ -2198,7 +2274,8 @@ class Lifter {
     };
     const bool lstm = type == "torch.nn.modules.rnn.LSTM", gru = type == "torch.nn.modules.rnn.GRU";
     const bool mha = type == "torch.nn.modules.activation.MultiheadAttention";
-    if (!lstm && !gru && !mha) return false;
+    const bool enc_layer = type == "torch.nn.modules.transformer.TransformerEncoderLayer";
+    if (!lstm && !gru && !mha && !enc_layer) return false;
     // nn.LSTM / nn.GRU overload forward (forward__0 takes a tensor, forward__1 a PackedSequence,
     // which the input type check below rejects).
     const std::string& method = call->s(c10::attr::name);
@@ -2207,7 +2284,18 @@ class Lifter {
 
     LeafMatch m;  // op, attrs and the parameter names the constructor creates
     std::vector<Value*> ins;
-    if (lstm || gru) {
+    if (enc_layer) {
+      // forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)
+      std::string why;
+      auto lm = scripted_encoder_layer(mod, why);
+      if (!lm) return reject(why);
+      if (call->inputs().size() != 5 || !is_tensor(call->input(1))) return reject("called with other than (src, ...)");
+      if (!is_none(call->input(2)) || !is_none(call->input(3))) return reject("called with a mask");
+      auto causal = jit::toIValue(call->input(4));
+      if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not a constant False");
+      ins.push_back(value_of(f, call->input(1), call));
+      m = std::move(*lm);
+    } else if (lstm || gru) {
       IValue mode = attr("mode");
       auto input_size = int_attr("input_size"), hidden = int_attr("hidden_size"), layers = int_attr("num_layers");
       auto bias = bool_attr("bias"), batch_first = bool_attr("batch_first"), bidir = bool_attr("bidirectional");
@@ -2318,9 +2406,97 @@ class Lifter {
     return true;
   }
 
+  // A scripted nn.TransformerEncoder called without masks: its layers one after the other, each an
+  // nn.TransformerEncoderLayer (scripted_encoder_layer), then its norm, in the encoder's scope
+  // (what it computes without a src_key_padding_mask; its forward's fast-path checks and nested
+  // tensor conversion are not lifted). false, with a debug line, for anything else.
+  bool lift_scripted_encoder(const jit::Node* call, const ModuleRef& callee, Frame& f) {
+    auto reject = [&](const std::string& why) {
+      spdlog::debug("scripted {} (nn.TransformerEncoder) not lifted: {}", callee.path, why);
+      return false;
+    };
+    const jit::Module& mod = callee.module;
+    // forward(src, mask=None, src_key_padding_mask=None, is_causal=None)
+    if (call->s(c10::attr::name) != "forward" || call->inputs().size() != 5 || call->outputs().size() != 1 ||
+        !call->input(1)->type()->isSubtypeOf(*c10::TensorType::get()))
+      return reject("called with other than (src, ...)");
+    for (size_t i : {2, 3})
+      if (call->input(i)->type()->kind() != c10::TypeKind::NoneType) return reject("called with a mask");
+    if (call->input(4)->type()->kind() != c10::TypeKind::NoneType) {
+      auto causal = jit::toIValue(call->input(4));
+      if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not None or a constant False");
+    }
+    if (!mod.hasattr("layers") || !mod.attr("layers").isObject() || !mod.hasattr("norm"))
+      return reject("its attributes are not those of the torch.nn class");
+    jit::Module layers(mod.attr("layers").toObject());
+    std::vector<std::pair<std::string, LeafMatch>> steps;  // (relative path, op)
+    std::set<std::string> covered;
+    for (const auto& child : layers.named_children()) {
+      if (plain_type_name(child.value) != "torch.nn.modules.transformer.TransformerEncoderLayer")
+        return reject("layer " + child.name + " is not an nn.TransformerEncoderLayer");
+      std::string why;
+      auto lm = scripted_encoder_layer(child.value, why);
+      if (!lm) return reject("layer " + child.name + ": " + why);
+      steps.emplace_back("layers." + child.name, std::move(*lm));
+    }
+    if (steps.empty()) return reject("no layers");
+    IValue norm = mod.attr("norm");
+    if (!norm.isNone()) {
+      if (!norm.isObject()) return reject("its norm is not a module");
+      jit::Module nm(norm.toObject());
+      IValue shape = nm.hasattr("normalized_shape") ? nm.attr("normalized_shape") : IValue();
+      IValue eps = nm.hasattr("eps") ? nm.attr("eps") : IValue(), affine = nm.hasattr("elementwise_affine") ? nm.attr("elementwise_affine") : IValue();
+      if (plain_type_name(nm) != "torch.nn.modules.normalization.LayerNorm" || !eps.isDouble() || !affine.isBool())
+        return reject("its norm is not an nn.LayerNorm");
+      std::vector<int64_t> dims;
+      if (shape.isTuple()) {
+        for (const IValue& e : shape.toTupleRef().elements()) {
+          if (!e.isInt()) return reject("its norm's normalized_shape is not ints");
+          dims.push_back(e.toInt());
+        }
+      } else if (shape.isIntList()) {
+        dims = shape.toIntVector();
+      } else {
+        return reject("its norm's normalized_shape is not ints");
+      }
+      LeafMatch lm;
+      lm.op = "nn.LayerNorm";
+      lm.attrs.set("normalized_shape", dims);
+      lm.attrs.set("eps", eps.toDouble());
+      lm.attrs.set("elementwise_affine", affine.toBool());
+      if (affine.toBool()) lm.weights = {"weight", "bias"};
+      steps.emplace_back("norm", std::move(lm));
+    }
+    for (const auto& [path, lm] : steps)
+      for (const std::string& w : lm.weights) covered.insert(path + "." + w);
+    std::vector<std::pair<std::string, bool>> own;
+    collect_names(mod, "", own);
+    std::set<std::string> have;
+    for (const auto& o : own) have.insert(o.first);
+    if (have != covered) return reject("its parameters/buffers differ from what its layers and norm create");
+
+    Value* x = value_of(f, call->input(1), call);
+    for (const auto& [path, lm] : steps) {
+      std::string module = join_path(callee.path, path);
+      Node* node = append(lm.op, {x}, f, call);
+      node->set_scope(callee.path);
+      node->attrs() = lm.attrs;
+      for (const auto& o : own)  // in state_dict order
+        if (o.first.rfind(path + ".", 0) == 0) node->set_weight(o.first.substr(path.size() + 1), join_path(callee.path, o.first));
+      node->set_module(module);
+      x = node->add_output(convert_type(call->output()->type()));
+    }
+    spdlog::debug("scripted {} lifted as its {} layers", callee.path, steps.size());
+    f.env[call->output()] = Binding{x, {}};
+    return true;
+  }
+
   bool try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
                 Frame& f) {
     std::string type = plain_type_name(callee.module);
+    if (type == "torch.nn.modules.transformer.TransformerEncoder" &&
+        has_script_constructs(*method_graph->block(), method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]))
+      return lift_scripted_encoder(call, callee, f);
     auto rit = recipes().find(type);
     if (rit == recipes().end()) return false;
     if (has_script_constructs(*method_graph->block(), method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]) &&

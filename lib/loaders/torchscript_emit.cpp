@@ -415,6 +415,15 @@ class Lowerer {
     if (const char* sym = python_unary_operator(n.op()); sym && in.size() == 1)
       return std::string(sym) + " (" + in[0] + ")";
     if (n.op() == "operator.contains" && in.size() == 2) return "(" + in[1] + ") in (" + in[0] + ")";
+    if (is_attribute_op(n.op()) && in.size() == 1)  // x.dtype, x.device, device.type
+      return "(" + in[0] + ")" + n.op().substr(n.op().find('.'));
+    if (n.op() == "list.slice" && in.size() == 4) {
+      auto bound = [&](size_t i) {
+        const AttrValue* c = n.input(i)->constant();
+        return c && std::holds_alternative<NoneAttr>(*c) ? std::string() : "(" + in[i] + ")";
+      };
+      return "(" + in[0] + ")[" + python_slice(bound(1), bound(2), bound(3)) + "]";
+    }
     return "";
   }
 
@@ -533,9 +542,11 @@ class Lowerer {
       return A + "layer_norm(" + x() + ", " + ints_src(a.get_ints("normalized_shape")) + ", " + w(n, "weight") +
              ", " + w(n, "bias") + ", " + f(a.get_float("eps", 1e-5)) + ")";
     if (op == "nn.TransformerEncoderLayer") {
-      if (!a.get_bool("batch_first", false) || in.size() > 1)
-        unsupported(n, "nn.TransformerEncoderLayer only batch-first without masks");
-      std::string args = x() + ", " + std::to_string(a.get_int("d_model")) + ", " + std::to_string(a.get_int("nhead"));
+      if (in.size() > 1) unsupported(n, "nn.TransformerEncoderLayer only without masks");
+      // the fused kernel takes (batch, seq, feature): a sequence-first input is transposed around it
+      const bool batch_first = a.get_bool("batch_first", false);
+      std::string args = (batch_first ? x() : "torch.transpose(" + x() + ", 0, 1)") + ", " +
+                         std::to_string(a.get_int("d_model")) + ", " + std::to_string(a.get_int("nhead"));
       for (const char* k : {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
                             "self_attn.out_proj.bias"})
         args += ", " + w(n, k);
@@ -544,7 +555,8 @@ class Lowerer {
       for (const char* k : {"norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "linear1.weight",
                             "linear1.bias", "linear2.weight", "linear2.bias"})
         args += ", " + w(n, k);
-      return "torch._transformer_encoder_layer_fwd(" + args + ", None, None)";
+      std::string fwd = "torch._transformer_encoder_layer_fwd(" + args + ", None, None)";
+      return batch_first ? fwd : "torch.transpose(" + fwd + ", 0, 1)";
     }
     if (op == "nn.RMSNorm") {
       const AttrValue* e = a.find("eps");
