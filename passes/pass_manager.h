@@ -13,7 +13,7 @@
 // name when a name is unknown.
 #pragma once
 
-#include "emitters/report.h"
+#include "passes/pass_stats.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
 #include "support/diag.h"

@@ -126,3 +126,6 @@ if(TT_PY_SCRIPTS)
   add_test(NAME lint_python COMMAND ${TT_PYTHON} -m pyflakes ${TT_PY_SCRIPTS})
   set_tests_properties(lint_python PROPERTIES LABELS lint TIMEOUT 120)
 endif()
+# The layering of lib/, passes/ and tools/ (each layer one library; ARCHITECTURE.md).
+add_test(NAME lint_layers COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/scripts/check_layers.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(lint_layers PROPERTIES LABELS lint TIMEOUT 60)

@@ -6,7 +6,7 @@
 #include "driver/passes_cli.h"
 #include "driver/profile.h"
 #include "support/diag.h"
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>

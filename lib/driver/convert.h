@@ -2,7 +2,7 @@
 #pragma once
 
 #include "driver/passes_cli.h"
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 // CLI glue for the pass pipeline (see passes_cli.h).
 #include "driver/passes_cli.h"
 
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "ir/printer.h"
 #include "passes/pass_manager.h"
 

@@ -5,7 +5,7 @@
 // document (format "tinytrace-profile") is described by lib/emitters/profile.schema.json.
 #pragma once
 
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <nlohmann/json.hpp>
 

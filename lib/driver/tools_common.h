@@ -3,7 +3,7 @@
 #pragma once
 
 #include "loaders/loader.h"
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <nlohmann/json.hpp>
 

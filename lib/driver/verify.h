@@ -4,7 +4,7 @@
 
 #include "ir/ir.h"
 #include "loaders/loader.h"
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <ATen/core/ivalue.h>
 #include <nlohmann/json.hpp>

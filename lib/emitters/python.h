@@ -3,7 +3,7 @@
 
 #include "ir/ir.h"
 #include "support/diag.h"
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // The .tir printer (DESIGN.md §4, IR_CONVENTIONS ".tir text"): one node per line, deterministic,
-// and canonical, so that print_graph(parse_tir(t)) == t. The parser (parser.cpp) is its inverse.
+// and canonical, so that print_graph(parse_tir(t)) == t. The parser (lib/loaders/tir_parser.cpp) is its inverse.
 #include "ir/printer.h"
 
 #include "ir/tir_text.h"

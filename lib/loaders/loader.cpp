@@ -3,7 +3,7 @@
 // them, and dispatches to the TorchScript / ONNX / .tir loaders.
 #include "loaders/loader.h"
 
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "support/sha256.h"
 
 #include <sys/stat.h>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "ir/model.h"
 #include "support/diag.h"
 
 #include <functional>
@@ -16,22 +17,6 @@ struct Module;
 }  // namespace torch::jit
 
 namespace tt {
-
-struct SourceInfo {
-  std::string path;    // as given on the command line
-  std::string format;  // "torchscript" | "export" | "onnx" | "tir"
-  std::string sha256;  // of the file's bytes
-};
-
-struct Model {
-  std::unique_ptr<Graph> graph;
-  SourceInfo source;
-  Diagnostics diags;  // warnings from loading (and later from passes)
-  // TorchScript: (IR value name as loaded, debug name of the value of the archive's forward graph
-  // it was lifted from), for the tensors of that graph's top block; where --verify finds the
-  // first value the conversion changed.
-  std::vector<std::pair<std::string, std::string>> source_values;
-};
 
 // Detects the format from the content (zip magic -> TorchScript, ONNX protobuf, .tir text) and
 // loads it. Throws tt::Error (BadInput / Unsupported) with a one-line message on bad input.

@@ -1,7 +1,7 @@
 // exec/alias.h: which results may share memory with which inputs, which nodes write in place,
 // and the memory a graph writes (Note [In-place writes]).
 #include "exec/alias.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 
 #include <doctest/doctest.h>
 

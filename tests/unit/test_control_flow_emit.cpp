@@ -6,7 +6,7 @@
 #include "driver/convert.h"
 #include "emitters/python.h"
 #include "exec/interpreter.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "loaders/jit_runner.h"
 #include "loaders/torch_io.h"
 #include "loaders/torchscript_emit.h"

@@ -1,6 +1,6 @@
 // infer-shapes: shapes from meta tensors and shape rules equal the shapes of a real run.
 #include "exec/interpreter.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "passes/pass.h"
 #include "support/diag.h"
 

@@ -2,7 +2,7 @@
 // the ATen dispatch helper used by fold-constants.
 #include "exec/dispatch.h"
 #include "ir/ir.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "passes/pass_manager.h"

@@ -1,7 +1,7 @@
 // Pipeline text parser, PassManager (stats, fixpoint, --print-ir-after, --verify-each) and the
 // CLI glue in driver/passes_cli.
 #include "driver/passes_cli.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "passes/pass_manager.h"
 
 #include <doctest/doctest.h>

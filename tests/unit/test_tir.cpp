@@ -1,6 +1,6 @@
 // The .tir text form: print(parse(t)) == t over testdata/tir and inline cases, parsed structure,
 // weights sections of every kind, and line:col parse errors.
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "loaders/torch_io.h"

@@ -1,7 +1,7 @@
 // --emit torchscript: the saved archive loads with torch::jit::load and computes what the
 // interpreter computes on the same IR.
 #include "exec/interpreter.h"
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "loaders/jit_runner.h"
 #include "loaders/torchscript_emit.h"
 #include "support/diag.h"

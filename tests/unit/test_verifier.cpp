@@ -1,5 +1,5 @@
 // The IR verifier: one test per problem class, each graph broken on purpose.
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 #include "ir/verifier.h"
 #include "support/diag.h"
 

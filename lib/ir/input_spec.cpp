@@ -1,5 +1,5 @@
 // Parsing of --input-shape specs.
-#include "support/input_spec.h"
+#include "ir/input_spec.h"
 
 #include "support/diag.h"
 

@@ -7,7 +7,7 @@
 // its own block arguments); values defined inside a block are invisible outside it. Names are
 // unique in the whole graph, so a name is either visible, defined elsewhere (not visible), or
 // not defined yet (a forward reference) — each gets its own message.
-#include "ir/parser.h"
+#include "loaders/tir_parser.h"
 
 #include "ir/tir_text.h"
 #include "loaders/torch_io.h"
