@@ -20,7 +20,6 @@ check the converted code at a second batch size (tests/e2e/check_export_dynamic.
 or the layout (a torch >= 2.7 package, faked: torch 2.6 cannot write one); `--list` prints
 "NAME KIND [EXPECTED]" per entry for tests/export.cmake.
 """
-import argparse
 import json
 import os
 import sys
@@ -222,14 +221,8 @@ def make_inputs(spec, gen):
 
 
 def is_current(out_dir, name, st):
-    try:
-        with open(os.path.join(out_dir, name + ".json")) as f:
-            if json.load(f).get("generator") != st:
-                return False
-    except (OSError, ValueError):
-        return False
     exts = (".pt2",) if SPECS[name].kind == "unsupported" else (".pt2", ".inputs.pt", ".expected.pt")
-    return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in exts)
+    return gen_models.is_current(out_dir, name, st, exts)
 
 
 def export(spec, model, inputs):
@@ -290,19 +283,7 @@ def generate(spec, out_dir, st):
     with torch.no_grad():
         expected = loaded.module()(*inputs)
 
-    exp_flat, eager_flat = gen_models.flatten(expected), gen_models.flatten(eager)
-    assert len(exp_flat) == len(eager_flat), f"{spec.name}: export changed the output structure"
-    max_abs = 0.0
-    for e, t in zip(eager_flat, exp_flat):
-        if not t.is_floating_point():
-            assert torch.equal(e, t), f"{spec.name}: exported integer output differs"
-            continue
-        assert torch.isfinite(t).all(), f"{spec.name}: non-finite output"
-        scale = max(float(e.abs().max()), 1e-30)
-        rel = float((e - t).abs().max()) / scale
-        assert rel <= 1e-5, f"{spec.name}: exported and eager outputs differ (rel {rel:.2e})"
-        max_abs = max(max_abs, float(t.abs().max()))
-    assert max_abs > 1e-3, f"{spec.name}: max |output| = {max_abs:.3e} is too small"
+    exp_flat, max_abs = gen_models.check_capture(spec.name, eager, expected, "exported", exact_ints=True)
 
     gen_models.atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
     gen_models.atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
@@ -327,13 +308,7 @@ def generate(spec, out_dir, st):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", help="output directory (created if missing)")
-    ap.add_argument("--only", help=f"comma-separated model names and/or the group '{GROUP}' "
-                    "(default: every model)")
-    ap.add_argument("--list", action="store_true",
-                    help="print 'NAME KIND [dynamic|EXPECTED]' per model and exit")
-    ap.add_argument("--force", action="store_true", help="regenerate even when current")
+    ap = gen_models.one_group_parser(__doc__, GROUP, "print 'NAME KIND [dynamic|EXPECTED]' per model and exit")
     args = ap.parse_args()
 
     if args.list:

@@ -619,6 +619,18 @@ def stamp(*also):
     return f"{h.hexdigest()[:16]}-torch{torch.__version__}"
 
 
+def one_group_parser(doc, group, list_help):
+    """The command line of a one-group generator: --out, --only (names and/or `group`), --list
+    (printing what list_help says) and --force."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--out", help="output directory (created if missing)")
+    ap.add_argument("--only", help=f"comma-separated model names and/or the group '{group}' "
+                    "(default: every model)")
+    ap.add_argument("--list", action="store_true", help=list_help)
+    ap.add_argument("--force", action="store_true", help="regenerate even when current")
+    return ap
+
+
 def select_names(ap, only, group, specs):
     """--only of a one-group generator: model names and/or the group name (default: the group)."""
     names = []
@@ -643,7 +655,8 @@ def atomic_write(path, write):
     os.replace(tmp, path)
 
 
-def is_current(out_dir, name, st):
+def is_current(out_dir, name, st, exts=(".pt", ".inputs.pt", ".expected.pt")):
+    """NAME.json carries the generator stamp `st` and every NAME<ext> of `exts` exists."""
     meta = os.path.join(out_dir, name + ".json")
     try:
         with open(meta) as f:
@@ -651,19 +664,19 @@ def is_current(out_dir, name, st):
                 return False
     except (OSError, ValueError):
         return False
-    return all(os.path.exists(os.path.join(out_dir, name + ext))
-               for ext in (".pt", ".inputs.pt", ".expected.pt"))
+    return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in exts)
 
 
-def check_capture(name, eager, captured, what):
+def check_capture(name, eager, captured, what, exact_ints=False):
     """The captured archive's outputs against eager ones: same structure, finite, rel <= 1e-5, and
-    not vanishing (an all-zero output would make the e2e comparison meaningless). Returns the
-    captured outputs flattened and their max |value|."""
+    not vanishing (an all-zero output would make the e2e comparison meaningless); with exact_ints,
+    integer and bool outputs equal. Returns the captured outputs flattened and their max |value|."""
     exp_flat, eager_flat = flatten(captured), flatten(eager)
     assert len(exp_flat) == len(eager_flat), f"{name}: the {what} archive changed the output structure"
     max_abs = 0.0
     for e, t in zip(eager_flat, exp_flat):
         if not t.is_floating_point():
+            assert not exact_ints or torch.equal(e, t), f"{name}: {what} integer output differs"
             continue
         assert torch.isfinite(t).all(), f"{name}: non-finite output"
         scale = max(float(e.abs().max()), 1e-30)

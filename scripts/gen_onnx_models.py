@@ -340,16 +340,10 @@ def stamp():
 
 
 def is_current(out_dir, name, st):
-    try:
-        with open(os.path.join(out_dir, name + ".json")) as f:
-            if json.load(f).get("generator") != st:
-                return False
-    except (OSError, ValueError):
-        return False
     exts = [".onnx", ".inputs.pt", ".expected.pt"] + ([".ts.pt"] if name in PARITY else [])
     exts += [".inputs_b.pt", ".expected_b.pt"] if CASES[name][3] == "dynamic" else []
     exts += [".data"] if name in EXTERNAL else []
-    return all(os.path.exists(os.path.join(out_dir, name + ext)) for ext in exts)
+    return gm.is_current(out_dir, name, st, exts)
 
 
 def export(name, out_dir, st):

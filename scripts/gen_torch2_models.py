@@ -31,7 +31,6 @@ Bool inputs (attention masks) are combined inside the models with a constant pat
 least one key per query, so the seeded random inputs of `tinytrace convert --verify` never mask a
 whole row (which would give NaN).
 """
-import argparse
 import json
 import os
 import sys
@@ -676,12 +675,7 @@ def generate(spec, out_dir, st):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", help="output directory (created if missing)")
-    ap.add_argument("--only", help=f"comma-separated model names and/or the group '{GROUP}' "
-                    "(default: every model)")
-    ap.add_argument("--list", action="store_true", help="print 'name group' per model and exit")
-    ap.add_argument("--force", action="store_true", help="regenerate even when current")
+    ap = gen_models.one_group_parser(__doc__, GROUP, "print 'name group' per model and exit")
     args = ap.parse_args()
 
     if args.list:

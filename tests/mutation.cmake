@@ -16,9 +16,7 @@ set(TT_MUT_OUT ${CMAKE_BINARY_DIR}/e2e_mutation_out)
 set(TT_MUT_DRIVER ${CMAKE_SOURCE_DIR}/tests/e2e/check_mutation.py)
 set(TT_MUT_SHARDS 6)
 
-add_test(NAME gen_models_mutation COMMAND ${TT_MUT_PYTHON} ${TT_MUT_GEN} --out ${TT_MUT_DIR})
-set_tests_properties(gen_models_mutation PROPERTIES FIXTURES_SETUP tt_models_mutation
-                     LABELS "setup;mutation" TIMEOUT 900 COST 200)
+tt_generator_test(gen_models_mutation ${TT_MUT_GEN} ${TT_MUT_DIR} tt_models_mutation "setup;mutation" 200)
 
 foreach(k RANGE 1 ${TT_MUT_SHARDS})
   # Each shard runs two conversions at a time (PROCESSORS 2 for ctest -j).

@@ -10,24 +10,11 @@ set(TT_ONNX_PYTHON /usr/bin/python3)
 set(TT_ONNX_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_onnx_models.py)
 set(TT_ONNX_DIR ${CMAKE_BINARY_DIR}/testmodels_onnx)
 set(TT_ONNX_OUT ${CMAKE_BINARY_DIR}/e2e_onnx_out)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_ONNX_GEN})
-
 # ONNX is required (CMakeLists.txt stops without it), so these tests are always registered.
 
-add_test(NAME gen_onnx_models COMMAND ${TT_ONNX_PYTHON} ${TT_ONNX_GEN} --out ${TT_ONNX_DIR})
-set_tests_properties(gen_onnx_models PROPERTIES FIXTURES_SETUP tt_models_onnx LABELS "setup;onnx"
-                     TIMEOUT 900 COST 900)
-
-execute_process(COMMAND ${TT_ONNX_PYTHON} ${TT_ONNX_GEN} --list
-                OUTPUT_VARIABLE tt_onnx_list RESULT_VARIABLE tt_onnx_rc)
-if(NOT tt_onnx_rc EQUAL 0)
-  message(FATAL_ERROR "tests/onnx.cmake: '${TT_ONNX_GEN} --list' failed")
-endif()
-string(REPLACE "\n" ";" tt_onnx_lines "${tt_onnx_list}")
+tt_generator_test(gen_onnx_models ${TT_ONNX_GEN} ${TT_ONNX_DIR} tt_models_onnx "setup;onnx" 900)
+tt_script_list(tt_onnx_lines ${TT_ONNX_GEN})
 foreach(line IN LISTS tt_onnx_lines)
-  if(line STREQUAL "")
-    continue()
-  endif()
   string(REPLACE " " ";" fields "${line}")
   list(GET fields 0 name)
   list(GET fields 1 kind)

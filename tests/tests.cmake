@@ -11,15 +11,38 @@
 # instead of one so that the small models' tests run while the torchvision ones are generated.
 
 set(TT_PYTHON /usr/bin/python3)  # Debian's python3-torch; a python3 earlier on PATH may lack it
+
+# The cases a script lists with --list, one line each ("name field ..."): sets ${out} to the
+# non-empty lines (split one with string(REPLACE " " ";" ...)). The script becomes a configure
+# dependency; a failing --list stops the configure with its message.
+function(tt_script_list out script)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${script})
+  execute_process(COMMAND ${TT_PYTHON} ${script} --list
+                  OUTPUT_VARIABLE text RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "'${TT_PYTHON} ${script} --list' failed (${rc}): ${err}\n"
+                        "Run scripts/setup.sh to install python3-torch.")
+  endif()
+  string(REPLACE "\n" ";" lines "${text}")
+  list(FILTER lines EXCLUDE REGEX "^$")
+  set(${out} "${lines}" PARENT_SCOPE)
+endfunction()
+
+# A model generator as the setup test `name` of fixture `fixture`: `script --out dir` (it reuses
+# what is current). Extra arguments after `cost` go to the script.
+function(tt_generator_test name script dir fixture labels cost)
+  add_test(NAME ${name} COMMAND ${TT_PYTHON} ${script} --out ${dir} ${ARGN})
+  set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${fixture} LABELS "${labels}"
+                       TIMEOUT 900 COST ${cost})
+endfunction()
 set(TT_TESTMODELS_DIR ${CMAKE_BINARY_DIR}/testmodels)
 set(TT_E2E_OUT ${CMAKE_BINARY_DIR}/e2e_out)
 set(TT_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_models.py)
 set(TT_LOADER_GEN ${CMAKE_SOURCE_DIR}/scripts/make_loader_testmodels.py)
 set(TT_TEST_ENV "TT_TESTMODELS_DIR=${TT_TESTMODELS_DIR}" "TT_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
 
-# Re-configure when the model list or the bad-input cases change, or the loader generator appears.
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${TT_GEN} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py)
+# Re-configure when the loader generator appears (the listing scripts are configure dependencies
+# through tt_script_list).
 file(GLOB TT_LOADER_GEN_FOUND CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/make_loader_testmodels*.py)
 
 # --- fixtures: generate the models ----------------------------------------------------------
@@ -47,17 +70,8 @@ set_tests_properties(unit PROPERTIES LABELS unit ENVIRONMENT "${TT_TEST_ENV}"
                      FIXTURES_REQUIRED "${TT_UNIT_FIXTURES}" TIMEOUT 900)
 
 # --- end-to-end: one test per generated model -------------------------------------------------
-execute_process(COMMAND ${TT_PYTHON} ${TT_GEN} --list
-                OUTPUT_VARIABLE tt_model_list RESULT_VARIABLE tt_list_rc ERROR_VARIABLE tt_list_err)
-if(NOT tt_list_rc EQUAL 0)
-  message(FATAL_ERROR "tests.cmake: '${TT_PYTHON} ${TT_GEN} --list' failed (${tt_list_rc}): "
-                      "${tt_list_err}\nRun scripts/setup.sh to install python3-torch.")
-endif()
-string(REPLACE "\n" ";" tt_model_lines "${tt_model_list}")
+tt_script_list(tt_model_lines ${TT_GEN})
 foreach(line IN LISTS tt_model_lines)
-  if(line STREQUAL "")
-    continue()
-  endif()
   string(REPLACE " " ";" fields "${line}")
   list(GET fields 0 name)
   list(GET fields 1 group)
@@ -101,16 +115,8 @@ foreach(big vit_b_16 resnet50 densenet121)
 endforeach()
 
 # --- bad input: one test per case of issue 2 --------------------------------------------------
-execute_process(COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py --list
-                OUTPUT_VARIABLE tt_bad_cases RESULT_VARIABLE tt_bad_rc)
-if(NOT tt_bad_rc EQUAL 0)
-  message(FATAL_ERROR "tests.cmake: tests/e2e/bad_input.py --list failed")
-endif()
-string(REPLACE "\n" ";" tt_bad_cases "${tt_bad_cases}")
+tt_script_list(tt_bad_cases ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py)
 foreach(case IN LISTS tt_bad_cases)
-  if(case STREQUAL "")
-    continue()
-  endif()
   add_test(NAME badinput_${case}
            COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py
                    $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${CMAKE_BINARY_DIR}/badinput_work

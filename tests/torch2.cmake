@@ -15,22 +15,9 @@ set(TT_T2_PYTHON /usr/bin/python3)
 set(TT_T2_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_torch2_models.py)
 set(TT_T2_DIR ${CMAKE_BINARY_DIR}/testmodels_torch2)
 set(TT_T2_OUT ${CMAKE_BINARY_DIR}/e2e_torch2_out)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${TT_T2_GEN})
-
-add_test(NAME gen_models_torch2 COMMAND ${TT_T2_PYTHON} ${TT_T2_GEN} --out ${TT_T2_DIR})
-set_tests_properties(gen_models_torch2 PROPERTIES FIXTURES_SETUP tt_models_torch2
-                     LABELS "setup;torch2" TIMEOUT 900 COST 300)
-
-execute_process(COMMAND ${TT_T2_PYTHON} ${TT_T2_GEN} --list
-                OUTPUT_VARIABLE tt_t2_list RESULT_VARIABLE tt_t2_rc ERROR_VARIABLE tt_t2_err)
-if(NOT tt_t2_rc EQUAL 0)
-  message(FATAL_ERROR "tests/torch2.cmake: '${TT_T2_GEN} --list' failed (${tt_t2_rc}): ${tt_t2_err}")
-endif()
-string(REPLACE "\n" ";" tt_t2_lines "${tt_t2_list}")
+tt_generator_test(gen_models_torch2 ${TT_T2_GEN} ${TT_T2_DIR} tt_models_torch2 "setup;torch2" 300)
+tt_script_list(tt_t2_lines ${TT_T2_GEN})
 foreach(line IN LISTS tt_t2_lines)
-  if(line STREQUAL "")
-    continue()
-  endif()
   string(REPLACE " " ";" fields "${line}")
   list(GET fields 0 name)
   add_test(NAME e2e_${name}

@@ -1780,10 +1780,7 @@ class PyEmitter {
       return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
     if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
       std::vector<std::string> parts;
-      for (size_t i = 1; i < 4; ++i) {
-        const AttrValue* c = n.input(i)->constant();
-        parts.push_back(c && std::holds_alternative<NoneAttr>(*c) ? "" : expr(n.input(i)).text);
-      }
+      for (size_t i = 1; i < 4; ++i) parts.push_back(n.input(i)->is_none_constant() ? "" : expr(n.input(i)).text);
       return receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) + "]";
     }
     if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
@@ -1841,10 +1838,7 @@ class PyEmitter {
     const Node* list = indices.node();
     if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";
     std::vector<std::string> subs;
-    for (const Value* v : list->inputs()) {
-      const AttrValue* c = v->constant();
-      subs.push_back(c && std::holds_alternative<NoneAttr>(*c) ? ":" : expr(v).text);
-    }
+    for (const Value* v : list->inputs()) subs.push_back(v->is_none_constant() ? ":" : expr(v).text);
     while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
     return join(subs, ", ");
   }

@@ -400,6 +400,11 @@ const AttrValue* Value::constant() const {
   return node_->attrs().find("value");
 }
 
+bool Value::is_none_constant() const {
+  const AttrValue* c = constant();
+  return c && std::holds_alternative<NoneAttr>(*c);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Node
 

@@ -245,6 +245,8 @@ class Value {
 
   // Constant value when produced by prim.Constant, else nullptr.
   const AttrValue* constant() const;
+  // True when produced by prim.Constant holding None.
+  bool is_none_constant() const;
 
  private:
   friend class Node;

@@ -2907,10 +2907,7 @@ class Lifter {
       if (c && std::holds_alternative<bool>(*c)) return std::get<bool>(*c);
       return std::nullopt;
     };
-    auto is_none = [](Value* v) {
-      const AttrValue* c = v->constant();
-      return c && std::holds_alternative<NoneAttr>(*c);
-    };
+    auto is_none = [](Value* v) { return v->is_none_constant(); };
     auto is_cpu = [](Value* v) {
       const AttrValue* c = v->constant();
       return c && std::holds_alternative<DeviceAttr>(*c) && std::get<DeviceAttr>(*c).name == "cpu";

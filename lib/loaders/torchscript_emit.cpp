@@ -418,10 +418,7 @@ class Lowerer {
     if (is_attribute_op(n.op()) && in.size() == 1)  // x.dtype, x.device, device.type
       return "(" + in[0] + ")" + n.op().substr(n.op().find('.'));
     if (n.op() == "list.slice" && in.size() == 4) {
-      auto bound = [&](size_t i) {
-        const AttrValue* c = n.input(i)->constant();
-        return c && std::holds_alternative<NoneAttr>(*c) ? std::string() : "(" + in[i] + ")";
-      };
+      auto bound = [&](size_t i) { return none_input(n, i) ? std::string() : "(" + in[i] + ")"; };
       return "(" + in[0] + ")[" + python_slice(bound(1), bound(2), bound(3)) + "]";
     }
     return "";
@@ -654,9 +651,7 @@ class Lowerer {
 
   // True when input `i` is absent or the constant None.
   static bool none_input(const Node& n, size_t i) {
-    if (i >= n.num_inputs()) return true;
-    const AttrValue* c = n.input(i)->constant();
-    return c && std::holds_alternative<NoneAttr>(*c);
+    return i >= n.num_inputs() || n.input(i)->is_none_constant();
   }
   // A bool input given as a constant (absent or None: `def`).
   static bool const_bool_input(const Node& n, size_t i, bool def, const char* what) {
