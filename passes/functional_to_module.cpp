@@ -30,6 +30,7 @@
 //
 // Linear: one walk to count weight references (PReLU only), one walk to rewrite, one weight-store
 // rebuild for the renames.
+#include "ir/op_table.h"
 #include "passes/module_paths.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -40,32 +41,15 @@
 namespace tt {
 namespace {
 
-struct Rule {
-  const char* aten;    // ATen base the functional op lowers to
-  const char* module;  // nn module op
-  const char* base;    // stem of the new module's attribute name
-  bool inplace_attr;   // the module's constructor has `inplace`
-};
-
-const Rule kRules[] = {
-    {"aten::relu", "nn.ReLU", "relu", true},
-    {"aten::relu6", "nn.ReLU6", "relu6", true},
-    {"aten::hardtanh", "nn.Hardtanh", "hardtanh", true},
-    {"aten::hardswish", "nn.Hardswish", "hardswish", true},
-    {"aten::elu", "nn.ELU", "elu", true},
-    {"aten::leaky_relu", "nn.LeakyReLU", "leaky_relu", true},
-    {"aten::sigmoid", "nn.Sigmoid", "sigmoid", false},
-    {"aten::tanh", "nn.Tanh", "tanh", false},
-    {"aten::hardsigmoid", "nn.Hardsigmoid", "hardsigmoid", true},
-    {"aten::prelu", "nn.PReLU", "prelu", false},
-    {"aten::dropout", "nn.Dropout", "dropout", true},
-};
+// The rules are the op table's module rows with a functional form (OpInfo::functional_aten,
+// attr_stem, the kInplaceKeyword fact): Note [Op facts].
+using Rule = OpInfo;
 
 const Rule* find_rule(const Node* n) {
   if (is_module_op(n) || n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty())
     return nullptr;
-  for (const Rule& r : kRules)
-    if (calls_aten(n, r.aten)) return &r;
+  for (const Rule* r : functional_module_rows())
+    if (calls_aten(n, r->functional_aten)) return r;
   return nullptr;
 }
 
@@ -83,9 +67,9 @@ class Matcher {
 
   std::optional<Plan> match(const Node* n, const Rule& r) {
     Plan p;
-    p.op = r.module;
-    p.base = r.base;
-    std::string a = r.aten;
+    p.op = r.name;
+    p.base = r.attr_stem.c_str();
+    std::string a = r.functional_aten;
     auto arg = [&](size_t i) -> const Value* { return i < n->num_inputs() ? n->input(i) : nullptr; };
     if (a == "aten::hardtanh") {
       auto lo = arg(1) ? const_float(arg(1)) : std::nullopt;
@@ -129,13 +113,13 @@ class Matcher {
     } else if (n->num_inputs() != 1) {
       return reject(r, n, "unexpected inputs");
     }
-    if (r.inplace_attr) p.attrs.set("inplace", false);
+    if (r.facts & kInplaceKeyword) p.attrs.set("inplace", false);
     return p;
   }
 
  private:
   std::nullopt_t reject(const Rule& r, const Node* n, const char* why) {
-    ctx_.reject(r.base, n, why);
+    ctx_.reject(r.attr_stem.c_str(), n, why);
     return std::nullopt;
   }
 
@@ -168,7 +152,7 @@ bool run_functional_to_module(Graph& g, PassContext& ctx) {
     if (!plan) return true;
     if (!paths) paths.emplace(g);
     std::string path = paths->fresh(n->scope(), plan->base);
-    const char* old_name = r->base;
+    const char* old_name = r->attr_stem.c_str();
     n->set_op(plan->op);
     if (plan->prelu_weight) {
       if (!refs) refs = weight_refs(g);

@@ -16,6 +16,7 @@
 //   says so in a warning diagnostic instead of failing the conversion.
 #include "exec/dispatch.h"
 #include "exec/interpreter.h"
+#include "ir/op_table.h"
 #include "passes/pass.h"
 
 #include <ATen/ATen.h>
@@ -118,19 +119,6 @@ Type merge(const Type& a, const Type& b) {
 // real forward pass, and even trying costs a c10::Error with its backtrace (~5 ms each), so the
 // ops that dominate CNNs get a shape rule here that is used before the op would run.
 
-// Ops whose (single) output has the shape and dtype of their first input.
-bool keeps_input_shape(const std::string& op) {
-  static const std::unordered_set<std::string> ops = {
-      "nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.InstanceNorm1d", "nn.InstanceNorm2d",
-      "nn.InstanceNorm3d", "nn.LayerNorm", "nn.RMSNorm", "nn.TransformerEncoderLayer", "nn.GroupNorm", "nn.ReLU", "nn.ReLU6", "nn.Hardtanh",
-      "nn.LeakyReLU", "nn.PReLU", "nn.ELU", "nn.GELU", "nn.SiLU", "nn.Hardswish", "nn.Hardsigmoid",
-      "nn.Sigmoid", "nn.Tanh", "nn.Softmax", "nn.Identity", "nn.Dropout", "nn.Dropout2d",
-      "F.relu", "F.relu6", "F.hardtanh", "F.leaky_relu", "F.elu", "F.gelu", "F.silu", "F.mish",
-      "F.softplus", "F.hardswish", "F.hardsigmoid", "F.prelu", "F.dropout", "F.batch_norm", "F.rms_norm",
-      "F.instance_norm", "F.layer_norm", "F.group_norm", "torch.sigmoid", "torch.tanh"};
-  return ops.count(op) != 0;
-}
-
 std::vector<int64_t> int_list(const c10::IValue& v, size_t rank, int64_t def) {
   std::vector<int64_t> out;
   if (v.isIntList()) out = v.toIntVector();
@@ -171,7 +159,7 @@ std::optional<std::vector<c10::IValue>> by_rule(const Node& n, const std::vector
   if (in.empty() || !in[0].isTensor() || n.num_outputs() != 1) return std::nullopt;
   const at::Tensor& x = in[0].toTensor();
   const std::string& op = n.op();
-  if (keeps_input_shape(op)) return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
+  if (op_has(op, kKeepsInputShape)) return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
   if (op == "nn.MultiheadAttention") {
     // (query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights) ->
     // (attn_output: the query's shape, attn_weights or None). The interpreter has no lowering.

@@ -105,6 +105,11 @@ struct PipelineInfo {
 const std::vector<PassInfo>& all_passes();
 const std::vector<PipelineInfo>& all_pipelines();
 const PassInfo* find_pass(std::string_view name);
+// Test-only passes (test-perturb-weight: adds delta to one weight so that --verify must fail)
+// are not in passes.def: `tinytrace passes` does not list them and find_pass does not know them
+// until this is called. The unit tests call it; the CLI calls it when the environment has
+// TT_TEST_PASSES=1, which the e2e tests that need a deliberately wrong pass set.
+void register_test_passes();
 const PipelineInfo* find_pipeline(std::string_view name);
 
 // The pass functions themselves.

@@ -11,37 +11,6 @@
 namespace tt {
 namespace {
 
-// Short ATen names ("append", not "aten::append") whose ops change their inputs or the world even
-// though their name has no trailing '_'.
-const std::unordered_set<std::string>& mutating_names() {
-  static const std::unordered_set<std::string> s = {
-      "append",   "insert",     "pop",    "remove",  "clear",    "extend",  "_set_item",
-      "__setitem__", "__delitem__", "setdefault", "update", "popitem", "warn", "print",
-      "manual_seed", "seed",   "backward", "set_grad_enabled", "_assert_async", "Delete",
-      "reverse",  "sort_list"};
-  return s;
-}
-
-const std::unordered_set<std::string>& random_names() {
-  static const std::unordered_set<std::string> s = {
-      "rand",      "rand_like",  "randn",       "randn_like",  "randint",     "randint_like",
-      "randperm",  "bernoulli",  "normal",      "multinomial", "poisson",     "binomial",
-      "rrelu_with_noise",        "native_dropout", "uniform",  "exponential", "geometric",
-      "cauchy",    "log_normal", "random",      "empty",       "empty_like",  "empty_strided",
-      "new_empty", "new_empty_strided",         "_standard_gamma", "_sample_dirichlet"};
-  return s;
-}
-
-// Prim ops that only compute their outputs from their inputs.
-const std::unordered_set<std::string>& pure_prims() {
-  static const std::unordered_set<std::string> s = {
-      "prim.Constant",   "prim.GetAttr",   "prim.ListConstruct", "prim.TupleConstruct",
-      "prim.ListUnpack", "prim.TupleUnpack", "prim.TupleIndex",  "prim.NumToTensor",
-      "prim.If",         "prim.Loop",      "prim.dtype",         "prim.device",
-      "prim.Uninitialized", "prim.unchecked_cast", "prim.DictConstruct"};
-  return s;
-}
-
 std::string short_name(const std::string& base) {
   size_t p = base.find("::");
   return p == std::string::npos ? base : base.substr(p + 2);
@@ -96,13 +65,13 @@ bool is_module_op(const Node* n) {
 
 bool has_side_effects(const Node* n) {
   const std::string& op = n->op();
-  if (op.rfind("prim.", 0) == 0) return !pure_prims().count(op);
+  if (op.rfind("prim.", 0) == 0) return !op_has(op, kPureOp);
   if (is_module_op(n)) return false;
   if (n->num_outputs() == 0) return true;
   if (!written_inputs(*n).empty()) return true;  // in-place and out= ops (Note [In-place writes])
   for (const auto& b : aten_bases(op)) {
     std::string s = short_name(b);
-    if (is_inplace_name(s) || mutating_names().count(s)) return true;
+    if (is_inplace_name(s) || aten_has(s, kMutatesByName)) return true;
   }
   // An op no table knows, spelled as a method/function with a trailing '_' ("Tensor.add_").
   auto dot = op.rfind('.');
@@ -127,7 +96,7 @@ bool is_nondeterministic(const Node* n) {
   }
   for (const auto& b : aten_bases(n->op())) {
     std::string s = short_name(b);
-    if (random_names().count(s)) return true;
+    if (aten_has(s, kRandom)) return true;
     if (s == "dropout" || s == "feature_dropout" || s == "alpha_dropout" ||
         s == "feature_alpha_dropout") {
       // (input, p, train): deterministic only when train is a constant false.

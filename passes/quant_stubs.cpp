@@ -18,6 +18,7 @@
 //   read only the input's dtype/device/size (x.type_as(input), input.new_zeros(...)) keep the
 //   float input.
 #include "exec/alias.h"
+#include "ir/op_table.h"
 #include "ir/quant.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -36,19 +37,11 @@ bool is_float_dtype(DType d) {
 // make integers or bools (argmax, comparisons, ...), the indices of topk/sort/max(dim)/...,
 // and conversions to an integer dtype (x.long(), x.to(torch.int64), x.type_as(int_tensor)).
 bool makes_non_float(const Value* v) {
-  static const std::unordered_set<std::string> ints = {
-      "aten::argmax", "aten::argmin", "aten::eq", "aten::ne",  "aten::gt",  "aten::ge",
-      "aten::lt",     "aten::le",     "aten::logical_not",     "aten::logical_and",
-      "aten::logical_or", "aten::isnan", "aten::nonzero", "aten::arange", "aten::argsort",
-      "aten::bucketize", "aten::searchsorted"};
-  // (values, indices) pairs: the second result holds int64 indices.
-  static const std::unordered_set<std::string> with_indices = {
-      "aten::topk", "aten::sort", "aten::kthvalue", "aten::mode", "aten::median",
-      "aten::nanmedian", "aten::max", "aten::min", "aten::cummax", "aten::cummin"};
   const Node* p = v->node();
   for (const auto& b : aten_bases(p->op())) {
-    if (ints.count(b)) return true;
-    if (with_indices.count(b) && p->num_outputs() == 2 && v == p->output(1)) return true;
+    std::string_view name = std::string_view(b).substr(b.rfind("aten::", 0) == 0 ? 6 : b.size());
+    if (aten_has(name, kNonFloatResult)) return true;
+    if (aten_has(name, kIndicesSecond) && p->num_outputs() == 2 && v == p->output(1)) return true;
     if (b == "aten::to" || b == "aten::type_as") {
       for (const Value* in : p->inputs()) {
         if (in->type().kind == Type::Kind::ScalarType) {  // x.to(dtype)

@@ -29,8 +29,25 @@ const std::vector<PipelineInfo>& all_pipelines() {
   return pipelines;
 }
 
+bool run_test_perturb_weight(Graph& g, PassContext& ctx);
+
+namespace {
+std::vector<PassInfo>& test_passes() {
+  static std::vector<PassInfo> passes;
+  return passes;
+}
+}  // namespace
+
+void register_test_passes() {
+  if (!test_passes().empty()) return;
+  test_passes().push_back({"test-perturb-weight", &run_test_perturb_weight,
+                           "TEST ONLY: adds delta (default 0.5) to one weight element so that --verify must fail"});
+}
+
 const PassInfo* find_pass(std::string_view name) {
   for (const auto& p : all_passes())
+    if (name == p.name) return &p;
+  for (const auto& p : test_passes())
     if (name == p.name) return &p;
   return nullptr;
 }

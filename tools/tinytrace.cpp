@@ -7,12 +7,14 @@
 #include "driver/profile.h"
 #include "support/diag.h"
 #include "ir/input_spec.h"
+#include "passes/pass.h"
 
 #include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <iostream>
 
 namespace {
@@ -52,6 +54,8 @@ std::string first_line(const std::string& s) {
 int main(int argc, char** argv) {
   static WarningToLog warning_handler;
   c10::WarningUtils::set_warning_handler(&warning_handler);
+  // The e2e tests that need a deliberately wrong pass (passes/pass.h) ask for the test passes.
+  if (const char* t = std::getenv("TT_TEST_PASSES"); t && std::string(t) == "1") tt::register_test_passes();
 
   CLI::App app{
       "tinytrace " TT_VERSION " — turn a TorchScript, torch.export or ONNX model back into readable PyTorch code.\n\n"

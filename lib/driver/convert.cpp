@@ -44,9 +44,9 @@ c10::IValue pack_outputs(std::vector<c10::IValue> outs) {
   return c10::ivalue::Tuple::create(std::move(outs));
 }
 
-// --verify: the original (TorchScript, and a torch.export program as the module export.cpp builds
-// from it, through torch::jit; other formats: the graph as loaded, before any pass, through the
-// interpreter) on seeded inputs, computed once and compared with
+// --verify: the original (TorchScript, and a torch.export program as the module that
+// lib/loaders/export/ builds from it, through torch::jit; other formats: the graph as loaded,
+// before any pass, through the interpreter) on seeded inputs, computed once and compared with
 // every engine that runs the transformed model: the interpreter on the final graph, and the
 // emitted NAME.pt through torch::jit when --emit torchscript is given.
 struct VerifyRun {

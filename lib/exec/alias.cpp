@@ -49,26 +49,6 @@ std::vector<c10::FunctionSchema> schemas_of(const AtenName& n) {
   return out;
 }
 
-// Composite ops whose schema promises a new tensor but that return their input in some cases:
-// dropout with train=False or p=0, type_as to the same type, sum_to_size to the same size,
-// atleast_Nd of a tensor that already has N dims, einsum of a pure permutation, names.
-bool returns_input_sometimes(const std::string& short_base) {
-  static const std::unordered_set<std::string> s = {
-      "dropout",    "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "type_as",
-      "sum_to_size", "atleast_1d",     "atleast_2d",    "atleast_3d",            "einsum",
-      "align_as",   "align_to",        "refine_names",  "rename",                "lift_fresh",
-      "_autocast_to_reduced_precision", "_autocast_to_full_precision", "data"};
-  return s.count(short_base) != 0;
-}
-
-bool is_identity_module(const std::string& op) {
-  static const std::unordered_set<std::string> s = {
-      "nn.Identity", "nn.Dropout",  "nn.Dropout1d",   "nn.Dropout2d",   "nn.Dropout3d",
-      "nn.AlphaDropout", "nn.FeatureAlphaDropout", "nn.Flatten", "nn.Unflatten",
-      "quant.QuantStub", "quant.DeQuantStub"};
-  return s.count(op) != 0;
-}
-
 // Indices of the arguments of an ATen op whose memory a result may share: per schema, the
 // arguments in an alias set some return is in; every argument for the composite ops above.
 // nullopt for an op the dispatcher does not know.
@@ -85,7 +65,7 @@ std::optional<std::vector<size_t>> aten_aliased_args(const std::string& qualifie
   std::optional<std::vector<size_t>> r;
   if (!schemas.empty()) {
     std::set<size_t> idx;
-    bool all = returns_input_sometimes(short_name(n.base));
+    bool all = aten_has(short_name(n.base), kReturnsInputSometimes);
     for (const auto& s : schemas) {
       // Alias sets of the results, including those of list elements (chunk: Tensor(a)[]).
       std::set<c10::Symbol> sets;
@@ -148,7 +128,7 @@ std::vector<size_t> aliased_inputs(const Node& n) {
   if (op.rfind("FloatFunctional.", 0) == 0) return {};
   const OpInfo* info = find_op(op);
   if (!n.module().empty() || (info && info->kind == OpKind::Module) || op.rfind("nn.", 0) == 0) {
-    if (is_identity_module(op) || n.attrs().get_bool("inplace", false)) return {0};
+    if (op_has(op, kReturnsInput) || n.attrs().get_bool("inplace", false)) return {0};
     return {};
   }
   // A list item, a list copy or a list slice holds the same tensors.
@@ -189,13 +169,7 @@ bool is_inplace_name(const std::string& s) {
 }
 
 bool is_metadata_inplace(const std::string& aten_base) {
-  static const std::unordered_set<std::string> s = {
-      "aten::resize_",    "aten::resize_as_", "aten::set_",        "aten::as_strided_",
-      "aten::squeeze_",   "aten::unsqueeze_", "aten::t_",          "aten::transpose_",
-      "aten::swapaxes_",  "aten::swapdims_",  "aten::detach_",     "aten::requires_grad_",
-      "aten::rename_",    "aten::resize_as_sparse_", "aten::sparse_resize_",
-      "aten::sparse_resize_and_clear_"};
-  return s.count(aten_base) != 0;
+  return aten_base.rfind("aten::", 0) == 0 && aten_has(std::string_view(aten_base).substr(6), kMetadataInplace);
 }
 
 std::unordered_set<const Value*> mutated_memory(const Graph& g) {

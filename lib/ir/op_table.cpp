@@ -22,6 +22,7 @@
 #include "ir/op_table.h"
 
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -34,6 +35,56 @@ using Q = QuantClass;
 
 // Shorthands for py_args.
 const std::vector<std::string> kAllPositional = {};
+
+// Note [Op facts] (op_table.h): which rows have which fact, and the functional form of the
+// module rows that functional-to-module makes. Every name must be a row (checked here and by
+// test_op_table).
+void add_facts(std::vector<OpInfo>& t) {
+  auto row = [&](std::string_view name) -> OpInfo& {
+    for (OpInfo& op : t)
+      if (op.name == name) return op;
+    throw std::logic_error("op table: a fact names an op without a row: " + std::string(name));
+  };
+  for (const char* n : {"prim.Constant", "prim.GetAttr", "prim.ListConstruct", "prim.TupleConstruct",
+                        "prim.ListUnpack", "prim.TupleUnpack", "prim.TupleIndex", "prim.NumToTensor",
+                        "prim.If", "prim.Loop", "prim.Uninitialized", "prim.DictConstruct"})
+    row(n).facts |= kPureOp;
+  for (const char* n :
+       {"nn.BatchNorm1d", "nn.BatchNorm2d", "nn.BatchNorm3d", "nn.InstanceNorm1d", "nn.InstanceNorm2d",
+        "nn.InstanceNorm3d", "nn.LayerNorm", "nn.RMSNorm", "nn.TransformerEncoderLayer", "nn.GroupNorm",
+        "nn.ReLU", "nn.ReLU6", "nn.Hardtanh", "nn.LeakyReLU", "nn.PReLU", "nn.ELU", "nn.GELU", "nn.SiLU",
+        "nn.Hardswish", "nn.Hardsigmoid", "nn.Sigmoid", "nn.Tanh", "nn.Softmax", "nn.Identity",
+        "nn.Dropout", "nn.Dropout2d", "F.relu", "F.relu6", "F.hardtanh", "F.leaky_relu", "F.elu",
+        "F.gelu", "F.silu", "F.mish", "F.softplus", "F.hardswish", "F.hardsigmoid", "F.prelu",
+        "F.dropout", "F.batch_norm", "F.rms_norm", "F.instance_norm", "F.layer_norm", "F.group_norm",
+        "torch.sigmoid", "torch.tanh"})
+    row(n).facts |= kKeepsInputShape;
+  for (const char* n : {"nn.Identity", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d",
+                        "nn.AlphaDropout", "nn.FeatureAlphaDropout", "nn.Flatten", "nn.Unflatten",
+                        "quant.QuantStub", "quant.DeQuantStub"})
+    row(n).facts |= kReturnsInput;
+  for (const char* n : {"nn.ReLU", "nn.ReLU6", "nn.Hardtanh", "nn.LeakyReLU", "nn.ELU", "nn.SiLU",
+                        "nn.Hardswish", "nn.Hardsigmoid", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d",
+                        "nn.Dropout3d", "nn.AlphaDropout", "nn.FeatureAlphaDropout"})
+    row(n).facts |= kInplaceKeyword;
+  // functional-to-module: the module a functional op becomes, in the order the pass tries them.
+  struct Pair {
+    const char* module;
+    const char* aten;
+    const char* stem;
+  };
+  for (const Pair& p : {Pair{"nn.ReLU", "aten::relu", "relu"}, Pair{"nn.ReLU6", "aten::relu6", "relu6"},
+                        Pair{"nn.Hardtanh", "aten::hardtanh", "hardtanh"},
+                        Pair{"nn.Hardswish", "aten::hardswish", "hardswish"}, Pair{"nn.ELU", "aten::elu", "elu"},
+                        Pair{"nn.LeakyReLU", "aten::leaky_relu", "leaky_relu"},
+                        Pair{"nn.Sigmoid", "aten::sigmoid", "sigmoid"}, Pair{"nn.Tanh", "aten::tanh", "tanh"},
+                        Pair{"nn.Hardsigmoid", "aten::hardsigmoid", "hardsigmoid"},
+                        Pair{"nn.PReLU", "aten::prelu", "prelu"}, Pair{"nn.Dropout", "aten::dropout", "dropout"}}) {
+    OpInfo& m = row(p.module);
+    m.functional_aten = p.aten;
+    m.attr_stem = p.stem;
+  }
+}
 
 std::vector<OpInfo> make_table() {
   std::vector<OpInfo> t = {
@@ -50,6 +101,7 @@ std::vector<OpInfo> make_table() {
       {"prim.NumToTensor", K::Prim, {}, {}, Q::Shape, "a Python number as a 0-dim tensor"},
       {"prim.If", K::Prim, {}, {}, Q::Shape, "if/else with two blocks"},
       {"prim.Loop", K::Prim, {}, {}, Q::Shape, "loop with one block"},
+      {"prim.Uninitialized", K::Prim, {}, {}, Q::Shape, "the value a branch that raised returns (never read)"},
 
       // ---------------------------------------------------------------------------------------
       // module ops (attrs = torch.nn constructor keywords)
@@ -73,7 +125,7 @@ std::vector<OpInfo> make_table() {
       {"nn.InstanceNorm2d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (2-d)"},
       {"nn.InstanceNorm3d", K::Module, {"aten::instance_norm"}, {}, Q::NeedsModule, "instance normalisation (3-d)"},
       // Float: integer indices in, float rows out even once quantized (weight-only, see Note
-      // [qconfig of float modules] in lib/emitters/python.cpp).
+      // [qconfig of float modules] in lib/emitters/python/module_tree.cpp).
       {"nn.Embedding", K::Module, {"aten::embedding"}, {}, Q::Float, "embedding lookup table"},
       {"nn.ReLU", K::Module, {"aten::relu"}, {}, Q::Native, "ReLU activation"},
       {"nn.ReLU6", K::Module, {"aten::hardtanh"}, {}, Q::NeedsModule, "ReLU6 activation (hardtanh 0..6)"},
@@ -105,6 +157,14 @@ std::vector<OpInfo> make_table() {
       {"nn.AdaptiveMaxPool3d", K::Module, {"aten::adaptive_max_pool3d"}, {}, Q::Float, "3-d adaptive max pooling"},
       {"nn.Flatten", K::Module, {"aten::flatten.using_ints"}, {}, Q::Native, "flatten dims start_dim..end_dim"},
       {"nn.Dropout", K::Module, {"aten::dropout"}, {}, Q::Native, "dropout (identity in eval)"},
+      // Lifted from scripted models (their traces show no op): not yet classified for eager
+      // quantization, so --quant-prep keeps them float.
+      {"nn.Dropout1d", K::Module, {}, {}, Q::Unknown, "channel dropout, 1-d (identity in eval)"},
+      {"nn.Dropout2d", K::Module, {}, {}, Q::Unknown, "channel dropout, 2-d (identity in eval)"},
+      {"nn.Dropout3d", K::Module, {}, {}, Q::Unknown, "channel dropout, 3-d (identity in eval)"},
+      {"nn.AlphaDropout", K::Module, {}, {}, Q::Unknown, "alpha dropout (identity in eval)"},
+      {"nn.FeatureAlphaDropout", K::Module, {}, {}, Q::Unknown, "feature alpha dropout (identity in eval)"},
+      {"nn.Unflatten", K::Module, {}, {}, Q::Unknown, "split dim into unflattened_size"},
       {"nn.Identity", K::Module, {}, {}, Q::Native, "identity"},
       {"nn.Upsample", K::Module,
        {"aten::upsample_nearest1d.vec", "aten::upsample_nearest2d.vec", "aten::upsample_nearest3d.vec",
@@ -426,6 +486,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.new_ones", K::Method, {"aten::new_ones"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_ones(size)"},
       {"Tensor.new_full", K::Method, {"aten::new_full"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_full(size, fill_value)"},
   };
+  add_facts(t);
   return t;
 }
 
@@ -557,6 +618,62 @@ std::string python_slice(const std::string& start, const std::string& end, const
   std::string s = start + ":" + end;
   if (!step.empty() && step != "1") s += ":" + step;
   return s;
+}
+
+}  // namespace tt
+
+namespace tt {
+
+bool op_has(std::string_view op, OpFact f) {
+  const OpInfo* info = find_op(op);
+  return info && (info->facts & f) != 0;
+}
+
+const std::vector<const OpInfo*>& functional_module_rows() {
+  static const std::vector<const OpInfo*> rows = [] {
+    std::vector<const OpInfo*> r;
+    for (const OpInfo& op : all_ops())
+      if (!op.functional_aten.empty()) r.push_back(&op);
+    return r;
+  }();
+  return rows;
+}
+
+bool aten_has(std::string_view name, AtenFact f) {
+  // Note [Op facts]: ATen ops by name (no namespace, no overload), with or without a row.
+  static const std::unordered_map<std::string_view, uint32_t> facts = [] {
+    std::unordered_map<std::string_view, uint32_t> m;
+    auto add = [&](std::initializer_list<const char*> names, AtenFact fact) {
+      for (const char* n : names) m[n] |= fact;
+    };
+    add({"append", "insert", "pop", "remove", "clear", "extend", "_set_item", "__setitem__",
+         "__delitem__", "setdefault", "update", "popitem", "warn", "print", "manual_seed", "seed",
+         "backward", "set_grad_enabled", "_assert_async", "Delete", "reverse", "sort_list"},
+        kMutatesByName);
+    add({"rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm",
+         "bernoulli", "normal", "multinomial", "poisson", "binomial", "rrelu_with_noise",
+         "native_dropout", "uniform", "exponential", "geometric", "cauchy", "log_normal", "random",
+         "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "_standard_gamma",
+         "_sample_dirichlet"},
+        kRandom);
+    add({"resize_", "resize_as_", "set_", "as_strided_", "squeeze_", "unsqueeze_", "t_", "transpose_",
+         "swapaxes_", "swapdims_", "detach_", "requires_grad_", "rename_", "resize_as_sparse_",
+         "sparse_resize_", "sparse_resize_and_clear_"},
+        kMetadataInplace);
+    add({"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "type_as",
+         "sum_to_size", "atleast_1d", "atleast_2d", "atleast_3d", "einsum", "align_as", "align_to",
+         "refine_names", "rename", "lift_fresh", "_autocast_to_reduced_precision",
+         "_autocast_to_full_precision", "data"},
+        kReturnsInputSometimes);
+    add({"argmax", "argmin", "eq", "ne", "gt", "ge", "lt", "le", "logical_not", "logical_and",
+         "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted"},
+        kNonFloatResult);
+    add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin"},
+        kIndicesSecond);
+    return m;
+  }();
+  auto it = facts.find(name);
+  return it != facts.end() && (it->second & f) != 0;
 }
 
 }  // namespace tt

@@ -17,6 +17,7 @@
 //   torch.ops.aten.name.overload(*inputs).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,56 @@ struct OpInfo {
   std::vector<std::string> py_args;
   QuantClass qclass = QuantClass::Unknown;
   std::string summary;  // one line, for `tinytrace passes`-style listings and docs
+  // What the op does beyond computing its outputs: OpFact bits (Note [Op facts]).
+  uint32_t facts = 0;
+  // Module ops that functional-to-module makes from a functional op: the ATen op the functional
+  // form lowers to ("aten::relu" for nn.ReLU) and the stem of the new module's attribute name
+  // ("relu" -> self.relu, self.relu_1, ...). Empty for every other row.
+  std::string functional_aten{};
+  std::string attr_stem{};
 };
+
+// Note [Op facts]
+// Facts the passes, the interpreter and the emitters ask about an op, kept on its row (set in
+// lib/ir/op_table.cpp, next to the rows) instead of in lists inside each user.
+enum OpFact : uint32_t {
+  // A prim op that only computes its outputs from its inputs (no effect, no failure to keep).
+  kPureOp = 1u << 0,
+  // Its (single) output has the shape and dtype of its first input (infer-shapes uses this
+  // before running an op that may lack a meta kernel: Note [Shape rules]).
+  kKeepsInputShape = 1u << 1,
+  // A module op whose result is its input in eval mode (identity, dropout, flatten of a
+  // contiguous tensor, the quantization stubs before convert): the result may alias the input.
+  kReturnsInput = 1u << 2,
+  // A module op whose constructor has the `inplace` keyword.
+  kInplaceKeyword = 1u << 3,
+};
+
+// Facts about ATen ops by their name without namespace and overload ("append", "argmax",
+// "resize_"), for ops with or without a row: ATen ops reach the passes as aten:: fallbacks too.
+enum AtenFact : uint32_t {
+  // Changes its inputs or the world although its name has no trailing '_' ("append", "warn").
+  kMutatesByName = 1u << 0,
+  // Results differ between two runs with the same inputs ("rand", "bernoulli", "empty").
+  kRandom = 1u << 1,
+  // An in-place op that changes only a tensor's metadata (shape/strides), not its data
+  // ("resize_", "unsqueeze_", "t_").
+  kMetadataInplace = 1u << 2,
+  // Composite op whose schema promises a new tensor but that returns its input in some cases
+  // (dropout with train=False, type_as to the same type, einsum of a permutation, ...).
+  kReturnsInputSometimes = 1u << 3,
+  // Its tensor result is never floating point (argmax, comparisons, nonzero, arange of ints).
+  kNonFloatResult = 1u << 4,
+  // Returns (values, indices): the second result holds int64 indices (topk, sort, max(dim)).
+  kIndicesSecond = 1u << 5,
+};
+
+// Whether row `op` has fact `f` (false for ops without a row).
+bool op_has(std::string_view op, OpFact f);
+// The module rows functional-to-module can make (functional_aten set), in table order.
+const std::vector<const OpInfo*>& functional_module_rows();
+// Whether the ATen op `name` ("append", no "aten::", no overload) has fact `f`.
+bool aten_has(std::string_view name, AtenFact f);
 
 // Lookup by IR op name; nullptr when unknown.
 const OpInfo* find_op(std::string_view name);

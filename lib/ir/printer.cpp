@@ -1,4 +1,4 @@
-// The .tir printer (DESIGN.md §4, IR_CONVENTIONS ".tir text"): one node per line, deterministic,
+// The .tir printer (DESIGN.md §4): one node per line, deterministic,
 // and canonical, so that print_graph(parse_tir(t)) == t. The parser (lib/loaders/tir_parser.cpp) is its inverse.
 #include "ir/printer.h"
 

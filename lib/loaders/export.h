@@ -12,8 +12,8 @@ namespace tt {
 
 // The exported program of a torch.export archive (torch 2.6's torch.export.save) as the module
 // torch.jit.trace would have given for it, in eval mode (Note [Exported programs as traced
-// modules] in export.cpp): what load_export lifts, and what --verify and `profile` run as the
-// original. Warnings go to `diags` when given. Throws tt::Error (BadInput: not a readable
+// modules] in export/builder.h): what load_export lifts, and what --verify and `profile` run as
+// the original. Warnings go to `diags` when given. Throws tt::Error (BadInput: not a readable
 // archive; Unsupported: another archive layout, or an op/construct without a TorchScript form).
 torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags = nullptr);
 

@@ -17,7 +17,7 @@ namespace tt {
 namespace {
 
 torch::jit::Module load_for_running(const std::string& path) {
-  // A torch.export archive runs as the module its loader builds (export.cpp).
+  // A torch.export archive runs as the module its loader builds (lib/loaders/export/).
   if (detect_format(path) == "export") return export_to_module(path);
   try {
     torch::jit::Module m = torch::jit::load(path);

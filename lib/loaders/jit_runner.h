@@ -10,7 +10,7 @@
 
 namespace tt {
 
-// Loads the archive (a torch.export .pt2: the module lib/loaders/export.cpp builds from it) and runs
+// Loads the archive (a torch.export .pt2: the module lib/loaders/export/ builds from it) and runs
 // forward(inputs) in eval mode without autograd. Returns the forward
 // result as one IValue (a tuple stays a tuple). `repeat` > 1 runs it that many times (for timing)
 // and calls `on_run(ms)` after each run. Throws tt::Error: BadInput when the archive cannot be

@@ -26,8 +26,8 @@ Model load_model(const std::string& path);
 // recognised. Throws BadInput when unreadable.
 std::string detect_format(const std::string& path);
 
-// The TorchScript loader (lib/loaders/torchscript.cpp; the only TU with JIT headers besides
-// torch_io.cpp). Throws tt::Error; adds warnings to diags.
+// The TorchScript loader (lib/loaders/torchscript/: load.cpp, the lifter and the leaf recipes).
+// Throws tt::Error; adds warnings to diags.
 std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
                                         std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
@@ -36,7 +36,7 @@ std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& di
 std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
                                        std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
-// The torch.export loader (lib/loaders/export.cpp): a .pt2 archive of torch 2.6's
+// The torch.export loader (lib/loaders/export/): a .pt2 archive of torch 2.6's
 // torch.export.save, turned into the module torch.jit.trace would give and lifted with
 // lift_jit_module; source_values as for TorchScript. Throws tt::Error (BadInput for malformed
 // archives, Unsupported for ops and constructs without a mapping or another archive layout).
@@ -53,7 +53,8 @@ struct ZipContents {
 };
 ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want);
 
-// The ONNX loader (lib/loaders/onnx.cpp; the only TU with ONNX/protobuf headers). Throws
+// The ONNX loader (lib/loaders/onnx.cpp and lib/loaders/onnx/; only those TUs include the
+// ONNX/protobuf headers, through lib/loaders/onnx/onnx_proto.h). Throws
 // tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).
 std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags);
 

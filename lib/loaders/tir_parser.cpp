@@ -1,4 +1,4 @@
-// The .tir parser: recursive descent over the text of IR_CONVENTIONS ".tir text", building the
+// The .tir parser: recursive descent over the .tir text (DESIGN.md §4), building the
 // graph only through the ir.h API. Errors are one line, "<file>:<line>:<col>: <what> — <hint>".
 //
 // Note [Scopes in .tir]

@@ -168,8 +168,9 @@ def main():
     cmd = prefix + [tinytrace, "convert", model, "-o", out_dir] + extra
     print("+", " ".join(cmd), flush=True)
     try:
+        # TT_TEST_PASSES=1: the CLI knows the test-only pass test-perturb-weight (passes/pass.h).
         r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120,
-                           stdin=subprocess.DEVNULL)
+                           stdin=subprocess.DEVNULL, env={**os.environ, "TT_TEST_PASSES": "1"})
     except subprocess.TimeoutExpired:
         fail(f"tinytrace did not finish in 120 s on '{case}' (does it block reading "
              f"{os.path.basename(model)}?)")

@@ -42,7 +42,8 @@ def main():
         passes = f"test-perturb-weight{{delta={delta!r}}}"
         cmd = [args.tinytrace, "convert", args.model, "-o", out, "--name", "m", "--input-shape",
                args.input_shape, "--verify", "--passes", passes, *extra]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        # test-perturb-weight is a test-only pass: the CLI knows it only with TT_TEST_PASSES=1.
+        r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "TT_TEST_PASSES": "1"})
         if r.returncode != want:
             fail(f"{' '.join(cmd)}: exit {r.returncode}, expected {want}", r)
         if want == 5:

@@ -1,3 +1,11 @@
 // The doctest runner for every unit test file in tests/unit/.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// The test-only passes (passes/pass.h) are registered before any test runs.
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include "passes/pass.h"
+
+int main(int argc, char** argv) {
+  tt::register_test_passes();
+  return doctest::Context(argc, argv).run();
+}

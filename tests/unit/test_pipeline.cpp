@@ -217,6 +217,9 @@ TEST_CASE("passes_cli: pipeline text, list, opt") {
   print_pass_list(list);
   for (const auto& pass : all_passes()) CHECK(list.str().find(pass.name) != std::string::npos);
   CHECK(list.str().find("fuse") != std::string::npos);
+  // Test-only passes are registered by the tests (main.cpp) but never listed.
+  CHECK(find_pass("test-perturb-weight") != nullptr);
+  CHECK(list.str().find("test-perturb-weight") == std::string::npos);
 
   std::string path =
       (std::filesystem::temp_directory_path() / "tt_test_pipeline_opt.tir").string();

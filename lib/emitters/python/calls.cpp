@@ -1,0 +1,463 @@
+// The Python emitter's calls: module calls (self.conv1(x)), torch / F / Tensor method calls with
+// the arguments equal to their defaults left out, torch.ops.aten fallbacks, infix operators and
+// indexing (x[i, :, j], x[:, a:b], x[i] = v).
+//
+// Note [Dropping default arguments]
+// Function and method ops carry every ATen argument, constants included. Trailing positional
+// arguments and keyword arguments equal to the ATen schema's default are left out, which is exact
+// for torch.* and Tensor.* (their Python bindings are generated from those schemas) and for the
+// F.* wrappers the op table uses (their Python defaults match the ATen defaults; a unit test
+// compares the two). The schema is looked up in the dispatcher (ATen core, not the JIT). When an
+// op has several candidate overloads, an argument is dropped only if all of them agree.
+#include "emitters/python/emitter.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace tt::pyemit {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// ATen schemas (Note [Dropping default arguments])
+
+const c10::FunctionSchema* find_schema(const std::string& qualified) {
+  size_t sep = qualified.find("::");
+  if (sep == std::string::npos) return nullptr;
+  size_t dot = qualified.find('.', sep + 2);
+  std::string name = qualified.substr(0, dot);
+  std::string overload = dot == std::string::npos ? "" : qualified.substr(dot + 1);
+  if (overload == "default") overload.clear();
+  auto handle = c10::Dispatcher::singleton().findSchema({name, overload});
+  if (!handle) return nullptr;
+  return &handle->schema();
+}
+
+bool matches_default(const AttrValue& v, const c10::IValue& d) {
+  if (d.isNone()) return std::holds_alternative<NoneAttr>(v);
+  if (d.isBool()) return std::holds_alternative<bool>(v) && std::get<bool>(v) == d.toBool();
+  if (d.isInt()) {
+    if (auto* i = std::get_if<int64_t>(&v)) return *i == d.toInt();
+    if (auto* f = std::get_if<double>(&v)) return *f == static_cast<double>(d.toInt());
+    return false;
+  }
+  if (d.isDouble()) {
+    if (auto* f = std::get_if<double>(&v)) return *f == d.toDouble();
+    if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i) == d.toDouble();
+    return false;
+  }
+  if (d.isString()) {
+    auto* s = std::get_if<std::string>(&v);
+    return s && *s == d.toStringRef();
+  }
+  if (d.isList()) {
+    auto* l = std::get_if<std::vector<int64_t>>(&v);
+    if (!l) return false;
+    auto items = d.toListRef();
+    if (items.size() != l->size()) return false;
+    for (size_t i = 0; i < l->size(); ++i)
+      if (!items[i].isInt() || items[i].toInt() != (*l)[i]) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void PyEmitter::emit_module_call(const Node& n, std::vector<std::string>& body) {
+  std::vector<std::string> args;
+  for (Value* v : n.inputs()) args.push_back(expr(v).text);
+  std::string callee = self_path(n.module());
+  size_t dot = n.op().find('.');
+  std::string prefix = n.op().substr(0, dot);
+  if (method_module_classes().count(prefix)) callee += n.op().substr(dot);  // self.ff.add
+  assign(n, callee + "(" + join(args, ", ") + ")", module_hint(n.module()), false, body);
+}
+
+// The overloads the node may stand for: those with room for all its inputs and whose argument
+// types fit its constant inputs (so conv2d's `str padding` overload does not veto dropping
+// padding=[0, 0]).
+std::vector<const c10::FunctionSchema*> PyEmitter::candidate_schemas(const Node& n, const OpInfo* info) {
+  std::vector<const c10::FunctionSchema*> out;
+  std::vector<std::string> names;
+  if (info && !not_in_aten_order(info->name)) names = info->aten;
+  else if (!info && n.op().find("::") != std::string::npos) names.push_back(n.op());
+  for (const auto& q : names) {
+    const c10::FunctionSchema* s = find_schema(q);
+    if (!s || s->arguments().size() < n.num_inputs()) continue;
+    bool fits = true;
+    for (size_t i = 0; i < n.num_inputs() && fits; ++i)
+      if (const AttrValue* c = n.input(i)->constant()) fits = constant_fits(*c, s->arguments()[i]);
+    if (fits) out.push_back(s);
+  }
+  return out;
+}
+
+// Function rows whose inputs are not in ATen order (see Note [Op table rows]); their keyword
+// defaults come from the Python signature instead of a schema.
+bool PyEmitter::not_in_aten_order(const std::string& op) { return op == "F.interpolate"; }
+
+std::string PyEmitter::python_default(const std::string& op, const std::string& keyword) {
+  static const std::map<std::pair<std::string, std::string>, std::string> defaults = {
+      {{"F.interpolate", "size"}, "None"},
+      {{"F.interpolate", "scale_factor"}, "None"},
+      {{"F.interpolate", "mode"}, "\"nearest\""},
+      {{"F.interpolate", "align_corners"}, "None"},
+      {{"torch.tensor", "dtype"}, "None"},
+      {{"torch.tensor", "device"}, "None"},
+      {{"torch.tensor", "requires_grad"}, "False"},
+  };
+  auto it = defaults.find({op, keyword});
+  return it == defaults.end() ? std::string("\x01") : it->second;  // \x01: never a literal
+}
+
+bool PyEmitter::constant_fits(const AttrValue& c, const c10::Argument& arg) {
+  c10::TypePtr t = arg.type();
+  bool optional = false;
+  if (auto o = t->cast<c10::OptionalType>()) {
+    t = o->getElementType();
+    optional = true;
+  }
+  bool str = t->kind() == c10::TypeKind::StringType;
+  bool list = t->kind() == c10::TypeKind::ListType;
+  if (std::holds_alternative<NoneAttr>(c)) return optional || t->kind() == c10::TypeKind::NoneType;
+  if (std::holds_alternative<std::string>(c)) return str;
+  if (std::holds_alternative<std::vector<int64_t>>(c) || std::holds_alternative<std::vector<double>>(c) ||
+      std::holds_alternative<std::vector<std::string>>(c))
+    return list;
+  return !str;
+}
+
+ArgFacts PyEmitter::arg_facts(const std::vector<const c10::FunctionSchema*>& schemas, size_t i) {
+  ArgFacts f;
+  if (schemas.empty()) return f;
+  f.known = true;
+  f.kwarg_only = true;
+  f.name = schemas[0]->arguments()[i].name();
+  auto fixed = [](const c10::Argument& a) -> std::optional<int> {
+    if (a.N()) return static_cast<int>(*a.N());
+    return std::nullopt;
+  };
+  f.fixed_size = fixed(schemas[0]->arguments()[i]);
+  for (const auto* s : schemas) {
+    const auto& a = s->arguments()[i];
+    f.kwarg_only = f.kwarg_only && a.kwarg_only();
+    if (a.name() != f.name) f.name.clear();
+    if (fixed(a) != f.fixed_size) f.fixed_size.reset();
+  }
+  return f;
+}
+
+bool PyEmitter::is_default_in_all(const std::vector<const c10::FunctionSchema*>& schemas, size_t i,
+                                  const AttrValue* c) {
+  if (!c || schemas.empty()) return false;
+  for (const auto* s : schemas) {
+    const auto& d = s->arguments()[i].default_value();
+    if (!d || !matches_default(*c, *d)) return false;
+  }
+  return true;
+}
+
+struct CallArgs {
+  std::vector<Expr> positional;
+  std::vector<std::pair<std::string, Expr>> keyword;
+};
+
+PyEmitter::CallArgs PyEmitter::call_args(const Node& n, const OpInfo* info, size_t first) {
+  auto schemas = candidate_schemas(n, info);
+  struct Item {
+    std::string key;
+    Expr e;
+    bool droppable;
+  };
+  std::vector<Item> pos, kw;
+  for (size_t i = first; i < n.num_inputs(); ++i) {
+    ArgFacts facts = arg_facts(schemas, i);
+    std::string role;
+    if (info && i < info->py_args.size()) role = info->py_args[i];
+    else if (facts.known && facts.kwarg_only && !facts.name.empty()) role = facts.name;
+    if (role == "-") continue;
+    const Value* v = n.input(i);
+    const AttrValue* c = v->constant();
+    Expr e = expr(v);
+    if (c && facts.fixed_size) {
+      if (auto* l = std::get_if<std::vector<int64_t>>(c)) {
+        if (static_cast<int>(l->size()) == *facts.fixed_size && !l->empty() &&
+            std::all_of(l->begin(), l->end(), [&](int64_t x) { return x == l->front(); }))
+          e = Expr{std::to_string(l->front()), l->front() >= 0};
+      }
+    }
+    bool is_default = is_default_in_all(schemas, i, c);
+    // Rows without a dispatcher schema (F.interpolate's order, TorchScript-only torch.tensor) take
+    // their keyword defaults from the Python signature.
+    if (info && (not_in_aten_order(info->name) || schemas.empty()) && !role.empty())
+      is_default = python_default(info->name, role) == e.text;
+    // Tensor options a trace records although they are what PyTorch does anyway: the strided
+    // layout, unpinned memory and the CPU device. Dropping the device also
+    // lets x.new_zeros(...) / zeros_like(x) follow x to another device, as eager code does.
+    // A positional one (x.to(torch.device("cpu"))) says what the call does: kept.
+    std::string arg = role.empty() ? facts.name : role;
+    bool keyword = facts.kwarg_only || !role.empty();
+    if (keyword && ((arg == "layout" && e.text == "torch.strided") || (arg == "pin_memory" && e.text == "False") ||
+                    (arg == "device" && e.text == "torch.device(\"cpu\")")))
+      is_default = true;
+    if (role.empty())
+      pos.push_back({"", e, is_default});
+    else
+      kw.push_back({role, e, is_default});
+  }
+  while (!pos.empty() && pos.back().droppable) pos.pop_back();
+  CallArgs out;
+  for (auto& p : pos) out.positional.push_back(p.e);
+  for (auto& k : kw)
+    if (!k.droppable) out.keyword.emplace_back(k.key, k.e);
+  return out;
+}
+
+std::string PyEmitter::format_args(const CallArgs& a, bool splat_single_list) {
+  std::vector<std::string> items;
+  if (splat_single_list && a.positional.size() == 1 && a.positional[0].list_elems &&
+      !a.positional[0].list_elems->empty()) {
+    items = *a.positional[0].list_elems;
+  } else {
+    for (const auto& e : a.positional) items.push_back(e.text);
+  }
+  for (const auto& [k, e] : a.keyword) items.push_back(k + "=" + e.text);
+  return join(items, ", ");
+}
+
+// The callee for a function op name, noting the imports it needs; "" when it has no spelling.
+std::string PyEmitter::function_callee(const std::string& op) {
+  size_t dot = op.find('.');
+  std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
+  if (prefix == "F") {
+    use_functional_ = true;
+    return op;
+  }
+  if (prefix == "torch" || prefix == "nn") return op;
+  if (import_aliases().count(prefix)) {
+    use_alias(prefix);
+    return op;
+  }
+  if (prefix == "math" || prefix == "operator") {
+    imports_.insert("import " + prefix);
+    return op;
+  }
+  if (prefix.empty() && is_identifier(op)) return op;  // a builtin such as int / float / len
+  return "";
+}
+
+std::string PyEmitter::torch_ops_callee(const std::string& op) {
+  size_t sep = op.find("::");
+  std::string ns = op.substr(0, sep);
+  std::vector<std::string> comps = {ns};
+  for (const auto& c : split(op.substr(sep + 2), '.')) comps.push_back(c);
+  return attr_path("torch.ops", comps);
+}
+
+void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
+  const std::string& op = n.op();
+  const OpInfo* info = find_op(op);
+  OpKind kind;
+  if (info) {
+    kind = info->kind;
+  } else if (op.find("::") != std::string::npos) {
+    kind = OpKind::Aten;
+  } else if (op.rfind("Tensor.", 0) == 0) {
+    kind = OpKind::Method;
+  } else {
+    kind = OpKind::Function;
+  }
+  if (kind == OpKind::Module)
+    unsupported(n, "module op " + op + " has no module path", "set its #module=<path>");
+  if (kind == OpKind::Prim)
+    unsupported(n, op + " is not supported by the Python emitter", "report it as a tinytrace bug");
+
+  std::string hint = op_hint(op);
+  if (kind == OpKind::Aten || op.find("::") != std::string::npos) {
+    if (op.find("::") == std::string::npos)
+      unsupported(n, "aten op '" + op + "' has no qualified name", "name it 'aten::name.overload'");
+    if (try_index_put(n, hint, body)) return;
+    if (std::string s = try_index_or_fill(n); !s.empty()) {
+      assign(n, s, hint, false, body);
+      return;
+    }
+    CallArgs a = call_args(n, nullptr, 0);
+    assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
+    return;
+  }
+  if (std::string infix = try_infix(n); !infix.empty()) {
+    assign(n, infix, hint, false, body);
+    return;
+  }
+  if (op == "Tensor.slice") {
+    // Tensor has no .slice method: indexing when the dim is known, else the ATen op.
+    std::string s = try_slice(n);
+    if (s.empty()) s = torch_ops_callee("aten::slice.Tensor") + "(" + format_args(call_args(n, info, 0)) + ")";
+    assign(n, s, hint, false, body);
+    return;
+  }
+  if (is_attribute_op(op) && n.num_inputs() == 1) {
+    // an attribute, not a method
+    assign(n, receiver(expr(n.input(0))) + op.substr(op.find('.')), hint, true, body);
+    return;
+  }
+  if (kind == OpKind::Method) {
+    if (n.num_inputs() == 0) unsupported(n, "a method call needs a receiver", "fix the node's inputs");
+    std::string method = op.substr(op.rfind('.') + 1);
+    CallArgs a = call_args(n, info, 1);
+    static const std::set<std::string> splat = {"view", "reshape", "permute", "expand", "repeat"};
+    std::string call = receiver(expr(n.input(0))) + "." + method + "(" +
+                       format_args(a, splat.count(method) != 0) + ")";
+    assign(n, call, hint, false, body);
+    return;
+  }
+  std::string callee = function_callee(op);
+  if (callee.empty())
+    unsupported(n, "op '" + op + "' has no known Python spelling",
+                "add it to the op table in lib/ir/op_table.cpp");
+  CallArgs a = call_args(n, info, 0);
+  assign(n, callee + "(" + format_args(a) + ")", hint, false, body);
+}
+
+// torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*
+// (int/float/bool arithmetic of scripted models) always.
+std::string PyEmitter::try_infix(const Node& n) {
+  if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
+    return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
+  if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
+    std::vector<std::string> parts;
+    for (size_t i = 1; i < 4; ++i) parts.push_back(n.input(i)->is_none_constant() ? "" : expr(n.input(i)).text);
+    return receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) + "]";
+  }
+  if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
+    return receiver(expr(n.input(1))) + " in " + receiver(expr(n.input(0)));
+  if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
+    std::string lhs = receiver(expr(n.input(0)));
+    if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-') lhs = "(" + lhs + ")";  // (-2) ** x
+    return lhs + " " + sym + " " + expr(n.input(1)).text;
+  }
+  static const std::map<std::string, std::string> comparisons = {
+      {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
+      {"torch.eq", "=="}, {"torch.ne", "!="}};
+  if (auto p = comparisons.find(n.op());
+      p != comparisons.end() && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
+    return receiver(expr(n.input(0))) + " " + p->second + " " + expr(n.input(1)).text;
+  if (const char* sym = python_unary_operator(n.op()); sym && n.num_inputs() == 1)
+    return std::string(sym) == "not" ? not_expr(expr(n.input(0))) : sym + receiver(expr(n.input(0)));
+  static const std::map<std::string, std::string> ops = {
+      {"torch.add", "+"}, {"torch.sub", "-"}, {"torch.mul", "*"}, {"torch.div", "/"}};
+  auto it = ops.find(n.op());
+  if (it == ops.end() || n.num_inputs() < 2 || n.num_inputs() > 3) return "";
+  if (n.num_inputs() == 3) {
+    const AttrValue* c = n.input(2)->constant();
+    if (!c) return "";
+    if (n.op() == "torch.div") {
+      if (!std::holds_alternative<NoneAttr>(*c)) return "";  // rounding_mode
+    } else if (n.op() == "torch.mul") {
+      return "";
+    } else {
+      bool one = (std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) == 1) ||
+                 (std::holds_alternative<double>(*c) && std::get<double>(*c) == 1.0);
+      if (!one) return "";  // alpha
+    }
+  }
+  return expr(n.input(0)).text + " " + it->second + " " + expr(n.input(1)).text;
+}
+
+// aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:
+// that dim is taken whole); an in-place op kept as such (aten::fill_, aten::clamp_, ...;
+// Note [In-place writes]) as the Tensor method x.fill_(value), which writes where the model
+// wrote (often through a view). "" when neither applies.
+std::string PyEmitter::try_index_or_fill(const Node& n) {
+  const std::string& op = n.op();
+  std::string_view method = tensor_inplace_method_of(op);
+  if (n.num_inputs() >= 1 && !method.empty())
+    return receiver(expr(n.input(0))) + "." + std::string(method) + "(" + format_args(call_args(n, nullptr, 1)) + ")";
+  if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
+  std::string subs = index_subscripts(*n.input(1));
+  return subs.empty() ? "" : receiver(expr(n.input(0))) + "[" + subs + "]";
+}
+
+// The subscripts "i, :, j" of an index list literal [i, None, j] (None: that dim is taken
+// whole; trailing ones dropped); "" when the list is not a literal or has only None.
+std::string PyEmitter::index_subscripts(const Value& indices) {
+  const Node* list = indices.node();
+  if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";
+  std::vector<std::string> subs;
+  for (const Value* v : list->inputs()) subs.push_back(v->is_none_constant() ? ":" : expr(v).text);
+  while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
+  return join(subs, ", ");
+}
+
+// x.index_put_([i, None, j], v) without accumulation (TorchScript's x[i, :, j] = v) as that
+// assignment: Python's Tensor.index_put_ takes no None index. Its result is x itself.
+bool PyEmitter::try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body) {
+  if (tensor_inplace_method_of(n.op()) != "index_put_" || n.num_inputs() < 3 || n.num_inputs() > 4) return false;
+  if (n.num_inputs() == 4) {
+    const AttrValue* acc = n.input(3)->constant();
+    if (!acc || !std::holds_alternative<bool>(*acc) || std::get<bool>(*acc)) return false;
+  }
+  std::string subs = index_subscripts(*n.input(1));
+  if (subs.empty()) return false;
+  std::string target = receiver(expr(n.input(0)));
+  body.push_back(target + "[" + subs + "] = " + expr(n.input(2)).text);
+  if (is_identifier(target) && n.num_outputs() == 1)
+    expr_[n.output(0)] = expr(n.input(0));  // the same tensor, under its name
+  else
+    assign(n, target, hint, /*pure=*/true, body);
+  return true;
+}
+
+// aten::slice(self, dim=0, start=None, end=None, step=1) as x[:, a:b:s].
+std::string PyEmitter::try_slice(const Node& n) {
+  if (n.num_inputs() < 1 || n.num_inputs() > 5) return "";
+  auto const_int = [&](size_t i, std::optional<int64_t>& out) -> bool {
+    // true when the argument is absent, None or a constant int
+    if (i >= n.num_inputs()) return true;
+    const AttrValue* c = n.input(i)->constant();
+    if (!c) return false;
+    if (std::holds_alternative<NoneAttr>(*c)) return true;
+    if (auto* v = std::get_if<int64_t>(c)) {
+      out = *v;
+      return true;
+    }
+    return false;
+  };
+  std::optional<int64_t> dim, start, end, step;
+  if (!const_int(1, dim)) return "";
+  if (!const_int(4, step)) return "";
+  if (step && *step <= 0) return "";
+  int64_t d = dim.value_or(0);
+  std::string lo, hi;
+  if (n.num_inputs() > 2) {
+    if (const_int(2, start)) {
+      if (start && *start != 0) lo = std::to_string(*start);
+    } else {
+      lo = expr(n.input(2)).text;
+    }
+  }
+  if (n.num_inputs() > 3) {
+    if (const_int(3, end)) {
+      if (end && *end != std::numeric_limits<int64_t>::max()) hi = std::to_string(*end);
+    } else {
+      hi = expr(n.input(3)).text;
+    }
+  }
+  std::string s = lo + ":" + hi;
+  if (step && *step != 1) s += ":" + std::to_string(*step);
+  std::vector<std::string> idx;
+  if (d >= 0) {
+    idx.assign(static_cast<size_t>(d), ":");
+    idx.push_back(s);
+  } else {
+    idx.push_back("...");
+    idx.push_back(s);
+    for (int64_t i = -1; i > d; --i) idx.push_back(":");
+  }
+  return receiver(expr(n.input(0))) + "[" + join(idx, ", ") + "]";
+}
+
+}  // namespace tt::pyemit

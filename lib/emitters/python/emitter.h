@@ -1,0 +1,191 @@
+// The Python emitter's class (private to lib/emitters/python/ and lib/emitters/python.cpp).
+//
+// PyEmitter writes one Graph as a module; its methods are split by concern:
+//   python.cpp (lib/emitters/)  the entry emit_python, run() (the file's layout), checks, the class name
+//   module_tree.cpp             the module tree of __init__: entries, registrations, nn constructors
+//                               (ctor_table), qconfigs, in-place safety (Note [In-place modules])
+//   forward.cpp                 forward's statements (emit_node, assign, the return) and naming
+//   literals.cpp                constants: literal, tensor_literal, expr
+//   calls.cpp                   calls: module calls, function/method/aten calls, ATen schemas
+//                               (Note [Dropping default arguments]), infix, index/slice/index_put
+//   control_flow.cpp            if/loop statements (Note [Control flow in Python])
+//   main_block.cpp              the __main__ block
+// The lexical pieces (quoting, numbers, names) are the shared toolkit, emitters/pysrc.h.
+#pragma once
+
+#include "emitters/pysrc.h"
+#include "emitters/python.h"
+#include "ir/ir.h"
+#include "ir/op_table.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/function_schema.h>
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tt::pyemit {
+
+using namespace tt::pysrc;
+
+// ---------------------------------------------------------------------------------------------
+// helpers shared by the emitter's files
+
+// "layer1.0.conv1" -> getattr(self.layer1, "0").conv1; "" -> self.
+inline std::string self_path(const std::string& dotted) { return dotted_attr("self", dotted); }
+
+// Names the generated forward must not rebind: keywords, the modules it uses, and builtins
+// the generated code calls.
+bool python_reserved(const std::string& s);
+inline bool good_name(const std::string& s) { return is_identifier(s) && !python_reserved(s); }
+
+// Import aliases for op-name prefixes of quantization modules.
+const std::map<std::string, std::string>& import_aliases();
+// Module classes called through a method ("FloatFunctional.add" -> self.ff.add(a, b)).
+const std::map<std::string, std::string>& method_module_classes();
+
+DType tensor_dtype(const at::Tensor& t);
+bool is_float_dtype(DType d);
+bool is_complex_dtype(DType d);
+bool is_quantized_dtype(DType d);
+
+// "1, 2, 3" (the arguments of torch.empty / torch.zeros); "()" for a scalar.
+std::string shape_args(at::IntArrayRef sizes);
+
+[[noreturn]] void unsupported(const Node& n, const std::string& what, const std::string& fix);
+
+// The module tree declared in __init__ (Note [Shape of the generated module]).
+struct ModEntry {
+  std::string name;  // attribute name in the parent ("" for the root)
+  std::string path;  // dotted path from the root
+  ModEntry* parent = nullptr;
+  const Node* op = nullptr;  // module op that constructs it; nullptr: plain nn.Module()
+  std::vector<std::string> params, buffers;  // weight names registered directly here
+  std::vector<ModEntry*> children;
+  std::map<std::string, ModEntry*> by_name;
+};
+
+// What the candidate schemas say about argument i; fields are set only when all agree.
+struct ArgFacts {
+  bool known = false;        // at least one candidate schema covers the argument
+  bool kwarg_only = false;
+  std::string name;
+  std::optional<int> fixed_size;  // int[N]
+};
+
+// ---------------------------------------------------------------------------------------------
+
+class PyEmitter {
+ public:
+  PyEmitter(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags)
+      : g_(g), opts_(opts), diags_(diags) {}
+
+  std::string run();
+
+ private:
+  // python.cpp: checks and the class name
+  void check_structure();
+  std::string class_name() const;
+
+  // module_tree.cpp: __init__
+  ModEntry* entry(const std::string& path, const std::string& after = "");
+  void build_module_tree();
+  static bool same_attrs(const Node& a, const Node& b);
+  std::vector<std::string> emit_init();
+  void emit_entry(const ModEntry& e, std::vector<std::string>& lines);
+  DType weight_dtype(const std::string& name, const at::Tensor& t) const;
+  static std::string empty_tensor(const at::Tensor& t, DType d);
+  std::string module_qconfig(const Node& n);
+  std::string module_ctor(const Node& n);
+  std::string module_ctor_of(const Node& n, const std::string& op, const Attrs& attrs);
+  bool inplace_is_safe(const std::string& path) const;
+  bool fresh_value(const Value* v) const;
+  std::string module_attr_text(const std::string& name, const AttrValue& v);
+  void use_alias(const std::string& alias);
+
+  // forward.cpp: names
+  void reserve_names();
+  std::string unique(const std::string& hint) { return names_.unique(hint); }
+  std::string bind_name(Value* v, const std::string& hint);
+  static std::string op_hint(const std::string& op);
+  static std::string module_hint(const std::string& path);
+  std::string value_hint(const Value* v) const;
+
+  // forward.cpp: statements
+  void assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
+              std::vector<std::string>& body);
+  void emit_node(const Node& n, std::vector<std::string>& body);
+  std::string emit_return();
+
+  // literals.cpp: expressions
+  const Expr& expr(const Value* v) const;
+  Expr literal(const AttrValue& a, const Type& t);
+  std::string tensor_literal(const at::Tensor& t);
+
+  // control_flow.cpp
+  std::vector<std::string> emit_block(const Block& b);
+  static void append_indented(const std::vector<std::string>& lines, std::vector<std::string>& out);
+  bool returned_once(const Block& b, const Value* v) const;
+  static Value* condition_source(Value* v);
+  static bool is_condition_only(const Value* v);
+  void emit_if(const Node& n, std::vector<std::string>& body);
+  static bool same_stem(const std::string& a, const std::string& b);
+  static std::optional<bool> const_true_false(const Value* v);
+  bool can_take_loop_var(const Block& b, const Value* param, const Value* ret) const;
+  void emit_loop(const Node& n, std::vector<std::string>& body);
+
+  // calls.cpp
+  void emit_module_call(const Node& n, std::vector<std::string>& body);
+  std::vector<const c10::FunctionSchema*> candidate_schemas(const Node& n, const OpInfo* info);
+  static bool not_in_aten_order(const std::string& op);
+  static std::string python_default(const std::string& op, const std::string& keyword);
+  static bool constant_fits(const AttrValue& c, const c10::Argument& arg);
+  static ArgFacts arg_facts(const std::vector<const c10::FunctionSchema*>& schemas, size_t i);
+  static bool is_default_in_all(const std::vector<const c10::FunctionSchema*>& schemas, size_t i,
+                                const AttrValue* c);
+  struct CallArgs {
+    std::vector<Expr> positional;
+    std::vector<std::pair<std::string, Expr>> keyword;
+  };
+  CallArgs call_args(const Node& n, const OpInfo* info, size_t first);
+  static std::string format_args(const CallArgs& a, bool splat_single_list = false);
+  std::string function_callee(const std::string& op);
+  static std::string torch_ops_callee(const std::string& op);
+  void emit_call(const Node& n, std::vector<std::string>& body);
+  std::string try_infix(const Node& n);
+  std::string try_index_or_fill(const Node& n);
+  std::string index_subscripts(const Value& indices);
+  bool try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body);
+  std::string try_slice(const Node& n);
+
+  // main_block.cpp: __main__
+  std::vector<std::string> emit_main(const std::vector<std::string>& forward_params);
+  std::vector<InputSpec> example_specs() const;
+  static std::string example_tensor(const InputSpec& s);
+
+  const Graph& g_;
+  const PythonEmitOptions& opts_;
+  Diagnostics& diags_;
+  bool prepared_ = false;  // the graph has Quant/DeQuantStubs (--quant-prep)
+
+  std::deque<ModEntry> storage_;
+  std::map<std::string, ModEntry*> entries_;
+  std::map<std::string, const Node*> module_nodes_;
+  std::map<std::string, std::vector<const Node*>> module_calls_;
+
+  NameAllocator names_{python_reserved};  // forward's locals
+  std::unordered_map<const Value*, Expr> expr_;
+  // Values that take the variable of the if/loop result they become (Note [Control flow in Python]).
+  std::unordered_map<const Value*, std::string> preferred_;
+  // Variables of loop-carried values: rebound at the end of each iteration.
+  std::set<std::string> loop_vars_;
+  std::set<std::string> imports_;
+  bool use_functional_ = false;
+};
+
+}  // namespace tt::pyemit

@@ -1,0 +1,223 @@
+// The Python emitter's forward: one statement per node (emit_node dispatches to the call,
+// control-flow and literal code), the return, and the names of the values.
+#include "emitters/python/emitter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace tt::pyemit {
+
+// ---------------------------------------------------------------------------------------------
+// names
+
+bool python_reserved(const std::string& s) {
+  static const std::set<std::string> r = {"self", "torch", "nn", "F", "os", "getattr", "setattr",
+                                          "float", "int", "super", "quant", "nni", "nniqat", "nnq", "nnqat",
+                                          "bool", "len", "list", "abs", "math", "operator",
+                                          // the other builtins the generated code calls: a value
+                                          // named `any` made `any(state)` raise UnboundLocalError
+                                          "any", "all", "sum", "range", "tuple", "isinstance", "print"};
+  return is_keyword(s) || r.count(s) != 0;
+}
+
+void PyEmitter::reserve_names() {
+  for (Value* v : g_.inputs())
+    if (good_name(v->name())) names_.take(v->name());
+  for (Node* n : g_.all_nodes()) {
+    for (Value* v : n->outputs())
+      if (good_name(v->name())) names_.take(v->name());
+    for (const auto& b : n->blocks())
+      for (Value* v : b->inputs())
+        if (good_name(v->name())) names_.take(v->name());
+  }
+}
+
+// Gives `v` a Python name: its IR name when usable, else one derived from `hint`.
+std::string PyEmitter::bind_name(Value* v, const std::string& hint) {
+  const std::string& ir = v->name();
+  std::string name;
+  if (auto p = preferred_.find(v); p != preferred_.end()) {
+    name = p->second;  // shares a variable with an if/loop result (Note [Control flow in Python])
+  } else if (good_name(ir)) {
+    name = ir;  // reserved up front; IR names are unique
+  } else if (!ir.empty() && !all_digits(ir) && !std::isdigit(static_cast<unsigned char>(ir[0]))) {
+    name = unique(ir);
+  } else {
+    name = unique(hint);
+  }
+  expr_[v] = Expr(name);
+  return name;
+}
+
+std::string PyEmitter::op_hint(const std::string& op) {
+  std::string s = op;
+  size_t sep = s.find("::");
+  if (sep != std::string::npos) {
+    s = s.substr(sep + 2);
+    s = s.substr(0, s.find('.'));
+  } else {
+    s = s.substr(s.rfind('.') + 1);
+  }
+  return s;
+}
+
+std::string PyEmitter::module_hint(const std::string& path) {
+  auto comps = split(path, '.');
+  std::string h = comps.back();
+  for (size_t i = comps.size() - 1; i > 0 && !h.empty() && std::isdigit(static_cast<unsigned char>(h[0])); --i)
+    h = comps[i - 1] + "_" + h;
+  return h;
+}
+
+std::string PyEmitter::value_hint(const Value* v) const {
+  auto it = expr_.find(v);
+  if (it != expr_.end() && is_identifier(it->second.text)) return it->second.text;
+  return "item";
+}
+
+// ---------------------------------------------------------------------------------------------
+// statements
+
+// Writes `outs = rhs` for a node whose outputs get names from `hint`. Unused outputs become
+// `_`; when nothing is used, calls stay as a bare statement, except pure prims and the op
+// table's ops that do not mutate (x.dim() left over from a message the loader dropped).
+void PyEmitter::assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
+                       std::vector<std::string>& body) {
+  bool any_used = std::any_of(n.outputs().begin(), n.outputs().end(),
+                              [](const Value* v) { return v->has_uses(); });
+  if (!any_used) {
+    for (Value* v : n.outputs()) expr_[v] = Expr{"None"};
+    const OpInfo* info = find_op(n.op());
+    bool mutates = n.op().back() == '_' || n.num_outputs() == 0;
+    bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
+    if (!pure && !known_pure) body.push_back(rhs);
+    return;
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n.num_outputs(); ++i) {
+    Value* v = n.output(i);
+    if (!v->has_uses()) {
+      names.push_back("_");
+      expr_[v] = Expr{"None"};
+      continue;
+    }
+    std::string h = n.num_outputs() == 1 || hint.empty() ? hint : hint + "_" + std::to_string(i);
+    names.push_back(bind_name(v, h));
+  }
+  std::string lhs = join(names, ", ");
+  if (names.size() == 1 && n.op() != "prim.TupleUnpack" && n.op() != "prim.ListUnpack") {
+    body.push_back(lhs + " = " + rhs);
+  } else if (names.size() == 1) {
+    body.push_back(lhs + ", = " + rhs);
+  } else {
+    body.push_back(lhs + " = " + rhs);
+  }
+}
+
+void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
+  const std::string& op = n.op();
+  if (op == "prim.Constant") {
+    const AttrValue* v = n.attrs().find("value");
+    if (!v) unsupported(n, "the constant has no value", "give it a value attribute");
+    expr_[n.output(0)] = literal(*v, n.output(0)->type());
+    return;
+  }
+  if (op == "prim.GetAttr") {
+    std::string w = n.weight("value");
+    if (w.empty()) unsupported(n, "prim.GetAttr does not name a weight", "add @value=<weight name>");
+    if (!g_.weights().has(w))
+      unsupported(n, "it reads '" + w + "', which is not a weight of the graph", "add the weight");
+    expr_[n.output(0)] = Expr{self_path(w)};
+    return;
+  }
+  if (op == "prim.ListConstruct" || op == "prim.TupleConstruct") {
+    std::vector<std::string> items;
+    bool simple = true;
+    for (Value* v : n.inputs()) {
+      items.push_back(expr(v).text);
+      simple = simple && v->constant() != nullptr;
+    }
+    bool list = op == "prim.ListConstruct";
+    std::string text = list ? py_list(items) : py_tuple(items);
+    Value* out = n.output(0);
+    if (simple || out->num_uses() <= 1) {
+      Expr e{text};
+      if (list) e.list_elems = items;
+      expr_[out] = e;
+    } else {
+      assign(n, text, list ? "items" : "values", true, body);
+    }
+    return;
+  }
+  if (op == "prim.DictConstruct") {
+    if (n.num_inputs() % 2 != 0) unsupported(n, "prim.DictConstruct needs (key, value) pairs", "fix the node");
+    std::vector<std::string> items;
+    for (size_t i = 0; i + 1 < n.num_inputs(); i += 2)
+      items.push_back(expr(n.input(i)).text + ": " + expr(n.input(i + 1)).text);
+    std::string text = "{" + join(items, ", ") + "}";
+    if (n.output(0)->num_uses() <= 1) expr_[n.output(0)] = Expr{text};
+    else assign(n, text, "results", true, body);
+    return;
+  }
+  if (op == "prim.TupleUnpack" || op == "prim.ListUnpack") {
+    std::string src = n.num_inputs() ? expr(n.input(0)).text : "()";
+    std::string base = n.num_inputs() ? value_hint(n.input(0)) : "item";
+    assign(n, src, base, true, body);
+    return;
+  }
+  if (op == "prim.TupleIndex") {
+    if (n.num_inputs() != 2) unsupported(n, "prim.TupleIndex needs (tuple, index)", "fix the node");
+    std::string idx = expr(n.input(1)).text;
+    std::string hint = value_hint(n.input(0)) + "_" + idx;
+    assign(n, receiver(expr(n.input(0))) + "[" + idx + "]", hint, true, body);
+    return;
+  }
+  if (op == "prim.NumToTensor") {
+    if (n.num_inputs() != 1) unsupported(n, "prim.NumToTensor needs one input", "fix the node");
+    assign(n, "torch.tensor(" + expr(n.input(0)).text + ")", value_hint(n.input(0)) + "_tensor", true, body);
+    return;
+  }
+  if (op == "prim.If") {
+    emit_if(n, body);
+    return;
+  }
+  if (op == "prim.Loop") {
+    emit_loop(n, body);
+    return;
+  }
+  if (op == "bool" && n.num_inputs() == 1 && n.num_outputs() == 1 && is_condition_only(n.output(0))) {
+    expr_[n.output(0)] = expr(n.input(0));  // `if t:` already calls bool(t)
+    return;
+  }
+  if (!n.module().empty()) {
+    emit_module_call(n, body);
+    return;
+  }
+  if (op == "prim.RaiseException") {  // the model's own check: raise ValueError("...")
+    std::string cls = "RuntimeError";
+    if (n.num_inputs() > 1)
+      if (const AttrValue* c = n.input(1)->constant())
+        if (auto* s = std::get_if<std::string>(c); s && s->rfind("builtins.", 0) == 0) cls = s->substr(9);
+    body.push_back("raise " + cls + "(" + (n.num_inputs() ? expr(n.input(0)).text : std::string()) + ")");
+    return;
+  }
+  if (op == "prim.Uninitialized") {  // what a branch that raised "returns": never read
+    expr_[n.output(0)] = Expr{"None"};
+    return;
+  }
+  if (op.rfind("prim.", 0) == 0)
+    unsupported(n, op + " is not supported by the Python emitter",
+                "run the passes that lower it or report it as a tinytrace bug");
+  emit_call(n, body);
+}
+
+std::string PyEmitter::emit_return() {
+  const auto& outs = g_.outputs();
+  if (outs.empty()) return "return None";
+  std::vector<std::string> items;
+  for (Value* v : outs) items.push_back(expr(v).text);
+  return "return " + join(items, ", ");
+}
+
+}  // namespace tt::pyemit

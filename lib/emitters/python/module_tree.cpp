@@ -1,0 +1,506 @@
+// The Python emitter's __init__: the module tree (Note [Shape of the generated module] in
+// lib/emitters/python.cpp), parameter and buffer registrations, nn constructors with their
+// defaults left out, qconfigs of a --quant-prep model, and whether inplace=True is safe.
+#include "emitters/python/emitter.h"
+
+#include "ir/quant.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+namespace tt::pyemit {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// torch.nn constructor signatures: which leading arguments are required (written positionally)
+// and which defaults can be left out. Generated from inspect.signature of torch 1.13 (loss
+// modules and containers left out); defaults in the emitter's own literal syntax.
+
+struct CtorParam {
+  std::string name;
+  std::optional<std::string> def;  // nullopt: required
+};
+
+const std::map<std::string, std::vector<CtorParam>>& ctor_table() {
+  static const std::map<std::string, std::vector<CtorParam>> table = [] {
+    static const std::pair<const char*, const char*> rows[] = {
+        {"nn.AdaptiveAvgPool1d", "output_size"},
+        {"nn.AdaptiveAvgPool2d", "output_size"},
+        {"nn.AdaptiveAvgPool3d", "output_size"},
+        {"nn.AdaptiveMaxPool1d", "output_size, return_indices=False"},
+        {"nn.AdaptiveMaxPool2d", "output_size, return_indices=False"},
+        {"nn.AdaptiveMaxPool3d", "output_size, return_indices=False"},
+        {"nn.AlphaDropout", "p=0.5, inplace=False"},
+        {"nn.AvgPool1d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True"},
+        {"nn.AvgPool2d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
+        {"nn.AvgPool3d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
+        {"nn.BatchNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+        {"nn.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+        {"nn.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+        {"nn.Bilinear", "in1_features, in2_features, out_features, bias=True, device=None, dtype=None"},
+        {"nn.CELU", "alpha=1.0, inplace=False"},
+        {"nn.ChannelShuffle", "groups"},
+        {"nn.ConstantPad1d", "padding, value"},
+        {"nn.ConstantPad2d", "padding, value"},
+        {"nn.ConstantPad3d", "padding, value"},
+        {"nn.Conv1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.Conv2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.Conv3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.ConvTranspose1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.ConvTranspose2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.ConvTranspose3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+        {"nn.CosineSimilarity", "dim=1, eps=1e-08"},
+        {"nn.CrossMapLRN2d", "size, alpha=0.0001, beta=0.75, k=1"},
+        {"nn.Dropout", "p=0.5, inplace=False"},
+        {"nn.Dropout1d", "p=0.5, inplace=False"},
+        {"nn.Dropout2d", "p=0.5, inplace=False"},
+        {"nn.Dropout3d", "p=0.5, inplace=False"},
+        {"nn.ELU", "alpha=1.0, inplace=False"},
+        {"nn.Embedding", "num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, device=None, dtype=None"},
+        {"nn.EmbeddingBag", "num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode=\"mean\", sparse=False, include_last_offset=False, padding_idx=None, device=None, dtype=None"},
+        {"nn.FeatureAlphaDropout", "p=0.5, inplace=False"},
+        {"nn.Flatten", "start_dim=1, end_dim=-1"},
+        {"nn.Fold", "output_size, kernel_size, dilation=1, padding=0, stride=1"},
+        {"nn.FractionalMaxPool2d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
+        {"nn.FractionalMaxPool3d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
+        {"nn.GELU", "approximate=\"none\""},
+        {"nn.GLU", "dim=-1"},
+        {"nn.GRUCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
+        {"nn.GroupNorm", "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None"},
+        {"nn.Hardshrink", "lambd=0.5"},
+        {"nn.Hardsigmoid", "inplace=False"},
+        {"nn.Hardswish", "inplace=False"},
+        {"nn.Hardtanh", "min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None"},
+        {"nn.InstanceNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+        {"nn.InstanceNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+        {"nn.InstanceNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+        {"nn.LPPool1d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
+        {"nn.LPPool2d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
+        {"nn.LSTMCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
+        {"nn.LayerNorm", "normalized_shape, eps=1e-05, elementwise_affine=True, device=None, dtype=None"},
+        {"nn.LeakyReLU", "negative_slope=0.01, inplace=False"},
+        {"nn.TransformerEncoderLayer", "d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=\"relu\", layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None"},
+        {"nn.RMSNorm", "normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None"},
+        {"nn.Linear", "in_features, out_features, bias=True, device=None, dtype=None"},
+        {"nn.LocalResponseNorm", "size, alpha=0.0001, beta=0.75, k=1.0"},
+        {"nn.LogSigmoid", ""},
+        {"nn.LogSoftmax", "dim=None"},
+        {"nn.MaxPool1d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+        {"nn.MaxPool2d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+        {"nn.MaxPool3d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+        {"nn.MaxUnpool1d", "kernel_size, stride=None, padding=0"},
+        {"nn.MaxUnpool2d", "kernel_size, stride=None, padding=0"},
+        {"nn.MaxUnpool3d", "kernel_size, stride=None, padding=0"},
+        {"nn.Mish", "inplace=False"},
+        {"nn.MultiheadAttention", "embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None"},
+        {"nn.PReLU", "num_parameters=1, init=0.25, device=None, dtype=None"},
+        {"nn.PairwiseDistance", "p=2.0, eps=1e-06, keepdim=False"},
+        {"nn.PixelShuffle", "upscale_factor"},
+        {"nn.PixelUnshuffle", "downscale_factor"},
+        {"nn.RNNCell", "input_size, hidden_size, bias=True, nonlinearity=\"tanh\", device=None, dtype=None"},
+        {"nn.RReLU", "lower=0.125, upper=0.3333333333333333, inplace=False"},
+        {"nn.ReLU", "inplace=False"},
+        {"nn.ReLU6", "inplace=False"},
+        {"nn.ReflectionPad1d", "padding"},
+        {"nn.ReflectionPad2d", "padding"},
+        {"nn.ReflectionPad3d", "padding"},
+        {"nn.ReplicationPad1d", "padding"},
+        {"nn.ReplicationPad2d", "padding"},
+        {"nn.ReplicationPad3d", "padding"},
+        {"nn.SELU", "inplace=False"},
+        {"nn.SiLU", "inplace=False"},
+        {"nn.Sigmoid", ""},
+        {"nn.Softmax", "dim=None"},
+        {"nn.Softmax2d", ""},
+        {"nn.Softmin", "dim=None"},
+        {"nn.Softplus", "beta=1, threshold=20"},
+        {"nn.Softshrink", "lambd=0.5"},
+        {"nn.Softsign", ""},
+        {"nn.SyncBatchNorm", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, process_group=None, device=None, dtype=None"},
+        {"nn.Tanh", ""},
+        {"nn.Tanhshrink", ""},
+        {"nn.Threshold", "threshold, value, inplace=False"},
+        {"nn.Unflatten", "dim, unflattened_size"},
+        {"nn.Unfold", "kernel_size, dilation=1, padding=0, stride=1"},
+        {"nn.Upsample", "size=None, scale_factor=None, mode=\"nearest\", align_corners=None, recompute_scale_factor=None"},
+        {"nn.UpsamplingBilinear2d", "size=None, scale_factor=None"},
+        {"nn.UpsamplingNearest2d", "size=None, scale_factor=None"},
+        {"nn.ZeroPad2d", "padding"},
+        {"nn.Identity", ""},
+        {"nn.RNN",
+         "input_size, hidden_size, num_layers=1, nonlinearity=\"tanh\", bias=True, "
+         "batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None"},
+        {"nn.LSTM",
+         "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
+         "bidirectional=False, proj_size=0, device=None, dtype=None"},
+        {"nn.GRU",
+         "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
+         "bidirectional=False, device=None, dtype=None"},
+    };
+    std::map<std::string, std::vector<CtorParam>> t;
+    for (const auto& [op, sig] : rows) {
+      std::vector<CtorParam> params;
+      if (*sig) {
+        for (std::string item : split(sig, ',')) {
+          while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+          size_t eq = item.find('=');
+          if (eq == std::string::npos)
+            params.push_back({item, std::nullopt});
+          else
+            params.push_back({item.substr(0, eq), item.substr(eq + 1)});
+        }
+      }
+      t[op] = std::move(params);
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Whether a module's list attribute may be written as one number when all elements are equal
+// (the module expands it again with _single/_pair/_triple/_quadruple).
+bool collapsible_module_attr(const std::string& name) {
+  static const std::set<std::string> names = {"kernel_size", "stride",      "padding",
+                                              "dilation",    "output_padding", "output_size",
+                                              "size",        "scale_factor"};
+  return names.count(name) != 0;
+}
+
+bool numeric_equal(const std::string& a, const std::string& b) {
+  auto parse = [](const std::string& s, double& out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
+  };
+  double x, y;
+  return parse(a, x) && parse(b, y) && x == y;
+}
+
+}  // namespace
+
+// Import aliases for op-name prefixes of quantization modules.
+const std::map<std::string, std::string>& import_aliases() {
+  static const std::map<std::string, std::string> m = {
+      {"quant", "torch.ao.quantization"},
+      {"nni", "torch.ao.nn.intrinsic"},
+      {"nniqat", "torch.ao.nn.intrinsic.qat"},
+      {"nnq", "torch.ao.nn.quantized"},
+      {"nnqat", "torch.ao.nn.qat"},
+  };
+  return m;
+}
+
+// Module classes called through a method ("FloatFunctional.add" -> self.ff.add(a, b)).
+const std::map<std::string, std::string>& method_module_classes() {
+  static const std::map<std::string, std::string> m = {
+      {"FloatFunctional", "nnq.FloatFunctional"},
+      {"QFunctional", "nnq.QFunctional"},
+  };
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the module tree
+
+// The entry for `path`, created (with its missing ancestors) when needed. A new entry goes
+// right after the sibling that contains `after` (the module called just before it), else last.
+ModEntry* PyEmitter::entry(const std::string& path, const std::string& after) {
+  auto it = entries_.find(path);
+  if (it != entries_.end()) return it->second;
+  storage_.emplace_back();
+  ModEntry* e = &storage_.back();
+  e->path = path;
+  entries_[path] = e;
+  if (!path.empty()) {
+    if (g_.weights().has(path))
+      throw Error(ExitCode::Unsupported,
+                  "'" + path + "' is both a weight and a module path — rename one of them");
+    size_t dot = path.rfind('.');
+    std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
+    e->name = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (e->name.empty())
+      throw Error(ExitCode::Unsupported, "module path '" + path + "' has an empty component");
+    e->parent = entry(parent, after);
+    auto& siblings = e->parent->children;
+    auto pos = siblings.end();
+    if (!after.empty()) {
+      for (auto s = siblings.begin(); s != siblings.end(); ++s)
+        if (after == (*s)->path || after.rfind((*s)->path + ".", 0) == 0) pos = std::next(s);
+    }
+    siblings.insert(pos, e);
+    e->parent->by_name[e->name] = e;
+  }
+  return e;
+}
+
+void PyEmitter::build_module_tree() {
+  entry("");
+  // Module ops and the weights they own.
+  std::map<std::string, std::string> owner;  // weight name -> module path
+  std::vector<const Node*> module_ops;
+  for (Node* n : g_.all_nodes()) {  // calls inside if/loop bodies too, in program order
+    if (n->module().empty()) continue;
+    module_ops.push_back(n);
+    module_calls_[n->module()].push_back(n);
+    auto it = module_nodes_.find(n->module());
+    if (it == module_nodes_.end()) {
+      module_nodes_[n->module()] = n;
+    } else if (it->second->op() != n->op()) {
+      unsupported(*n, "module '" + n->module() + "' is called both as " + it->second->op() +
+                          " and as " + n->op(),
+                  "give the two calls different module paths");
+    } else if (!same_attrs(*it->second, *n)) {
+      diags_.warn("python-shared-module-attrs",
+                  "module '" + n->module() + "' is called several times with different attributes; "
+                  "the generated code constructs it with those of its first call",
+                  n->num_outputs() ? n->output(0)->name() : "", n->scope(), n->loc());
+    }
+    for (const auto& [key, name] : n->weights()) {
+      if (name != n->module() + "." + key)
+        unsupported(*n, "its weight '" + key + "' refers to '" + name + "', but nn modules keep it as '" +
+                            n->module() + "." + key + "'",
+                    "rename the weight to match the module path");
+      if (!g_.weights().has(name))
+        unsupported(*n, "its weight '" + name + "' is not in the graph's weights",
+                    "add the weight (the .tir weights section) or drop the reference");
+      owner[name] = n->module();
+    }
+  }
+  // Weights in state_dict order decide the order of containers and registrations.
+  for (const std::string& name : g_.weights().names()) {
+    auto own = owner.find(name);
+    if (own != owner.end()) {
+      entry(own->second);
+      continue;
+    }
+    size_t dot = name.rfind('.');
+    ModEntry* container = entry(dot == std::string::npos ? "" : name.substr(0, dot));
+    (g_.weights().at(name).is_param ? container->params : container->buffers).push_back(name);
+  }
+  // Modules without weights (activations, pooling) are declared where they are first called,
+  // so __init__ reads in the model's order: conv1, bn1, relu, maxpool, layer1, ...
+  std::string last_called;
+  for (const Node* n : module_ops) {
+    entry(n->module(), last_called)->op = module_nodes_.at(n->module());
+    last_called = n->module();
+  }
+}
+
+bool PyEmitter::same_attrs(const Node& a, const Node& b) {
+  const auto& x = a.attrs().items();
+  const auto& y = b.attrs().items();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i].first != y[i].first || !attr_equal(x[i].second, y[i].second)) return false;
+  return true;
+}
+
+std::vector<std::string> PyEmitter::emit_init() {
+  std::vector<std::string> lines;
+  emit_entry(*entries_.at(""), lines);
+  return lines;
+}
+
+void PyEmitter::emit_entry(const ModEntry& e, std::vector<std::string>& lines) {
+  std::string here = self_path(e.path);
+  if (e.parent) {
+    std::string ctor = e.op ? module_ctor(*e.op) : "nn.Module()";
+    lines.push_back(assign_attr(self_path(e.parent->path), e.name, ctor));
+    if (e.op && prepared_) {
+      std::string qconfig = module_qconfig(*e.op);
+      if (!qconfig.empty()) lines.push_back(here + ".qconfig = " + qconfig);
+    }
+  }
+  auto attr_of = [](const std::string& weight) {
+    size_t dot = weight.rfind('.');
+    return dot == std::string::npos ? weight : weight.substr(dot + 1);
+  };
+  for (const auto& w : e.params) {
+    const at::Tensor& t = g_.weights().at(w).tensor;
+    DType d = weight_dtype(w, t);
+    std::string rhs = "nn.Parameter(" + empty_tensor(t, d);
+    if (!is_float_dtype(d) && !is_complex_dtype(d)) rhs += ", requires_grad=False";
+    rhs += ")";
+    lines.push_back(assign_attr(here, attr_of(w), rhs));
+  }
+  for (const auto& w : e.buffers) {
+    const at::Tensor& t = g_.weights().at(w).tensor;
+    lines.push_back(here + ".register_buffer(" + py_str(attr_of(w)) + ", " +
+                    empty_tensor(t, weight_dtype(w, t)) + ")");
+  }
+  for (const ModEntry* c : e.children) emit_entry(*c, lines);
+}
+
+DType PyEmitter::weight_dtype(const std::string& name, const at::Tensor& t) const {
+  if (!t.defined())
+    throw Error(ExitCode::Internal, "weight '" + name + "' has no tensor — this is a bug in tinytrace");
+  DType d = tensor_dtype(t);
+  if (is_quantized_dtype(d) || d == DType::Unknown)
+    throw Error(ExitCode::Unsupported, "weight '" + name + "' has a dtype (" +
+                                           std::string(c10::toString(t.scalar_type())) +
+                                           ") that cannot be declared in Python — convert it to float first");
+  return d;
+}
+
+std::string PyEmitter::empty_tensor(const at::Tensor& t, DType d) {
+  std::string s = "torch.empty(" + shape_args(t.sizes());
+  if (d != DType::F32) s += std::string(", dtype=") + dtype_python(d);
+  return s + ")";
+}
+
+// Note [qconfig of float modules]
+// In a --quant-prep model (one with Quant/DeQuantStubs), a module that eager quantization cannot
+// run on quantized tensors sits in a float region (passes/float_fallback.cpp) and must also be
+// left alone by torch.ao.quantization.prepare/convert, which would otherwise observe nn.LSTM's
+// tuple output or swap nn.MultiheadAttention's out_proj for a quantized Linear: its own
+// `qconfig = None` wins over the model-wide qconfig the user sets. nn.Embedding(Bag) is
+// quantized weight-only (float in, float out), which eager mode supports only with
+// float_qparams_weight_only_qconfig (also under prepare_qat). Returns "" for other modules.
+std::string PyEmitter::module_qconfig(const Node& n) {
+  if (n.is("nn.Embedding") || n.is("nn.EmbeddingBag")) {
+    use_alias("quant");
+    return "quant.float_qparams_weight_only_qconfig";
+  }
+  const OpInfo* info = find_op(n.op());
+  if (info && info->kind == OpKind::Module && info->qclass == QuantClass::Float)
+    return "None  # " + n.op() + " stays float (no eager-mode quantized version)";
+  return "";
+}
+
+std::string PyEmitter::module_ctor(const Node& n) {
+  // Composite intrinsic modules are built from their parts (Note [Composite modules] in
+  // lib/ir/quant.h): nni.ConvReLU2d(nn.Conv2d(...), nn.ReLU()).
+  if (const auto* parts = composite_parts(n.op())) {
+    std::string prefix = n.op().substr(0, n.op().find('.'));
+    if (import_aliases().count(prefix)) use_alias(prefix);
+    std::vector<std::string> args;
+    for (size_t i = 0; i < parts->size(); ++i)
+      args.push_back(module_ctor_of(n, (*parts)[i].op, composite_part_attrs(n, i)));
+    return n.op() + "(" + join(args, ", ") + ")";
+  }
+  return module_ctor_of(n, n.op(), n.attrs());
+}
+
+// The constructor call of module op `op` with attributes `attrs` (n: for errors and inplace).
+std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, const Attrs& attrs) {
+  size_t dot = op.find('.');
+  std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
+  std::string callee;
+  if (prefix == "nn") {
+    callee = op;
+  } else if (import_aliases().count(prefix)) {
+    use_alias(prefix);
+    callee = op;
+  } else if (method_module_classes().count(prefix)) {
+    callee = method_module_classes().at(prefix);
+    use_alias(callee.substr(0, callee.find('.')));
+  } else if (prefix == "torch" && dot != std::string::npos) {
+    callee = op;
+    std::string mod = op.substr(0, op.rfind('.'));
+    if (mod != "torch" && mod != "torch.nn") imports_.insert("import " + mod);
+  } else {
+    unsupported(n, "module op '" + op + "' has no known Python class",
+                "add it to the op table in lib/ir/op_table.cpp");
+  }
+  if (method_module_classes().count(prefix)) return callee + "()";
+
+  const auto& table = ctor_table();
+  auto sig_it = table.find(op);
+  const std::vector<CtorParam>* sig = sig_it == table.end() ? nullptr : &sig_it->second;
+  std::vector<std::string> args;
+  std::set<std::string> done;
+  if (sig) {
+    // Required arguments positionally (nn.Conv2d(3, 64, ...)), except kernel_size, which reads
+    // better as a keyword; stop at the first one that cannot be positional.
+    for (const auto& p : *sig) {
+      if (p.def || p.name == "kernel_size" || !attrs.has(p.name)) break;
+      args.push_back(module_attr_text(p.name, attrs.at(p.name)));
+      done.insert(p.name);
+    }
+  }
+  for (const auto& [name, value] : attrs.items()) {
+    if (done.count(name)) continue;
+    std::string text = module_attr_text(name, value);
+    if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";
+    if (sig) {
+      auto p = std::find_if(sig->begin(), sig->end(), [&](const CtorParam& c) { return c.name == name; });
+      if (p != sig->end() && p->def && (*p->def == text || numeric_equal(*p->def, text))) continue;
+    }
+    args.push_back(name + "=" + text);
+  }
+  return callee + "(" + join(args, ", ") + ")";
+}
+
+// Note [In-place modules]
+// The IR is functional: a module that had inplace=True (nn.ReLU(inplace=True) in ResNet) is a
+// node whose input may still be read by a later node, for example after a pass rewired uses.
+// inplace=True is kept, for fidelity, only when every call mutates a tensor nothing else can
+// see: the input is used by that call alone and is a fresh result (not a graph input, weight,
+// view or possible alias of another value). Otherwise the module is built with inplace=False,
+// which gives the same numbers; inplace is not part of the state_dict.
+bool PyEmitter::inplace_is_safe(const std::string& path) const {
+  auto it = module_calls_.find(path);
+  if (it == module_calls_.end()) return false;
+  for (const Node* n : it->second) {
+    if (n->num_inputs() == 0) continue;
+    const Value* in = n->input(0);
+    if (in->num_uses() != 1 || !fresh_value(in)) return false;
+  }
+  return true;
+}
+
+bool PyEmitter::fresh_value(const Value* v) const {
+  const Node* p = v->node();
+  if (!p || p->owning_block() != g_.block() || p == g_.block()->param_node()) return false;
+  if (!p->module().empty()) {
+    static const std::set<std::string> aliasing = {"nn.Identity",    "nn.Flatten",  "nn.Unflatten",
+                                                   "nn.Dropout",     "nn.Dropout1d", "nn.Dropout2d",
+                                                   "nn.Dropout3d",   "nn.AlphaDropout",
+                                                   "nn.FeatureAlphaDropout"};
+    if (aliasing.count(p->op())) return false;
+    if (p->attrs().get_bool("inplace", false)) {
+      // Its result is its (mutated) input: fresh only if that input was.
+      return p->num_inputs() > 0 && p->input(0)->num_uses() == 1 && fresh_value(p->input(0));
+    }
+    return find_op(p->op()) != nullptr;
+  }
+  const OpInfo* info = find_op(p->op());
+  if (!info || (info->kind != OpKind::Function && info->kind != OpKind::Method)) return false;
+  // Results that may share storage with an input.
+  static const std::set<std::string> views = {
+      "Tensor.view",   "Tensor.reshape",  "Tensor.view_as",  "Tensor.permute",   "Tensor.transpose",
+      "Tensor.t",      "Tensor.expand",   "Tensor.expand_as", "Tensor.slice",    "Tensor.select",
+      "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous", "Tensor.to",
+      "Tensor.type_as", "Tensor.detach",  "Tensor.chunk",    "Tensor.split",     "Tensor.split_with_sizes",
+      "Tensor.unbind", "torch.flatten",   "F.dropout",       "int",              "float"};
+  return views.count(p->op()) == 0;
+}
+
+std::string PyEmitter::module_attr_text(const std::string& name, const AttrValue& v) {
+  if (auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+    bool uniform = !l->empty() && std::all_of(l->begin(), l->end(), [&](int64_t x) { return x == l->front(); });
+    if (uniform && collapsible_module_attr(name)) return std::to_string(l->front());
+    if (l->size() == 1 && name == "normalized_shape") return std::to_string(l->front());
+    return py_tuple(int_items(*l));
+  }
+  if (auto* l = std::get_if<std::vector<double>>(&v)) {
+    bool uniform = !l->empty() && std::all_of(l->begin(), l->end(), [&](double x) { return x == l->front(); });
+    if (uniform && collapsible_module_attr(name)) return py_float(l->front());
+    return py_tuple(float_items(*l));
+  }
+  if (auto* l = std::get_if<std::vector<std::string>>(&v)) {
+    std::vector<std::string> items;
+    for (const auto& x : *l) items.push_back(py_str(x));
+    return py_tuple(items);
+  }
+  return literal(v, Type::any()).text;
+}
+
+void PyEmitter::use_alias(const std::string& alias) {
+  auto it = import_aliases().find(alias);
+  if (it != import_aliases().end()) imports_.insert("import " + it->second + " as " + alias);
+}
+
+}  // namespace tt::pyemit

@@ -1,0 +1,43 @@
+// The torch.export loader's entry points (export.h, loader.h): the archive as a module
+// (builder.h), lifted by the TorchScript lifter.
+#include "loaders/export.h"
+
+#include "loaders/export/builder.h"
+#include "loaders/loader.h"
+
+namespace tt {
+
+namespace jit = torch::jit;
+using pt2::first_line;
+
+torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags) {
+  try {
+    return pt2::Builder(path, diags).run();
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw Error(ExitCode::Unsupported, "cannot read the exported program: " + first_line(e.what_without_backtrace()) +
+                                           " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot read the exported program: " + first_line(e.what()) + " — please report this with the model");
+  }
+}
+
+std::unique_ptr<Graph> load_export(const std::string& path, Diagnostics& diags,
+                                   std::vector<std::pair<std::string, std::string>>* source_values) {
+  jit::Module module = export_to_module(path, &diags);
+  try {
+    return lift_jit_module(module, diags, source_values);
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw Error(ExitCode::Unsupported, "cannot lift the exported program: " + first_line(e.what_without_backtrace()) +
+                                           " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot lift the exported program: " + first_line(e.what()) + " — please report this with the model");
+  }
+}
+
+}  // namespace tt

@@ -1,0 +1,300 @@
+// The ONNX importer, private to lib/loaders/onnx/ (and lib/loaders/onnx.cpp, which runs it).
+//
+// One Importer lifts one ModelProto into a Graph, node by node in file order (Note [Lifting ONNX]
+// in lib/loaders/onnx.cpp). Its methods are spread over the folder's files:
+//
+//   importer.cpp        run() (the whole import), lift() (the per-node dispatch), errors,
+//                       attribute readers, TensorProto -> at::Tensor
+//   builder.cpp         ONNX values -> IR values: constants, weights, module paths, new nodes
+//   ops.cpp             the op table: ONNX op_type -> handler, filled by the families below
+//   conv.cpp            Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool/MaxPool
+//   matmul.cpp          Gemm, MatMul, Einsum
+//   norm.cpp            BatchNormalization, LayerNormalization, InstanceNormalization
+//   activation.cpp      Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, Gelu, Selu,
+//                       Softplus, Clip, PRelu, Softmax, LogSoftmax
+//   elementwise.cpp     unary math, Add/Sub/Mul/Div/Pow/Mod, Max/Min, comparisons, Where, Cast
+//   reduce.cpp          Reduce*, ArgMax/ArgMin, CumSum, TopK
+//   tensor.cpp          Reshape, Flatten, Transpose, (Un)Squeeze, Expand, Concat, Split, Slice,
+//                       Tile, DepthToSpace, Identity/Dropout (and the Shape/Range/ConstantOfShape
+//                       left over once folding and dynamic shapes have had their turn)
+//   gather.cpp          Gather (nn.Embedding), GatherElements
+//   resize.cpp          Pad, Resize, Upsample
+//   rnn.cpp             LSTM, GRU (the exporter's wrapper nodes absorbed), RNN (rejected)
+//   fold_constants.cpp  Constant, and folding of nodes whose inputs are all constant
+//   dynamic_shapes.cpp  shape sub-graphs on run-time sizes as lists of ints (Note [Dynamic shapes])
+//   shapes.cpp          static shapes/ranks, and infer-shapes probes of the IR lifted so far
+//                       (Note [Shapes ONNX inference leaves open])
+//   fuse_patterns.cpp   x*Sigmoid(x) -> F.silu, x*HardSigmoid(x) -> F.hardswish, erf GELU -> F.gelu
+//   cleanup.cpp         the dead-code sweep after lifting
+//   helpers.cpp         the free functions declared below
+#pragma once
+
+#include "loaders/onnx/onnx_proto.h"
+
+#if TT_HAVE_ONNX
+
+#include "loaders/loader.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tt::onnx_import {
+
+namespace ox = ::onnx;
+
+// ---- helpers.cpp ----
+
+std::string first_line(const std::string& s);
+[[noreturn]] void bad(const std::string& msg);  // throws Error(BadInput, msg)
+std::string read_file(const std::string& path);
+std::string dirname_of(const std::string& path);
+// ONNX TensorProto data type -> ATen/IR dtype (nullopt / Unknown: a type tinytrace does not read).
+std::optional<at::ScalarType> scalar_type(int32_t t);
+DType dtype_of(int32_t t);
+// State_dict-like name: dots kept, anything else that is not [A-Za-z0-9_] becomes '_'.
+std::string dotted_name(const std::string& raw);
+// A value name worth keeping: exporter-generated names ("/conv1/Conv_output_0", "onnx::Mul_12")
+// are dropped so the emitter derives one from the op or module.
+std::string value_hint(const std::string& raw);
+
+class Importer {
+ public:
+  Importer(ox::ModelProto& model, std::string path, Diagnostics& diags)
+      : model_(model), path_(std::move(path)), diags_(diags) {}
+
+  std::unique_ptr<Graph> run();
+
+ private:
+  // A lifting: called for a node of the op type it is registered under, once Constant, constant
+  // folding and dynamic shapes have declined the node (lift()).
+  using Handler = void (*)(Importer&, const ox::NodeProto&);
+  using OpList = std::vector<std::pair<const char*, Handler>>;
+  using OpTable = std::map<std::string, Handler>;
+
+  // ---- importer.cpp ----
+
+  void lift(const ox::NodeProto& n);
+  Type value_type(const ox::ValueInfoProto& vi);
+  at::Tensor to_tensor(const ox::TensorProto& t);
+  const ox::AttributeProto* attr(const ox::NodeProto& n, const char* name);
+  int64_t attr_i(const ox::NodeProto& n, const char* name, int64_t def);
+  double attr_f(const ox::NodeProto& n, const char* name, double def);
+  static double nice_float(float f);
+  std::string attr_s(const ox::NodeProto& n, const char* name, const std::string& def);
+  std::optional<std::vector<int64_t>> attr_ints(const ox::NodeProto& n, const char* name);
+  std::string where(const ox::NodeProto& n);
+  [[noreturn]] void unsupported(const ox::NodeProto& n, const std::string& why);
+
+  // ---- ops.cpp: the op table, merged from each family's list (defined in the family's file) ----
+
+  static const OpTable& op_table();
+  static OpList conv_ops();
+  static OpList matmul_ops();
+  static OpList norm_ops();
+  static OpList activation_ops();
+  static OpList elementwise_ops();
+  static OpList reduce_ops();
+  static OpList tensor_ops();
+  static OpList gather_ops();
+  static OpList resize_ops();
+  static OpList rnn_ops();
+
+  // ---- builder.cpp: values ----
+
+  bool has_input(const ox::NodeProto& n, int i);
+  bool is_const(const std::string& name);
+  const at::Tensor* const_of(const ox::NodeProto& n, int i);
+  std::vector<int64_t> ints_of(const at::Tensor& t);
+  std::vector<double> doubles_of(const at::Tensor& t);
+  Node* append(const std::string& op, const std::vector<Value*>& ins);
+  Value* constant(AttrValue v, Type t);
+  Value* c_int(int64_t i);
+  Value* c_float(double f);
+  Value* c_bool(bool b);
+  Value* c_str(const std::string& s);
+  Value* c_none();
+  Value* c_ints(std::vector<int64_t> v);
+  Value* c_floats(std::vector<double> v);
+  Type type_for(const std::string& name);
+  std::string weight_for(const std::string& onnx_name, const at::Tensor& t, bool is_param);
+  Value* tensor_in(const std::string& name);
+  Value* operand(const ox::NodeProto& n, int i, const std::string& other);
+  void bind(const ox::NodeProto& n, int i, Value* v);
+  Value* out(Node* node, const ox::NodeProto& n, int i = 0);
+  Node* call(const std::string& op, const std::vector<Value*>& ins, const ox::NodeProto& n);
+  Value* method(const std::string& op, const std::vector<Value*>& ins);
+  Value* list_of(const std::vector<Value*>& vs);
+
+  // ---- builder.cpp: module paths ----
+
+  static std::string path_from_node_name(const std::string& node_name);
+  std::string module_path(const ox::NodeProto& n, const std::string& weight, const std::string& fallback);
+  void module_weight(Node* node, const std::string& key, const at::Tensor& t, bool is_param);
+  static std::string scope_parent(const std::string& module);
+
+  // ---- shapes.cpp (Note [Shapes ONNX inference leaves open]) ----
+
+  std::optional<std::vector<int64_t>> static_shape(const std::string& name);
+  std::optional<int64_t> rank_of(const std::string& name);
+  static constexpr int64_t kProbeDim = 3;  // a dynamic dim's size in a rank-only probe
+  bool inputs_static() const;
+  bool probe_shapes();
+  std::optional<std::vector<int64_t>> known_shape(const std::string& name);
+  std::optional<int64_t> known_rank(const std::string& name);
+
+  // ---- fold_constants.cpp ----
+
+  void lift_constant(const ox::NodeProto& n);
+  bool try_fold(const ox::NodeProto& n);
+  bool fold_ahead(const std::string& name, int depth = 0);
+  const at::Tensor* const_ahead(const ox::NodeProto& n, int i);
+
+  // ---- dynamic_shapes.cpp (Note [Dynamic shapes]) ----
+
+  Value* size_of(const std::string& name, int64_t dim);
+  std::optional<std::vector<Value*>> sym_elems(const ox::NodeProto& n, int i);
+  bool is_sym(const ox::NodeProto& n, int i);
+  std::optional<int64_t> int_const(Value* v);
+  Value* int_list(const std::vector<Value*>& elems);
+  void set_sym(const ox::NodeProto& n, std::vector<Value*> elems, bool scalar);
+  bool try_symbolic(const ox::NodeProto& n);
+  std::optional<std::vector<int64_t>> const_axes(const ox::NodeProto& n);
+
+  // ---- fuse_patterns.cpp ----
+
+  Node* sole_producer(Value* v, const char* op);
+  bool fuse_gated_activation(const ox::NodeProto& n, Value* a, Value* b);
+  bool fuse_erf_gelu(const ox::NodeProto& n);
+
+  // ---- cleanup.cpp ----
+
+  void sweep();
+
+  // ---- conv.cpp ----
+
+  // Begin/end padding per spatial dim (spatial_pads).
+  struct Pads {
+    std::vector<int64_t> begin, end;
+  };
+  Pads spatial_pads(const ox::NodeProto& n, size_t dims, const std::vector<int64_t>& kernel,
+                    const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation);
+  Value* pad_excess(Value* x, const Pads& p, double value, std::vector<int64_t>& padding);
+  void lift_conv(const ox::NodeProto& n, bool transposed);
+  void lift_pool(const ox::NodeProto& n, bool max);
+  void lift_global_pool(const ox::NodeProto& n, bool max);
+
+  // ---- matmul.cpp ----
+
+  Value* linear(const ox::NodeProto& n, Value* x, const std::string& weight_name, const at::Tensor& w,
+                const at::Tensor* bias);
+  void lift_gemm(const ox::NodeProto& n);
+  void lift_matmul(const ox::NodeProto& n);
+  void lift_einsum(const ox::NodeProto& n);
+
+  // ---- norm.cpp ----
+
+  void lift_batch_norm(const ox::NodeProto& n);
+  void lift_layer_norm(const ox::NodeProto& n);
+  void lift_instance_norm(const ox::NodeProto& n);
+
+  // ---- activation.cpp ----
+
+  void lift_hard_sigmoid(const ox::NodeProto& n);
+  void lift_clip(const ox::NodeProto& n);
+  void lift_selu(const ox::NodeProto& n);
+  void lift_prelu(const ox::NodeProto& n);
+  void lift_softmax(const ox::NodeProto& n, bool log);
+
+  // ---- elementwise.cpp ----
+
+  void lift_unary(const ox::NodeProto& n);
+  void lift_mul(const ox::NodeProto& n);
+  void lift_binary(const ox::NodeProto& n);
+  void lift_max_min(const ox::NodeProto& n, bool max);
+  void lift_compare(const ox::NodeProto& n);
+  void lift_where(const ox::NodeProto& n);
+  void lift_mod(const ox::NodeProto& n);
+  void lift_cast(const ox::NodeProto& n);
+
+  // ---- reduce.cpp ----
+
+  void lift_reduce(const ox::NodeProto& n);
+  void lift_arg_max_min(const ox::NodeProto& n);
+  void lift_cumsum(const ox::NodeProto& n);
+  void lift_topk(const ox::NodeProto& n);
+
+  // ---- tensor.cpp ----
+
+  void lift_identity(const ox::NodeProto& n);
+  void lift_expand_static(const ox::NodeProto& n);
+  void lift_tile(const ox::NodeProto& n);
+  void lift_depth_to_space(const ox::NodeProto& n);
+  void lift_expand(const ox::NodeProto& n, std::vector<Value*> shape);
+  void lift_flatten(const ox::NodeProto& n);
+  void lift_reshape(const ox::NodeProto& n);
+  void lift_transpose(const ox::NodeProto& n);
+  void lift_concat(const ox::NodeProto& n);
+  void lift_split(const ox::NodeProto& n);
+  void lift_slice(const ox::NodeProto& n);
+  void lift_squeeze(const ox::NodeProto& n, bool unsqueeze);
+
+  // ---- gather.cpp ----
+
+  void lift_gather(const ox::NodeProto& n);
+  void lift_embedding(const ox::NodeProto& n, const at::Tensor& table);
+  void lift_gather_elements(const ox::NodeProto& n);
+
+  // ---- resize.cpp ----
+
+  void lift_pad(const ox::NodeProto& n);
+  void lift_resize(const ox::NodeProto& n, std::optional<std::vector<Value*>> sym_sizes = std::nullopt);
+
+  // ---- rnn.cpp (Note [ONNX LSTM/GRU]) ----
+
+  int sole_consumer(const std::string& name);
+  bool is_zero_const(const std::string& name);
+  bool ir_zeros(const std::string& name);
+  static at::Tensor reorder_gates(const at::Tensor& t, bool lstm);
+  void lift_rnn(const ox::NodeProto& n0);
+
+  // ---- state ----
+
+  ox::ModelProto& model_;
+  std::string path_;
+  Diagnostics& diags_;
+  std::unique_ptr<Graph> g_;
+  int64_t opset_ = 0;
+  int node_index_ = 0;
+  std::string scope_;
+  std::unordered_map<std::string, Value*> env_;
+  std::unordered_map<std::string, at::Tensor> consts_;
+  std::set<std::string> init_names_;
+  std::unordered_map<std::string, Type> types_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
+  std::unordered_map<std::string, int> producer_;
+  std::unordered_map<std::string, std::vector<Value*>> sym_;  // Note [Dynamic shapes]
+  std::set<std::string> sym_scalar_;
+  std::set<int> skip_;
+  std::unordered_map<std::string, std::string> weight_names_;
+  std::unordered_map<std::string, std::string> module_of_weight_;
+  std::set<std::string> used_modules_;
+  std::vector<Value*> outputs_;
+  int bn_count_ = 0;
+  // The IR at the last shape probe (Note [Shapes ONNX inference leaves open]).
+  Node* probed_last_ = nullptr;
+  size_t probed_count_ = 0;
+  int probes_ = 0;
+};
+
+}  // namespace tt::onnx_import
+
+#endif  // TT_HAVE_ONNX

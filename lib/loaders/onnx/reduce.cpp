@@ -1,0 +1,89 @@
+// Reductions: ReduceMean/Sum/Max/Min/L1/L2/SumSquare, ArgMax/ArgMin, CumSum, TopK.
+#include "loaders/onnx/importer.h"
+
+#if TT_HAVE_ONNX
+
+namespace tt::onnx_import {
+
+Importer::OpList Importer::reduce_ops() {
+  return {
+      {"ReduceMean", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceSum", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceMax", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceMin", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceL1", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceL2", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceSumSquare", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ArgMax", [](Importer& im, const ox::NodeProto& n) { im.lift_arg_max_min(n); }},
+      {"ArgMin", [](Importer& im, const ox::NodeProto& n) { im.lift_arg_max_min(n); }},
+      {"CumSum", [](Importer& im, const ox::NodeProto& n) { im.lift_cumsum(n); }},
+      {"TopK", [](Importer& im, const ox::NodeProto& n) { im.lift_topk(n); }},
+  };
+}
+
+void Importer::lift_reduce(const ox::NodeProto& n) {
+  // Axes: an attribute, or (ReduceSum from opset 13, the others from 18) an optional input.
+  std::vector<int64_t> axes;
+  if (auto a = attr_ints(n, "axes")) axes = *a;
+  else if (has_input(n, 1)) {
+    if (!const_of(n, 1)) unsupported(n, "axes computed at run time");
+    axes = ints_of(*const_of(n, 1));
+  }
+  bool keep = attr_i(n, "keepdims", 1) != 0;
+  Value* x = tensor_in(n.input(0));
+  if (axes.empty() && attr_i(n, "noop_with_empty_axes", 0) != 0) return bind(n, 0, x);
+  if (axes.empty()) {
+    auto r = known_rank(n.input(0));
+    if (!r) unsupported(n, "a reduction over all dims of unknown rank");
+    for (int64_t k = 0; k < *r; ++k) axes.push_back(k);
+  }
+  const std::string& op = n.op_type();
+  if (op == "ReduceMean") return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+  if (op == "ReduceMax") return void(call("torch.amax", {x, c_ints(axes), c_bool(keep)}, n));
+  if (op == "ReduceMin") return void(call("torch.amin", {x, c_ints(axes), c_bool(keep)}, n));
+  // Sums: of x, |x| (L1) or x^2 (L2, SumSquare; L2 then takes the square root).
+  if (op == "ReduceL1") x = method("torch.abs", {x});
+  if (op == "ReduceL2" || op == "ReduceSumSquare") x = method("torch.square", {x});
+  if (op != "ReduceL2") return void(call("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+  call("torch.sqrt", {method("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()})}, n);
+}
+
+void Importer::lift_arg_max_min(const ox::NodeProto& n) {
+  const std::string& op = n.op_type();
+  if (attr_i(n, "select_last_index", 0)) unsupported(n, "select_last_index=1 (torch returns the first index)");
+  call(op == "ArgMax" ? "torch.argmax" : "torch.argmin",
+       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), c_bool(attr_i(n, "keepdims", 1) != 0)}, n);
+}
+
+void Importer::lift_cumsum(const ox::NodeProto& n) {
+  const at::Tensor* ax = const_of(n, 1);
+  if (!ax || ax->numel() != 1) unsupported(n, "an axis computed at run time");
+  int64_t axis = ints_of(*ax)[0];
+  bool reverse = attr_i(n, "reverse", 0) != 0, exclusive = attr_i(n, "exclusive", 0) != 0;
+  Value* x = tensor_in(n.input(0));
+  // reverse: flip, sum, flip back; exclusive: the inclusive sum minus the element itself.
+  Value* y = reverse ? method("torch.flip", {x, c_ints({axis})}) : x;
+  y = method("torch.cumsum", {y, c_int(axis), c_none()});
+  if (reverse) y = method("torch.flip", {y, c_ints({axis})});
+  if (exclusive) y = method("torch.sub", {y, x, c_int(1)});
+  bind(n, 0, y);
+}
+
+void Importer::lift_topk(const ox::NodeProto& n) {
+  int64_t k = 0;
+  if (opset_ < 10) {
+    k = attr_i(n, "k", 0);
+  } else {
+    const at::Tensor* kt = const_of(n, 1);
+    if (!kt || kt->numel() != 1) unsupported(n, "k computed at run time");
+    k = ints_of(*kt)[0];
+  }
+  Node* node = append("torch.topk", {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
+                                     c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
+  out(node, n, 0);
+  out(node, n, 1);
+}
+
+}  // namespace tt::onnx_import
+
+#endif  // TT_HAVE_ONNX

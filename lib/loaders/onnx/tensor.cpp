@@ -1,0 +1,220 @@
+// Data movement: Reshape, Flatten, Transpose, Squeeze/Unsqueeze, Expand, Concat, Split, Slice,
+// Tile, DepthToSpace, Identity/Dropout; and the Shape/Range/ConstantOfShape that neither folding
+// nor dynamic shapes could lift.
+#include "loaders/onnx/importer.h"
+
+#if TT_HAVE_ONNX
+
+#include <algorithm>
+#include <limits>
+
+namespace tt::onnx_import {
+
+namespace {
+
+// Range, ConstantOfShape and Expand reach their handlers only when their inputs are neither
+// constants nor sizes of dynamic shapes (try_fold and try_symbolic took those).
+const char* const kRunTimeShape =
+    "a shape or bound computed from tensor values at run time, which a PyTorch module cannot take as a size";
+
+}  // namespace
+
+Importer::OpList Importer::tensor_ops() {
+  return {
+      {"Identity", [](Importer& im, const ox::NodeProto& n) { im.lift_identity(n); }},
+      {"Dropout", [](Importer& im, const ox::NodeProto& n) { im.lift_identity(n); }},
+      {"Expand", [](Importer& im, const ox::NodeProto& n) { im.lift_expand_static(n); }},
+      {"Flatten", [](Importer& im, const ox::NodeProto& n) { im.lift_flatten(n); }},
+      {"Reshape", [](Importer& im, const ox::NodeProto& n) { im.lift_reshape(n); }},
+      {"Transpose", [](Importer& im, const ox::NodeProto& n) { im.lift_transpose(n); }},
+      {"Concat", [](Importer& im, const ox::NodeProto& n) { im.lift_concat(n); }},
+      {"Split", [](Importer& im, const ox::NodeProto& n) { im.lift_split(n); }},
+      {"Slice", [](Importer& im, const ox::NodeProto& n) { im.lift_slice(n); }},
+      {"Unsqueeze", [](Importer& im, const ox::NodeProto& n) { im.lift_squeeze(n, true); }},
+      {"Squeeze", [](Importer& im, const ox::NodeProto& n) { im.lift_squeeze(n, false); }},
+      {"Tile", [](Importer& im, const ox::NodeProto& n) { im.lift_tile(n); }},
+      {"DepthToSpace", [](Importer& im, const ox::NodeProto& n) { im.lift_depth_to_space(n); }},
+      {"Shape",
+       [](Importer& im, const ox::NodeProto& n) {
+         im.unsupported(n, "the shape of a value of unknown rank (export with static shapes)");
+       }},
+      {"Range", [](Importer& im, const ox::NodeProto& n) { im.unsupported(n, kRunTimeShape); }},
+      {"ConstantOfShape", [](Importer& im, const ox::NodeProto& n) { im.unsupported(n, kRunTimeShape); }},
+  };
+}
+
+// Identity, and Dropout at inference (its mask output unused).
+void Importer::lift_identity(const ox::NodeProto& n) {
+  if (n.output_size() > 1 && !n.output(1).empty() && !consumers_[n.output(1)].empty())
+    unsupported(n, "the dropout mask is used");
+  if (is_const(n.input(0))) consts_[n.output(0)] = consts_[n.input(0)];
+  else bind(n, 0, tensor_in(n.input(0)));
+}
+
+// Expand to a constant 1-d shape (a shape of run-time sizes is lifted by try_symbolic).
+void Importer::lift_expand_static(const ox::NodeProto& n) {
+  if (const_of(n, 1) && const_of(n, 1)->dim() == 1) {
+    std::vector<Value*> shape;
+    for (int64_t d : ints_of(*const_of(n, 1))) shape.push_back(c_int(d));
+    return lift_expand(n, shape);
+  }
+  unsupported(n, kRunTimeShape);
+}
+
+void Importer::lift_tile(const ox::NodeProto& n) {
+  const at::Tensor* reps = const_of(n, 1);
+  if (!reps) unsupported(n, "repeats computed at run time");
+  call("Tensor.repeat", {tensor_in(n.input(0)), c_ints(ints_of(*reps))}, n);
+}
+
+void Importer::lift_depth_to_space(const ox::NodeProto& n) {
+  if (attr_s(n, "mode", "DCR") != "CRD") unsupported(n, "DCR mode (PyTorch's pixel_shuffle is CRD)");
+  call("F.pixel_shuffle", {tensor_in(n.input(0)), c_int(attr_i(n, "blocksize", 1))}, n);
+}
+
+// ONNX Expand broadcasts both ways: a 1 in the shape keeps the input's size (-1 for
+// Tensor.expand) except in new leading dims.
+void Importer::lift_expand(const ox::NodeProto& n, std::vector<Value*> shape) {
+  auto r = known_rank(n.input(0));
+  if (!r) unsupported(n, "an expand of a value of unknown rank");
+  int64_t lead = static_cast<int64_t>(shape.size()) - *r;
+  if (lead < 0) unsupported(n, "an expand to fewer dims than the input has");
+  for (size_t k = static_cast<size_t>(lead); k < shape.size(); ++k)
+    if (int_const(shape[k]) == 1) shape[k] = c_int(-1);
+  call("Tensor.expand", {tensor_in(n.input(0)), int_list(shape), c_bool(false)}, n);
+}
+
+void Importer::lift_flatten(const ox::NodeProto& n) {
+  int64_t axis = attr_i(n, "axis", 1);
+  auto r = known_rank(n.input(0));
+  if (axis < 0 && r) axis += *r;
+  Value* x = tensor_in(n.input(0));
+  if (axis == 1) return void(call("torch.flatten", {x, c_int(1), c_int(-1)}, n));
+  if (axis == 0) return void(call("Tensor.reshape", {x, c_ints({1, -1})}, n));
+  auto s = known_shape(n.input(0));
+  if (!s) unsupported(n, "flatten at axis " + std::to_string(axis) + " of a dynamic shape");
+  int64_t lead = 1;
+  for (int64_t k = 0; k < axis; ++k) lead *= (*s)[static_cast<size_t>(k)];
+  call("Tensor.reshape", {x, c_ints({lead, -1})}, n);
+}
+
+void Importer::lift_reshape(const ox::NodeProto& n) {
+  const at::Tensor* s = const_of(n, 1);
+  if (!s) unsupported(n, "a shape computed at run time (export with static shapes)");
+  std::vector<int64_t> shape = ints_of(*s);
+  if (attr_i(n, "allowzero", 0) == 0 && std::count(shape.begin(), shape.end(), 0)) {
+    auto in = known_shape(n.input(0));
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (shape[k] != 0) continue;
+      if (!in || k >= in->size()) {
+        // A 0 (copy) dimension of a dynamic shape: the input's run-time size.
+        std::vector<Value*> elems;
+        for (size_t j = 0; j < shape.size(); ++j)
+          elems.push_back(shape[j] == 0 ? size_of(n.input(0), static_cast<int64_t>(j)) : c_int(shape[j]));
+        return void(call("Tensor.reshape", {tensor_in(n.input(0)), int_list(elems)}, n));
+      }
+      shape[k] = (*in)[k];
+    }
+  }
+  call("Tensor.reshape", {tensor_in(n.input(0)), c_ints(shape)}, n);
+}
+
+void Importer::lift_transpose(const ox::NodeProto& n) {
+  std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
+  if (perm.empty()) {
+    auto r = known_rank(n.input(0));
+    if (!r) unsupported(n, "no perm and unknown rank");
+    for (int64_t k = *r - 1; k >= 0; --k) perm.push_back(k);
+  }
+  call("Tensor.permute", {tensor_in(n.input(0)), c_ints(perm)}, n);
+}
+
+void Importer::lift_concat(const ox::NodeProto& n) {
+  std::vector<Value*> vs;
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!n.input(i).empty()) vs.push_back(tensor_in(n.input(i)));
+  call("torch.cat", {list_of(vs), c_int(attr_i(n, "axis", 0))}, n);
+}
+
+void Importer::lift_split(const ox::NodeProto& n) {
+  int64_t axis = attr_i(n, "axis", 0);
+  std::vector<int64_t> sizes;
+  if (auto a = attr_ints(n, "split")) sizes = *a;
+  else if (const at::Tensor* t = const_of(n, 1)) sizes = ints_of(*t);
+  else if (has_input(n, 1)) unsupported(n, "split sizes computed at run time");
+  if (sizes.empty()) {
+    auto s = known_shape(n.input(0));
+    if (!s) unsupported(n, "equal split of a dynamic shape");
+    int64_t a = axis < 0 ? axis + static_cast<int64_t>(s->size()) : axis;
+    int64_t total = (*s)[static_cast<size_t>(a)], parts = n.output_size();
+    int64_t each = (total + parts - 1) / parts;
+    for (int64_t k = 0; k < parts; ++k) sizes.push_back(std::min(each, total - k * each));
+  }
+  Node* sp = append("Tensor.split_with_sizes", {tensor_in(n.input(0)), c_ints(sizes), c_int(axis)});
+  Value* list = sp->add_output(Type::list(Type::tensor()));
+  Node* un = append("prim.ListUnpack", {list});
+  for (int i = 0; i < n.output_size(); ++i) out(un, n, i);
+}
+
+void Importer::lift_slice(const ox::NodeProto& n) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset_ < 10) {
+    starts = attr_ints(n, "starts").value_or(std::vector<int64_t>{});
+    ends = attr_ints(n, "ends").value_or(std::vector<int64_t>{});
+    axes = attr_ints(n, "axes").value_or(std::vector<int64_t>{});
+  } else {
+    for (int i = 1; i <= 4; ++i)
+      if (has_input(n, i) && !const_of(n, i)) unsupported(n, "slice bounds computed at run time");
+    starts = ints_of(*const_of(n, 1));
+    ends = ints_of(*const_of(n, 2));
+    if (const at::Tensor* t = const_of(n, 3)) axes = ints_of(*t);
+    if (const at::Tensor* t = const_of(n, 4)) steps = ints_of(*t);
+  }
+  Value* x = tensor_in(n.input(0));
+  auto r = known_rank(n.input(0));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
+    if (a < 0 && r) a += *r;
+    int64_t st = steps.empty() ? 1 : steps[k];
+    if (st <= 0) unsupported(n, "a negative step");
+    int64_t end = std::min<int64_t>(ends[k], std::numeric_limits<int64_t>::max());
+    std::vector<Value*> ins = {x, c_int(a), c_int(starts[k]), c_int(end), c_int(st)};
+    if (k + 1 == starts.size()) return void(call("Tensor.slice", ins, n));
+    x = method("Tensor.slice", ins);
+  }
+  bind(n, 0, x);
+}
+
+void Importer::lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {
+  std::vector<int64_t> axes;
+  if (auto a = attr_ints(n, "axes")) axes = *a;
+  else if (has_input(n, 1)) {
+    if (!const_of(n, 1)) unsupported(n, "axes computed at run time");
+    axes = ints_of(*const_of(n, 1));
+  }
+  Value* x = tensor_in(n.input(0));
+  auto r = known_rank(n.input(0));
+  if (axes.empty()) {
+    if (unsqueeze) unsupported(n, "no axes");
+    return void(call("Tensor.squeeze", {x}, n));
+  }
+  int64_t rank = r ? *r + (unsqueeze ? static_cast<int64_t>(axes.size()) : 0) : -1;
+  for (auto& a : axes) {
+    if (a < 0) {
+      if (rank < 0) unsupported(n, "negative axes of unknown rank");
+      a += rank;
+    }
+  }
+  if (unsqueeze) std::sort(axes.begin(), axes.end());
+  else std::sort(axes.rbegin(), axes.rend());
+  for (size_t k = 0; k < axes.size(); ++k) {
+    std::vector<Value*> ins = {x, c_int(axes[k])};
+    const char* op = unsqueeze ? "Tensor.unsqueeze" : "Tensor.squeeze";
+    if (k + 1 == axes.size()) return void(call(op, ins, n));
+    x = method(op, ins);
+  }
+}
+
+}  // namespace tt::onnx_import
+
+#endif  // TT_HAVE_ONNX

@@ -1,0 +1,121 @@
+// Helpers of the TorchScript loader (jit_util.h).
+#include "loaders/torchscript/jit_util.h"
+
+#include <tuple>
+
+namespace tt::ts {
+
+std::string first_line(const std::string& s) {
+  std::string l = s.substr(0, s.find('\n'));
+  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
+  return l;
+}
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
+std::string node_loc(const jit::Node* n) {
+  try {
+    jit::SourceRange sr = n->sourceRange();
+    if (auto orig = sr.findSourceRangeThatGenerated()) sr = *orig;
+    auto flc = sr.file_line_col();
+    if (!flc) return "";
+    const std::string& file = std::get<0>(*flc);
+    if (file.empty()) return "";
+    auto slash = file.find_last_of('/');
+    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
+           std::to_string(std::get<1>(*flc));
+  } catch (const std::exception&) {
+    return "";  // a missing source is not worth failing the load for
+  }
+}
+
+std::string kind_str(const jit::Node* n) { return n->kind().toQualString(); }
+
+std::string qualified_overload(const c10::FunctionSchema& s) {
+  return s.overload_name().empty() ? s.name() : s.name() + "." + s.overload_name();
+}
+
+std::string plain_name(std::string q) {
+  const std::string pre = "__torch__.";
+  if (q.rfind(pre, 0) == 0) q = q.substr(pre.size());
+  std::string out;
+  size_t start = 0;
+  while (start <= q.size()) {
+    size_t dot = q.find('.', start);
+    std::string comp = q.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (comp.rfind("___torch_mangle_", 0) != 0) out += (out.empty() ? "" : ".") + comp;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+std::string plain_type_name(const jit::Module& m) {
+  return plain_name(m.type()->name() ? m.type()->name()->qualifiedName() : "");
+}
+
+Type convert_type(const c10::TypePtr& t) {
+  using TK = c10::TypeKind;
+  switch (t->kind()) {
+    case TK::TensorType: {
+      auto tt = t->expect<c10::TensorType>();
+      Type r = Type::tensor(tt->scalarType()
+                                ? dtype_from_scalar_type(static_cast<int64_t>(*tt->scalarType()))
+                                : DType::Unknown);
+      if (auto sizes = tt->sizes().concrete_sizes()) r.shape = *sizes;
+      return r;
+    }
+    case TK::IntType:
+      return Type::of(Type::Kind::Int);
+    case TK::FloatType:
+      return Type::of(Type::Kind::Float);
+    case TK::BoolType:
+      return Type::of(Type::Kind::Bool);
+    case TK::StringType:
+      return Type::of(Type::Kind::Str);
+    case TK::NoneType:
+      return Type::of(Type::Kind::None);
+    case TK::DeviceObjType:
+      return Type::of(Type::Kind::Device);
+    case TK::ListType:
+      return Type::list(convert_type(t->expect<c10::ListType>()->getElementType()));
+    case TK::TupleType: {
+      std::vector<Type> elems;
+      for (const auto& e : t->expect<c10::TupleType>()->elements()) elems.push_back(convert_type(e));
+      return Type::tuple(std::move(elems));
+    }
+    case TK::OptionalType:
+      return Type::optional(convert_type(t->expect<c10::OptionalType>()->getElementType()));
+    case TK::DictType: {
+      auto d = t->expect<c10::DictType>();
+      return Type::dict(convert_type(d->getKeyType()), convert_type(d->getValueType()));
+    }
+    default:
+      return Type::any();
+  }
+}
+
+IntRole int_role(const c10::Argument& arg) {
+  c10::TypePtr t = arg.real_type();
+  if (auto o = t->cast<c10::OptionalType>()) t = o->getElementType();
+  switch (t->kind()) {
+    case c10::TypeKind::ScalarTypeType:
+      return IntRole::ScalarType;
+    case c10::TypeKind::LayoutType:
+      return IntRole::Layout;
+    case c10::TypeKind::MemoryFormatType:
+      return IntRole::MemoryFormat;
+    default:
+      return IntRole::Plain;
+  }
+}
+
+std::string shape_str(const at::Tensor& t) {
+  std::string s = "[";
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "," : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+
+}  // namespace tt::ts

@@ -1,0 +1,393 @@
+// The TorchScript lifter (lifter.h): weights, values, constants and the node dispatch.
+#include "loaders/torchscript/lifter.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace tt::ts {
+
+std::unique_ptr<Graph> Lifter::run() {
+  graph_ = std::make_unique<Graph>();
+  collect_weights(root_, "");
+  auto method = root_.find_method("forward");
+  if (!method)
+    throw Error(ExitCode::Unsupported,
+                "the TorchScript module has no forward method — export a module whose forward "
+                "computes the model");
+  std::shared_ptr<jit::Graph> g = prepared(method->graph(), root_, false);
+  Frame f;
+  f.self = {root_, ""};
+  f.env[g->inputs().at(0)] = Binding{nullptr, f.self};
+  for (size_t i = 1; i < g->inputs().size(); ++i) {
+    const jit::Value* in = g->inputs()[i];
+    f.env[in] = Binding{graph_->add_input(convert_type(in->type()), name_hint(in)), {}};
+  }
+  lift_block(*g->block(), f);
+  for (const jit::Value* out : g->outputs()) graph_->add_output(value_of(f, out, nullptr));
+  // A prepared copy of a scripted forward renumbers the values without a name of their own:
+  // only named ones are the archive's.
+  bool own_graph = g == method->graph();
+  std::vector<std::pair<std::string, std::string>> sources;  // before the sweep frees values
+  for (const jit::Node* n : g->block()->nodes())
+    for (const jit::Value* o : n->outputs()) {
+      auto it = f.env.find(o);
+      if (it != f.env.end() && it->second.value && o->type()->cast<c10::TensorType>() &&
+          (own_graph || o->hasDebugName()))
+        sources.emplace_back(it->second.value->name(), o->debugName());
+    }
+  sweep_dead_prims();
+  if (source_values_)
+    for (auto& s : sources)
+      if (graph_->find_value(s.first)) source_values_->push_back(std::move(s));
+  return std::move(graph_);
+}
+
+// State_dict order: each module's parameters, then its buffers, then its children.
+void Lifter::collect_weights(const jit::Module& m, const std::string& prefix) {
+  for (const auto& p : m.named_parameters(/*recurse=*/false)) add_weight(join_path(prefix, p.name), p.value, true);
+  for (const auto& b : m.named_buffers(/*recurse=*/false)) add_weight(join_path(prefix, b.name), b.value, false);
+  for (const auto& c : m.named_children()) collect_weights(c.value, join_path(prefix, c.name));
+}
+
+// A module's parameters/buffers, recursively, by relative name in state_dict order.
+void Lifter::collect_names(const jit::Module& m, const std::string& prefix,
+                           std::vector<std::pair<std::string, bool>>& out) {
+  for (const auto& p : m.named_parameters(false)) out.emplace_back(join_path(prefix, p.name), true);
+  for (const auto& b : m.named_buffers(false)) out.emplace_back(join_path(prefix, b.name), false);
+  for (const auto& c : m.named_children()) collect_names(c.value, join_path(prefix, c.name), out);
+}
+
+void Lifter::add_weight(const std::string& name, const at::Tensor& t, bool is_param) {
+  // Detached and contiguous; the storage is shared with the module but reference-counted, so it
+  // outlives the jit::Module.
+  graph_->weights().set(name, Weight{t.detach().contiguous(), is_param});
+  state_dict_names_.insert(name);
+}
+
+std::string Lifter::name_hint(const jit::Value* v) {
+  return v->hasDebugName() ? sanitize_name(v->debugName()) : "";
+}
+
+Value* Lifter::value_of(Frame& f, const jit::Value* v, const jit::Node* user, IntRole role) {
+  auto it = f.env.find(v);
+  if (it == f.env.end())
+    throw Error(ExitCode::Internal, "value %" + v->debugName() + " used before it is defined");
+  if (!it->second.value)
+    unsupported(user, "a module object is used as a value", f,
+                "only calls of submodules and reads of their tensors are supported");
+  Value* val = it->second.value;
+  if (role == IntRole::Plain) return val;
+  return typed_int(val, role, f, user);
+}
+
+// An int constant re-typed as ScalarType/Layout/MemoryFormat for the argument it feeds.
+Value* Lifter::typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user) {
+  const AttrValue* c = val->constant();
+  if (!c || !std::holds_alternative<int64_t>(*c) || val->type().kind != Type::Kind::Int) return val;
+  // Per block: a constant made inside one branch is not visible in the other.
+  auto key = std::make_tuple(val, static_cast<int>(role), cur_);
+  auto it = typed_consts_.find(key);
+  if (it != typed_consts_.end()) return it->second;
+  int64_t i = std::get<int64_t>(*c);
+  Value* out = nullptr;
+  switch (role) {
+    case IntRole::ScalarType:
+      out = add_constant(dtype_from_scalar_type(i), Type::of(Type::Kind::ScalarType), f, user);
+      break;
+    case IntRole::Layout:
+      out = add_constant(i, Type::of(Type::Kind::Layout), f, user);
+      break;
+    case IntRole::MemoryFormat:
+      out = add_constant(i, Type::of(Type::Kind::MemoryFormat), f, user);
+      break;
+    case IntRole::Plain:
+      return val;
+  }
+  typed_consts_[key] = out;
+  return out;
+}
+
+Node* Lifter::append(const std::string& op, const std::vector<Value*>& ins, Frame& f, const jit::Node* src) {
+  Node* n = graph_->create(op, ins, 0);
+  n->set_scope(f.scope);
+  if (src) n->set_loc(node_loc(src));
+  (cur_ ? cur_ : graph_->block())->append(n);
+  return n;
+}
+
+// A node for `src` whose outputs are bound to src's outputs.
+Node* Lifter::emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src, Frame& f) {
+  Node* n = append(op, ins, f, src);
+  for (const jit::Value* o : src->outputs())
+    f.env[o] = Binding{n->add_output(convert_type(o->type()), name_hint(o)), {}};
+  return n;
+}
+
+Value* Lifter::add_constant(AttrValue v, Type t, Frame& f, const jit::Node* src) {
+  Node* n = append("prim.Constant", {}, f, src);
+  n->attrs().set("value", std::move(v));
+  return n->add_output(std::move(t));
+}
+
+Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f, const jit::Node* src) {
+  if (iv.isNone()) return add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, src);
+  if (iv.isBool()) return add_constant(iv.toBool(), Type::of(Type::Kind::Bool), f, src);
+  if (iv.isInt()) return add_constant(iv.toInt(), Type::of(Type::Kind::Int), f, src);
+  if (iv.isDouble()) return add_constant(iv.toDouble(), Type::of(Type::Kind::Float), f, src);
+  if (iv.isString()) return add_constant(iv.toStringRef(), Type::of(Type::Kind::Str), f, src);
+  if (iv.isDevice()) return add_constant(DeviceAttr{iv.toDevice().str()}, Type::of(Type::Kind::Device), f, src);
+  if (iv.isIntList()) return add_constant(iv.toIntVector(), Type::list(Type::of(Type::Kind::Int)), f, src);
+  if (iv.isDoubleList())
+    return add_constant(iv.toDoubleVector(), Type::list(Type::of(Type::Kind::Float)), f, src);
+  if (iv.isBoolList()) {
+    std::vector<int64_t> bits;
+    for (bool b : iv.toBoolList()) bits.push_back(b ? 1 : 0);
+    return add_constant(bits, Type::list(Type::of(Type::Kind::Bool)), f, src);
+  }
+  if (iv.isTensor()) return tensor_constant(iv.toTensor(), f, src, "a tensor constant");
+  if (iv.isList()) {
+    auto list = iv.toListRef();
+    if (std::all_of(list.begin(), list.end(), [](const IValue& e) { return e.isString(); })) {
+      std::vector<std::string> strs;
+      for (const IValue& e : list) strs.push_back(e.toStringRef());
+      return add_constant(strs, Type::list(Type::of(Type::Kind::Str)), f, src);
+    }
+  }
+  if (iv.isTuple()) {
+    std::vector<Value*> elems;
+    auto tt = type ? type->cast<c10::TupleType>() : nullptr;
+    const auto& items = iv.toTupleRef().elements();
+    for (size_t i = 0; i < items.size(); ++i)
+      elems.push_back(constant_value(items[i], tt && i < tt->elements().size() ? tt->elements()[i] : nullptr, f, src));
+    Node* n = append("prim.TupleConstruct", elems, f, src);
+    std::vector<Type> types;
+    for (Value* e : elems) types.push_back(e->type());
+    return n->add_output(Type::tuple(types));
+  }
+  unsupported(src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
+              "only None, bool, int, float, str, device, lists, tuples and tensors are supported");
+}
+
+// Tensors of up to 16 elements are inline constants; larger ones become buffers "_constants.cN"
+// (one per distinct tensor), with a warning: the original state_dict has no such key.
+Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src, const std::string& what) {
+  at::Tensor t = raw.detach();
+  Type type = Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec());
+  if (t.numel() <= 16) return add_constant(t.clone().contiguous(), type, f, src);
+  const void* key = t.unsafeGetTensorImpl();
+  std::string name;
+  auto it = constant_buffers_.find(key);
+  if (it != constant_buffers_.end()) {
+    name = it->second;
+  } else {
+    name = graph_->weights().unique_name("_constants.c" + std::to_string(constant_buffers_.size()));
+    graph_->weights().set(name, Weight{t.clone().contiguous(), false});
+    constant_buffers_[key] = name;
+    diags_.warn("tensor-constant",
+                what + " of shape " + shape_str(t) + " became the buffer '" + name +
+                    "': the original model's state_dict has no such key, so load its checkpoints "
+                    "with strict=False",
+                "", f.scope, src ? node_loc(src) : "");
+  }
+  Node* n = append("prim.GetAttr", {}, f, src);
+  n->set_weight("value", name);
+  return n->add_output(type);
+}
+
+void Lifter::unsupported(const jit::Node* n, const std::string& what, const Frame& f,
+                         const std::string& fix) const {
+  std::string where;
+  if (n) {
+    std::string loc = node_loc(n);
+    // Some nodes (prim::DictConstruct, ...) carry no source range: take their first user's.
+    for (size_t i = 0; loc.empty() && i < n->outputs().size(); ++i)
+      for (const jit::Use& u : n->outputs()[i]->uses())
+        if (loc.empty()) loc = node_loc(u.user);
+    if (!loc.empty()) where += " at " + loc;
+  }
+  if (!f.scope.empty()) where += " in module '" + f.scope + "'";
+  std::string op = n ? kind_str(n) + ": " : "";
+  throw Error(ExitCode::Unsupported, op + what + where + " — " + fix);
+}
+
+void Lifter::lift_block(const jit::Block& b, Frame& f) {
+  for (const jit::Node* n : b.nodes()) lift_node(n, f);
+}
+
+// Lifts the JIT block `jb` into the IR block `b` (a branch or a loop body) and sets its outputs.
+void Lifter::lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner) {
+  Block* saved = cur_;
+  cur_ = b;
+  lift_block(jb, f);
+  for (const jit::Value* out : jb.outputs()) b->add_output(value_of(f, out, owner));
+  cur_ = saved;
+}
+
+const Binding& Lifter::binding_of(Frame& f, const jit::Value* v) {
+  auto it = f.env.find(v);
+  if (it == f.env.end())
+    throw Error(ExitCode::Internal, "value %" + v->debugName() + " used before it is defined");
+  return it->second;
+}
+
+void Lifter::lift_raise(const jit::Node* n, Frame& f) {
+  // prim::RaiseException(str msg, str? cls): the message only (an f-string's text when it was
+  // formatted, see aten::format below).
+  Value* msg = value_of(f, n->input(0), n);
+  append("prim.RaiseException", {msg}, f, n);
+}
+
+void Lifter::lift_node(const jit::Node* n, Frame& f) {
+  using namespace c10;
+  const auto k = n->kind();
+  if (k == prim::Constant) {
+    // A function value (of a call kept by the preparation): only prim::CallFunction reads it.
+    if (n->output()->type()->cast<c10::FunctionType>()) return;
+    auto iv = jit::toIValue(n->output());
+    if (!iv) unsupported(n, "a constant without a value", f, "re-export the model");
+    f.env[n->output()] = Binding{constant_value(*iv, n->output()->type(), f, n), {}};
+    return;
+  }
+  if (k == prim::GetAttr) return lift_get_attr(n, f);
+  if (k == prim::If) return lift_if(n, f);
+  if (k == prim::Loop) return lift_loop(n, f);
+  if (k == prim::CallFunction) return lift_call_function(n, f);
+  if (k == prim::RaiseException) return lift_raise(n, f);
+  if (k == prim::Uninitialized) return void(emit("prim.Uninitialized", {}, n, f));
+  if (k == prim::unchecked_cast) {
+    f.env[n->output()] = binding_of(f, n->input(0));
+    return;
+  }
+  if (k == aten::warn) return;  // a warning has no result
+  if (k == aten::format) {
+    // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention
+    // keeps the reason why its fast path is not taken) formats for real: "...".format(args).
+    bool only_raise = std::all_of(n->output()->uses().begin(), n->output()->uses().end(),
+                                  [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
+    if (only_raise) {
+      f.env[n->output()] = binding_of(f, n->input(0));
+      return;
+    }
+    emit("str.format", inputs_of(n, f), n, f);
+    return;
+  }
+  if (k == prim::CallMethod) return lift_call(n, f);
+  if (is_list_mutation(n)) return lift_list_mutation(n, f);
+  if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 && n->input(0)->type()->cast<c10::ListType>()) {
+    // list(l) / l.copy() as list(l): a list even when l is x.size() (a torch.Size in Python).
+    return void(emit("list", inputs_of(n, f), n, f));
+  }
+  if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" || k == prim::is_cuda ||
+      kind_str(n) == "prim::requires_grad" ||
+      (kind_str(n) == "prim::type" && n->inputs().size() == 1 && n->input(0)->type()->kind() == c10::TypeKind::DeviceObjType)) {
+    // x.dtype / x.device / x.is_nested (tensor attributes; nn.LSTM and nn.MultiheadAttention read them)
+    static const std::map<std::string, std::pair<const char*, Type::Kind>> attrs = {
+        {"prim::dtype", {"Tensor.dtype", Type::Kind::ScalarType}},
+        {"prim::device", {"Tensor.device", Type::Kind::Device}},
+        {"prim::is_nested", {"Tensor.is_nested", Type::Kind::Bool}},
+        {"prim::is_cuda", {"Tensor.is_cuda", Type::Kind::Bool}},
+        {"prim::requires_grad", {"Tensor.requires_grad", Type::Kind::Bool}},
+        {"prim::type", {"Device.type", Type::Kind::Str}}};
+    const auto& a = attrs.at(kind_str(n));
+    Node* d = append(a.first, {value_of(f, n->input(0), n)}, f, n);
+    f.env[n->output()] = Binding{d->add_output(Type::of(a.second), name_hint(n->output())), {}};
+    return;
+  }
+  if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
+  if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
+  // A dict of results (torchvision's segmentation models return {"out": ..., "aux": ...}).
+  if (k == prim::DictConstruct) return void(emit("prim.DictConstruct", inputs_of(n, f), n, f));
+  if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
+  if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
+  if (k == prim::TupleIndex) return lift_tuple_index(n, f);
+  if (!n->blocks().empty() || k.is_prim()) {
+    unsupported(n, "this TorchScript construct is not supported", f,
+                "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
+  }
+  lift_op(n, f);
+}
+
+std::vector<Value*> Lifter::inputs_of(const jit::Node* n, Frame& f) {
+  std::vector<Value*> ins;
+  for (const jit::Value* v : n->inputs()) ins.push_back(value_of(f, v, n));
+  return ins;
+}
+
+void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
+  auto it = f.env.find(n->input(0));
+  if (it == f.env.end() || !it->second.module)
+    unsupported(n, "attribute read on something that is not a module", f,
+                "only module attributes can be read");
+  const ModuleRef& owner = *it->second.module;
+  std::string name = n->s(c10::attr::name);
+  std::string full = join_path(owner.path, name);
+  const jit::Value* out = n->output();
+  if (auto ct = out->type()->cast<c10::ClassType>()) {
+    if (!ct->is_module())
+      unsupported(n, "attribute '" + full + "' is a TorchScript object", f,
+                  "only tensors, numbers, strings and submodules can be read");
+    f.env[out] = Binding{nullptr, ModuleRef{jit::Module(owner.module.attr(name).toObject()), full}};
+    return;
+  }
+  IValue iv = owner.module.attr(name);
+  if (iv.isTensor()) {
+    if (state_dict_names_.count(full)) {
+      Node* g = emit("prim.GetAttr", {}, n, f);
+      g->set_weight("value", full);
+      return;
+    }
+    f.env[out] = Binding{tensor_constant(iv.toTensor(), f, n, "the tensor attribute '" + full + "'"), {}};
+    return;
+  }
+  if (iv.isTensorList()) {
+    // A list of the module's own parameters (nn.LSTM's _flat_weights): a list of weight reads.
+    std::map<const void*, std::string> own;
+    for (const auto& p : owner.module.named_parameters(/*recurse=*/false))
+      own[p.value.unsafeGetTensorImpl()] = join_path(owner.path, p.name);
+    std::vector<Value*> items;
+    for (const at::Tensor& t : iv.toTensorVector()) {
+      auto w = own.find(t.unsafeGetTensorImpl());
+      if (w == own.end() || !state_dict_names_.count(w->second))
+        unsupported(n, "attribute '" + full + "' is a list of tensors that are not the module's parameters", f,
+                    "keep the tensors as parameters or buffers");
+      Node* g = append("prim.GetAttr", {}, f, n);
+      g->set_weight("value", w->second);
+      items.push_back(g->add_output(Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec())));
+    }
+    Node* l = append("prim.ListConstruct", items, f, n);
+    f.env[out] = Binding{l->add_output(convert_type(out->type()), name_hint(out)), {}};
+    return;
+  }
+  f.env[out] = Binding{constant_value(iv, out->type(), f, n), {}};
+}
+
+void Lifter::lift_unpack(const jit::Node* n, Frame& f) {
+  Value* in = value_of(f, n->input(), n);
+  const char* build = n->kind() == c10::prim::TupleUnpack ? "prim.TupleConstruct" : "prim.ListConstruct";
+  Node* p = in->node();
+  if (p->is(build) && p->num_inputs() == n->outputs().size()) {
+    // Unpacking what was just packed (the tracer does this at every module boundary).
+    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{p->input(i), {}};
+    return;
+  }
+  emit(n->kind() == c10::prim::TupleUnpack ? "prim.TupleUnpack" : "prim.ListUnpack", {in}, n, f);
+}
+
+void Lifter::lift_tuple_index(const jit::Node* n, Frame& f) {
+  Value* tuple = value_of(f, n->input(0), n);
+  Value* index = value_of(f, n->input(1), n);
+  const AttrValue* c = index->constant();
+  Node* p = tuple->node();
+  if (c && std::holds_alternative<int64_t>(*c) && p->is("prim.TupleConstruct")) {
+    int64_t i = std::get<int64_t>(*c);
+    if (i < 0) i += static_cast<int64_t>(p->num_inputs());
+    if (i >= 0 && i < static_cast<int64_t>(p->num_inputs())) {
+      f.env[n->output()] = Binding{p->input(static_cast<size_t>(i)), {}};
+      return;
+    }
+  }
+  emit("prim.TupleIndex", {tuple, index}, n, f);
+}
+
+}  // namespace tt::ts

@@ -1,0 +1,157 @@
+// The lifter of the TorchScript loader: one jit::Module's forward, as an IR graph. Private to
+// lib/loaders/torchscript/ (the entry points are load_torchscript / lift_jit_module, load.cpp).
+//
+// Note [Lifting TorchScript]
+// torch::jit::load gives a Module whose methods are un-inlined JIT graphs: `self` is the first
+// input, submodules are reached with prim::GetAttr chains and called with prim::CallMethod
+// (forward, or forward1, forward2, ... when the tracer saw a module called several times).
+// The lifter walks the top module's forward graph with a Frame per method being lifted; a Frame
+// maps each JIT value either to an IR value or to a module reference (path + jit::Module).
+// - prim::GetAttr of a submodule gives a module reference; of a parameter/buffer gives a
+//   prim.GetAttr node with a weight ref; of anything else gives a constant.
+// - prim::CallMethod on a submodule whose type is a known torch.nn leaf AND whose method graph
+//   matches that leaf's recipe (Note [Leaf recipes]) becomes one module op node; any other call
+//   is inlined: the callee's graph is lifted in a new Frame whose nodes get scope = callee path.
+// - ATen ops go through the op table (find_op_by_aten); a few ATen forms are normalised first
+//   (Note [ATen normalisations]); unknown ATen ops keep their qualified name with a warning.
+// - Scripted models: see Note [Scripted method graphs] and Note [Lifting control flow].
+//
+// The class is defined over several files, by concern: lifter.cpp (weights, values, constants,
+// the node dispatch), lifter_control.cpp (prim::If / prim::Loop, mutated lists), lifter_modules.cpp
+// (calls: inlining, leaf recipes, scripted leaves), lifter_scripted.cpp (preparing scripted
+// method graphs), lifter_inplace.cpp (in-place writes), lifter_ops.cpp (ATen ops, normalisations,
+// scalar builtins) and jit_cleanup.cpp (tracer noise, dead pure nodes).
+#pragma once
+
+#include "loaders/torchscript/jit_util.h"
+#include "support/diag.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tt::ts {
+
+struct ModuleRef {
+  jit::Module module;
+  std::string path;  // "" for the top module
+};
+
+// What a JIT value stands for while lifting one method.
+struct Binding {
+  Value* value = nullptr;
+  std::optional<ModuleRef> module;
+};
+
+struct Frame {
+  ModuleRef self;
+  std::string scope;
+  std::unordered_map<const jit::Value*, Binding> env;
+  // The frame and node that called this method or function (nullptr at the top), and how graph
+  // input i maps to the call's input i + arg_offset; for Note [In-place writes while lifting].
+  const Frame* caller = nullptr;
+  const jit::Node* call = nullptr;
+  size_t arg_offset = 0;
+};
+
+class Lifter {
+ public:
+  Lifter(jit::Module root, Diagnostics& diags, std::vector<std::pair<std::string, std::string>>* source_values)
+      : root_(std::move(root)), diags_(diags), source_values_(source_values) {}
+
+  // The IR graph of the root module's forward (lifter.cpp).
+  std::unique_ptr<Graph> run();
+
+ private:
+  // ---- lifter.cpp ----
+  void collect_weights(const jit::Module& m, const std::string& prefix);
+  static void collect_names(const jit::Module& m, const std::string& prefix,
+                            std::vector<std::pair<std::string, bool>>& out);
+  void add_weight(const std::string& name, const at::Tensor& t, bool is_param);
+  static std::string name_hint(const jit::Value* v);
+  Value* value_of(Frame& f, const jit::Value* v, const jit::Node* user, IntRole role = IntRole::Plain);
+  Value* typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user);
+  Node* append(const std::string& op, const std::vector<Value*>& ins, Frame& f, const jit::Node* src);
+  Node* emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src, Frame& f);
+  Value* add_constant(AttrValue v, Type t, Frame& f, const jit::Node* src);
+  Value* constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f, const jit::Node* src);
+  Value* tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src, const std::string& what);
+  [[noreturn]] void unsupported(const jit::Node* n, const std::string& what, const Frame& f,
+                                const std::string& fix) const;
+  void lift_block(const jit::Block& b, Frame& f);
+  void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner);
+  const Binding& binding_of(Frame& f, const jit::Value* v);
+  void lift_raise(const jit::Node* n, Frame& f);
+  void lift_node(const jit::Node* n, Frame& f);
+  std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
+  void lift_get_attr(const jit::Node* n, Frame& f);
+  void lift_unpack(const jit::Node* n, Frame& f);
+  void lift_tuple_index(const jit::Node* n, Frame& f);
+
+  // ---- lifter_control.cpp ----
+  void lift_if(const jit::Node* n, Frame& f);
+  void lift_loop(const jit::Node* n, Frame& f);
+  static bool is_list_mutation(const jit::Node* n);
+  static bool defined_inside(const jit::Value* v, const jit::Node* owner);
+  static std::vector<const jit::Value*> lists_mutated_inside(const jit::Node* owner);
+  void lift_list_mutation(const jit::Node* n, Frame& f);
+  void lift_list_set_item(const jit::Node* n, Value* cur, const Type& type, Frame& f);
+  static std::optional<int64_t> known_list_length(const Value* v);
+  static std::string list_alias_problem(const jit::Value* l);
+
+  // ---- lifter_modules.cpp ----
+  void lift_call(const jit::Node* n, Frame& f);
+  void lift_call_function(const jit::Node* n, Frame& f);
+  bool lift_interpolate(const jit::Node* n, Frame& f);
+  bool try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type, Frame& f);
+  bool lift_scripted_encoder(const jit::Node* call, const ModuleRef& callee, Frame& f);
+  bool try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
+                Frame& f);
+
+  // ---- lifter_scripted.cpp ----
+  static bool has_script_constructs(const jit::Block& b, const jit::Value* self);
+  static void fold_attrs(jit::Graph& g, jit::Block* b, std::unordered_map<const jit::Value*, jit::Module>& owners);
+  static void inline_functions(jit::Graph& g);
+  static bool is_raise_guard(const jit::Node* n);
+  static void drop_raise_guards(jit::Block* b, bool builtin_only = false);
+  std::shared_ptr<jit::Graph> prepared(const std::shared_ptr<jit::Graph>& g, const jit::Module& self, bool leaf);
+
+  // ---- lifter_inplace.cpp ----
+  bool lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema, const std::vector<Value*>& ins, Frame& f);
+  std::string exclusive_write(const jit::Node* n, const jit::Value* jv, Value* v, const Frame& f);
+  static std::string write_into_state_problem(const Value* v);
+
+  // ---- lifter_ops.cpp ----
+  void lift_op(const jit::Node* n, Frame& f);
+  static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins);
+  static bool is_dtype_comparison(const std::vector<Value*>& ins);
+  Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n, Frame& f);
+  bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
+                 std::string& op);
+
+  // ---- jit_cleanup.cpp ----
+  bool fold_tracer_noise(const std::string& qual, const std::vector<Value*>& ins, const jit::Node* n,
+                         Frame& f);
+  void sweep_dead_prims();
+
+  jit::Module root_;
+  Diagnostics& diags_;
+  std::vector<std::pair<std::string, std::string>>* source_values_;  // Model::source_values
+  std::unique_ptr<Graph> graph_;
+  std::set<std::string> state_dict_names_;
+  std::map<std::tuple<Value*, int, Block*>, Value*> typed_consts_;
+  Block* cur_ = nullptr;  // where lifted nodes go (a prim.If/prim.Loop block while lifting one)
+  std::map<const void*, std::string> constant_buffers_;
+  std::set<std::string> inlined_notes_;
+  std::set<std::string> resolved_notes_;
+  std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>> prepared_;
+  int depth_ = 0;
+};
+
+}  // namespace tt::ts

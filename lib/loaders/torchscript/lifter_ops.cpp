@@ -1,0 +1,313 @@
+// The TorchScript lifter (lifter.h): ATen ops and TorchScript's scalar builtins.
+//
+// Note [ATen normalisations]
+// Where one Python spelling stands for ATen ops with different argument layouts, the lifter
+// rewrites to the layout of the op table row (exactly, never changing the result):
+//   aten::_convolution{,_mode}     -> F.conv{N}d / F.conv_transpose{N}d (conv{N}d schema order)
+//   aten::constant_pad_nd, reflection_pad*, replication_pad* -> F.pad (aten::pad order)
+//   aten::upsample_*.vec           -> F.interpolate(input, size, scale_factor, mode, align_corners)
+//   aten::arange, arange.start     -> torch.arange (arange.start_step order)
+//   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
+//   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
+//   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
+//   (the last two in fold_tracer_noise, jit_cleanup.cpp)
+#include "loaders/torchscript/lifter.h"
+
+#include "exec/dispatch.h"
+#include "exec/interpreter.h"
+#include "ir/op_table.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace tt::ts {
+
+void Lifter::lift_op(const jit::Node* n, Frame& f) {
+  const c10::FunctionSchema* schema = n->maybeSchema();
+  if (!schema)
+    unsupported(n, "an operator without a known schema", f,
+                "load the library that defines it, or replace the op in the model");
+  std::string qual = qualified_overload(*schema);
+  const auto& args = schema->arguments();
+  if (n->inputs().size() > args.size())
+    unsupported(n, "a variadic operator", f, "replace the op in the model");
+  std::vector<Value*> ins;
+  for (size_t i = 0; i < n->inputs().size(); ++i) ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
+
+  if (fold_tracer_noise(qual, ins, n, f)) return;  // jit_cleanup.cpp
+  if (lift_inplace(n, *schema, ins, f)) return;
+
+  std::string op;
+  if (!normalize(qual, ins, n, f, op)) {
+    if (const OpInfo* info = find_op_by_aten(qual)) {
+      op = info->name;
+    } else {
+      if (schema->name().rfind("aten::", 0) != 0)
+        unsupported(n, "operator " + schema->name() + " from a custom library is not supported", f,
+                    "replace it in the model or ask for it to be added");
+      bool dispatched = c10::Dispatcher::singleton()
+                            .findOp(c10::OperatorName(schema->name(), schema->overload_name()))
+                            .has_value();
+      if (dispatched) {
+        op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
+      } else if (const char* py = qual == "aten::pow.int_to_int" ? nullptr : python_builtin(schema->name(), ins)) {
+        op = py;
+        if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
+          for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
+      } else {
+        unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
+                    "rewrite that expression in the model, or trace it with "
+                    "torch.jit.trace(model.eval(), example)");
+      }
+    }
+  }
+  if (Value* folded = fold_scalar(op, ins, n, f)) {
+    f.env[n->output()] = Binding{folded, {}};
+    return;
+  }
+  Node* node = emit(op, ins, n, f);
+  if (is_aten_fallback(op) && !python_spells_fallback(op)) {
+    diags_.warn("aten-fallback",
+                "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
+                    op.substr(6) + "(...)",
+                node->num_outputs() ? node->output()->name() : "", f.scope, node->loc());
+  }
+}
+
+// The Python spelling of a TorchScript-only scalar/list builtin (Note [Lifting control flow]);
+// nullptr when there is none. Lists only where Python gives the same result.
+const char* Lifter::python_builtin(const std::string& name, const std::vector<Value*>& ins) {
+  static const std::map<std::string, const char*> numeric = {
+      {"aten::add", "operator.add"},       {"aten::sub", "operator.sub"},
+      {"aten::mul", "operator.mul"},       {"aten::div", "operator.truediv"},
+      {"aten::floordiv", "operator.floordiv"}, {"aten::remainder", "operator.mod"},
+      {"aten::neg", "operator.neg"},       {"aten::lt", "operator.lt"},
+      {"aten::le", "operator.le"},         {"aten::gt", "operator.gt"},
+      {"aten::ge", "operator.ge"},         {"aten::eq", "operator.eq"},
+      {"aten::ne", "operator.ne"},         {"aten::__not__", "operator.not_"},
+      {"aten::__and__", "operator.and_"},  {"aten::__or__", "operator.or_"},
+      {"aten::__xor__", "operator.xor"},   {"aten::Int", "int"},
+      {"aten::Float", "float"},            {"aten::Bool", "bool"},
+      {"aten::floor", "math.floor"},       {"aten::ceil", "math.ceil"},
+      {"aten::sqrt", "math.sqrt"},         {"aten::abs", "abs"},
+      {"aten::pow", "operator.pow"},
+  };
+  static const std::map<std::string, const char*> any = {
+      {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
+      {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
+      {"aten::is_autocast_enabled", "torch.is_autocast_enabled"},
+      {"aten::__contains__", "operator.contains"}, {"aten::any", "any"}, {"aten::all", "all"}, {"aten::sum", "sum"}, {"aten::is_grad_enabled", "torch.is_grad_enabled"},
+  };
+  if (auto it = any.find(name); it != any.end()) return it->second;
+  auto it = numeric.find(name);
+  if (it == numeric.end()) return nullptr;
+  auto all_are = [&](Type::Kind kind) {
+    return std::all_of(ins.begin(), ins.end(), [&](Value* v) { return v->type().kind == kind; });
+  };
+  // a + b, a == b, a != b on lists (hx.size() != expected_hidden_size in nn.LSTM)
+  if ((name == "aten::add" || name == "aten::eq" || name == "aten::ne") && ins.size() == 2 &&
+      all_are(Type::Kind::List))
+    return it->second;
+  // dtypes are ints in TorchScript: x.dtype == y.dtype
+  if ((name == "aten::eq" || name == "aten::ne") && ins.size() == 2 && is_dtype_comparison(ins))
+    return it->second;
+  for (Value* v : ins) {
+    Type::Kind k = v->type().kind;
+    if (k != Type::Kind::Int && k != Type::Kind::Float && k != Type::Kind::Bool && k != Type::Kind::Any)
+      return nullptr;
+  }
+  return it->second;
+}
+
+// x.dtype == y.dtype, or x.dtype != torch.bool (the constant is an int in TorchScript).
+bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
+  bool any = false;
+  for (Value* v : ins) {
+    Type::Kind k = v->type().kind;
+    if (k == Type::Kind::ScalarType) any = true;
+    else if (!(k == Type::Kind::Int && v->constant())) return false;
+  }
+  return any;
+}
+
+// A Python scalar builtin whose inputs are all non-tensor constants, evaluated now (e.g.
+// `self.downsample is not None` once the attribute became a constant).
+Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n, Frame& f) {
+  static const std::set<std::string> builtins = {"len", "int", "float", "bool", "abs"};
+  if (n->outputs().size() != 1 || (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
+    return nullptr;
+  std::vector<IValue> args;
+  for (Value* v : ins) {
+    const AttrValue* c = v->constant();
+    if (!c || std::holds_alternative<at::Tensor>(*c)) return nullptr;
+    args.push_back(attr_to_ivalue(*c, v->type()));
+  }
+  std::optional<std::vector<IValue>> r;
+  try {
+    r = call_aten(op, args);
+  } catch (const std::exception&) {
+    return nullptr;  // e.g. a division by zero: left for run time, where it belongs
+  }
+  if (!r || r->size() != 1) return nullptr;
+  const IValue& v = (*r)[0];
+  if (!v.isBool() && !v.isInt() && !v.isDouble() && !v.isNone()) return nullptr;
+  return constant_value(v, n->output()->type(), f, n);
+}
+
+// Note [ATen normalisations]. Returns true (and sets op, rewrites ins) when it applies.
+bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
+                       std::string& op) {
+  auto const_int = [](Value* v) -> std::optional<int64_t> {
+    const AttrValue* c = v->constant();
+    if (c && std::holds_alternative<int64_t>(*c)) return std::get<int64_t>(*c);
+    return std::nullopt;
+  };
+  auto const_bool = [](Value* v) -> std::optional<bool> {
+    const AttrValue* c = v->constant();
+    if (c && std::holds_alternative<bool>(*c)) return std::get<bool>(*c);
+    return std::nullopt;
+  };
+  auto is_none = [](Value* v) { return v->is_none_constant(); };
+  auto is_cpu = [](Value* v) {
+    const AttrValue* c = v->constant();
+    return c && std::holds_alternative<DeviceAttr>(*c) && std::get<DeviceAttr>(*c).name == "cpu";
+  };
+  // Length of a list value (prim.ListConstruct or a constant list), 0 when unknown.
+  auto list_len = [](Value* v) -> size_t {
+    if (v->node()->is("prim.ListConstruct")) return v->node()->num_inputs();
+    const AttrValue* c = v->constant();
+    if (c && std::holds_alternative<std::vector<int64_t>>(*c)) return std::get<std::vector<int64_t>>(*c).size();
+    return 0;
+  };
+  auto all_zero = [&](Value* v) {
+    if (v->node()->is("prim.ListConstruct")) {
+      for (Value* e : v->node()->inputs())
+        if (const_int(e) != std::optional<int64_t>(0)) return false;
+      return true;
+    }
+    const AttrValue* c = v->constant();
+    if (c && std::holds_alternative<std::vector<int64_t>>(*c)) {
+      const auto& l = std::get<std::vector<int64_t>>(*c);
+      return std::all_of(l.begin(), l.end(), [](int64_t x) { return x == 0; });
+    }
+    return false;
+  };
+  auto pick = [&](std::initializer_list<size_t> idx) {
+    std::vector<Value*> out;
+    for (size_t i : idx) out.push_back(ins.at(i));
+    ins = std::move(out);
+  };
+
+  if (qual == "aten::_convolution" || qual == "aten::_convolution.deprecated") {
+    size_t dims = list_len(ins.at(3));
+    auto transposed = const_bool(ins.at(6));
+    if (dims < 1 || dims > 3 || !transposed) return false;
+    std::string nd = std::to_string(dims) + "d";
+    if (*transposed) {
+      op = "F.conv_transpose" + nd;
+      pick({0, 1, 2, 3, 4, 7, 8, 5});  // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+    } else {
+      if (!all_zero(ins.at(7))) return false;
+      op = "F.conv" + nd;
+      pick({0, 1, 2, 3, 4, 5, 8});  // (input, weight, bias, stride, padding, dilation, groups)
+    }
+    return true;
+  }
+  if (qual == "aten::_convolution_mode") {
+    size_t dims = list_len(ins.at(3));
+    if (dims < 1 || dims > 3) return false;
+    op = "F.conv" + std::to_string(dims) + "d";  // same layout as conv{N}d.padding
+    return true;
+  }
+  if (qual == "aten::constant_pad_nd") {
+    Value* mode = add_constant(std::string("constant"), Type::of(Type::Kind::Str), f, n);
+    ins = {ins.at(0), ins.at(1), mode, ins.at(2)};
+    op = "F.pad";
+    return true;
+  }
+  for (const char* family : {"reflection", "replication"}) {
+    for (int d = 1; d <= 3; ++d) {
+      if (qual != std::string("aten::") + family + "_pad" + std::to_string(d) + "d") continue;
+      Value* mode = add_constant(std::string(family[2] == 'f' ? "reflect" : "replicate"), Type::of(Type::Kind::Str), f, n);
+      Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+      ins = {ins.at(0), ins.at(1), mode, none};
+      op = "F.pad";
+      return true;
+    }
+  }
+  {
+    static const std::map<std::string, std::pair<const char*, bool>> upsample = {
+        {"aten::upsample_nearest1d.vec", {"nearest", false}},
+        {"aten::upsample_nearest2d.vec", {"nearest", false}},
+        {"aten::upsample_nearest3d.vec", {"nearest", false}},
+        {"aten::_upsample_nearest_exact1d.vec", {"nearest-exact", false}},
+        {"aten::_upsample_nearest_exact2d.vec", {"nearest-exact", false}},
+        {"aten::_upsample_nearest_exact3d.vec", {"nearest-exact", false}},
+        {"aten::upsample_linear1d.vec", {"linear", true}},
+        {"aten::upsample_bilinear2d.vec", {"bilinear", true}},
+        {"aten::upsample_bicubic2d.vec", {"bicubic", true}},
+        {"aten::upsample_trilinear3d.vec", {"trilinear", true}},
+    };
+    auto it = upsample.find(qual);
+    if (it != upsample.end()) {
+      Value* mode = add_constant(std::string(it->second.first), Type::of(Type::Kind::Str), f, n);
+      if (it->second.second) {
+        ins = {ins.at(0), ins.at(1), ins.at(3), mode, ins.at(2)};  // (x, size, scales, mode, align)
+      } else {
+        Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+        ins = {ins.at(0), ins.at(1), ins.at(2), mode, none};
+      }
+      op = "F.interpolate";
+      return true;
+    }
+    // The default overloads (torch 2.x traces of size=...): (x, output_size, [align,] scales...)
+    // are F.interpolate(x, size) when every scale is None; with scales they stay ATen calls.
+    auto base = upsample.find(qual + ".vec");
+    if (base != upsample.end()) {
+      bool has_align = base->second.second;
+      for (size_t i = has_align ? 3 : 2; i < ins.size(); ++i)
+        if (!is_none(ins.at(i))) return false;
+      Value* mode = add_constant(std::string(base->second.first), Type::of(Type::Kind::Str), f, n);
+      Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+      Value* align = has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+      ins = {ins.at(0), ins.at(1), none, mode, align};
+      op = "F.interpolate";
+      return true;
+    }
+  }
+  if (qual == "aten::arange" || qual == "aten::arange.start") {
+    // arange(end, ...) == arange(0, end, 1, ...); arange(start, end, ...) == arange(start, end, 1, ...)
+    Value* one = add_constant(int64_t{1}, Type::of(Type::Kind::Int), f, n);
+    if (qual == "aten::arange") {
+      Value* zero = add_constant(int64_t{0}, Type::of(Type::Kind::Int), f, n);
+      ins.insert(ins.begin(), zero);
+    }
+    ins.insert(ins.begin() + 2, one);
+    op = "torch.arange";
+    return true;
+  }
+  if (qual == "aten::to.device") {
+    // (self, device, dtype, non_blocking, copy, memory_format): every tensor is on the CPU.
+    if (!is_cpu(ins.at(1))) return false;
+    pick({0, 2, 3, 4, 5});
+    op = "Tensor.to";
+    return true;
+  }
+  if (qual == "aten::to.dtype_layout") {
+    // (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+    bool layout_ok = is_none(ins.at(2)) || const_int(ins.at(2)) == std::optional<int64_t>(0);
+    bool device_ok = is_none(ins.at(3)) || is_cpu(ins.at(3));
+    bool pin_ok = is_none(ins.at(4)) || const_bool(ins.at(4)) == std::optional<bool>(false);
+    if (is_none(ins.at(1)) || !layout_ok || !device_ok || !pin_ok) return false;
+    pick({0, 1, 5, 6, 7});
+    op = "Tensor.to";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace tt::ts

@@ -1,0 +1,82 @@
+// The TorchScript loader's entry points (loader.h): load_torchscript reads an archive with
+// torch::jit::load and lifts its forward (lifter.h); lift_jit_module lifts a module built in
+// memory (the torch.export loader's).
+#include "loaders/loader.h"
+
+#include "loaders/torchscript/lifter.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+namespace tt {
+namespace {
+
+namespace jit = torch::jit;
+using ts::first_line;
+
+const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(path)";
+
+// Turns a torch::jit::load failure into a message about the file.
+[[noreturn]] void explain_load_failure(const std::string& path, const std::string& what) {
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    records = reader.getAllRecords();
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::BadInput,
+                "not a readable TorchScript archive (" + first_line(e.what()) +
+                    ") — the file may be truncated or corrupt; re-export it: " + kSaveHint);
+  }
+  bool has_code = false, has_data = false, has_constants = false;
+  for (const auto& r : records) {
+    if (r.rfind("code/", 0) == 0) has_code = true;
+    if (r == "data.pkl") has_data = true;
+    if (r == "constants.pkl") has_constants = true;
+  }
+  if (has_data && !has_code && !has_constants)
+    throw Error(ExitCode::BadInput,
+                std::string("this is a state_dict/pickled module written by torch.save, not "
+                            "TorchScript — ") + kSaveHint);
+  throw Error(ExitCode::BadInput,
+              "LibTorch cannot load this TorchScript archive (" + first_line(what) +
+                  ") — it may come from a newer PyTorch or need a custom op library; re-export it "
+                  "with PyTorch 1.13: " + kSaveHint);
+}
+
+jit::Module load_module(const std::string& path) {
+  try {
+    return jit::load(path, c10::Device(c10::kCPU));
+  } catch (const c10::Error& e) {
+    explain_load_failure(path, e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    explain_load_failure(path, e.what());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
+                                        std::vector<std::pair<std::string, std::string>>* source_values) {
+  try {
+    jit::Module module = load_module(path);
+    module.eval();
+    return ts::Lifter(module, diags, source_values).run();
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot lift the TorchScript model: " + first_line(e.what_without_backtrace()) +
+                    " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported,
+                "cannot lift the TorchScript model: " + first_line(e.what()) +
+                    " — please report this with the model");
+  }
+}
+
+std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
+                                       std::vector<std::pair<std::string, std::string>>* source_values) {
+  return ts::Lifter(module, diags, source_values).run();
+}
+
+}  // namespace tt
