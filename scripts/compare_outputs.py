@@ -143,6 +143,10 @@ def main():
         print("compare_outputs: no models found (generate them with scripts/test.sh first)", file=sys.stderr)
         return 2
     root = a.out or tempfile.mkdtemp(prefix="tt-compare-")
+    # The parents exist before the parallel jobs start: two tinytrace runs creating the same
+    # missing parent at once can fail with "cannot create output directory ... (File exists)".
+    for side in ("old", "new"):
+        os.makedirs(os.path.join(root, side), exist_ok=True)
     jobs = [(os.path.abspath(a.old), os.path.abspath(a.new), m, mode, root, a.emit) for m in models for mode in modes]
     differing = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
