@@ -39,9 +39,8 @@ bool is_float_dtype(DType d) {
 bool makes_non_float(const Value* v) {
   const Node* p = v->node();
   for (const auto& b : aten_bases(p->op())) {
-    std::string_view name = std::string_view(b).substr(b.rfind("aten::", 0) == 0 ? 6 : b.size());
-    if (aten_has(name, kNonFloatResult)) return true;
-    if (aten_has(name, kIndicesSecond) && p->num_outputs() == 2 && v == p->output(1)) return true;
+    if (aten_base_has(b, kNonFloatResult)) return true;
+    if (aten_base_has(b, kIndicesSecond) && p->num_outputs() == 2 && v == p->output(1)) return true;
     if (b == "aten::to" || b == "aten::type_as") {
       for (const Value* in : p->inputs()) {
         if (in->type().kind == Type::Kind::ScalarType) {  // x.to(dtype)

@@ -169,7 +169,7 @@ bool is_inplace_name(const std::string& s) {
 }
 
 bool is_metadata_inplace(const std::string& aten_base) {
-  return aten_base.rfind("aten::", 0) == 0 && aten_has(std::string_view(aten_base).substr(6), kMetadataInplace);
+  return aten_base_has(aten_base, kMetadataInplace);
 }
 
 std::unordered_set<const Value*> mutated_memory(const Graph& g) {

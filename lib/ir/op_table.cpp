@@ -676,4 +676,8 @@ bool aten_has(std::string_view name, AtenFact f) {
   return it != facts.end() && (it->second & f) != 0;
 }
 
+bool aten_base_has(std::string_view base, AtenFact f) {
+  return base.substr(0, 6) == "aten::" && aten_has(base.substr(6), f);
+}
+
 }  // namespace tt

@@ -97,6 +97,8 @@ bool op_has(std::string_view op, OpFact f);
 const std::vector<const OpInfo*>& functional_module_rows();
 // Whether the ATen op `name` ("append", no "aten::", no overload) has fact `f`.
 bool aten_has(std::string_view name, AtenFact f);
+// The same for a qualified base ("aten::argmax"); false for any other namespace.
+bool aten_base_has(std::string_view base, AtenFact f);
 
 // Lookup by IR op name; nullptr when unknown.
 const OpInfo* find_op(std::string_view name);

@@ -1,20 +1,14 @@
 // The op table's consistency (lib/ir/op_table.h): rows, facts and the module lowerings agree.
+#include "emitters/pysrc.h"
 #include "exec/interpreter.h"
 #include "ir/op_table.h"
 
 #include <doctest/doctest.h>
 
-#include <regex>
 #include <set>
 #include <string>
 
 using namespace tt;
-
-namespace {
-
-bool is_identifier(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
-
-}  // namespace
 
 TEST_CASE("op table: names are unique and every row is found by its name") {
   std::set<std::string> seen;
@@ -61,7 +55,7 @@ TEST_CASE("op table: every functional form names a function row and a module wit
   for (const OpInfo* m : functional_module_rows()) {
     CAPTURE(m->name);
     CHECK(m->kind == OpKind::Module);
-    CHECK(is_identifier(m->attr_stem));
+    CHECK(pysrc::is_identifier(m->attr_stem));
     const OpInfo* f = find_op_by_aten(m->functional_aten);
     REQUIRE(f != nullptr);
     CHECK(f->kind == OpKind::Function);
@@ -90,4 +84,6 @@ TEST_CASE("op table: ATen facts by name") {
   CHECK_FALSE(aten_has("relu", kRandom));
   CHECK_FALSE(aten_has("add_", kMutatesByName));  // in-place by its name, not listed
   CHECK_FALSE(aten_has("aten::randn", kRandom));  // names come without namespace
+  CHECK(aten_base_has("aten::randn", kRandom));    // ... unless asked by qualified base
+  CHECK_FALSE(aten_base_has("prim::randn", kRandom));
 }
