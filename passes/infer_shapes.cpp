@@ -16,6 +16,7 @@
 //   says so in a warning diagnostic instead of failing the conversion.
 #include "exec/dispatch.h"
 #include "exec/interpreter.h"
+#include "ir/module_lowering.h"
 #include "ir/op_table.h"
 #include "passes/pass.h"
 

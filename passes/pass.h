@@ -104,6 +104,9 @@ struct PipelineInfo {
 // Every pass / named pipeline of passes/passes.def, in declaration order.
 const std::vector<PassInfo>& all_passes();
 const std::vector<PipelineInfo>& all_pipelines();
+// The import passes of passes/passes.def (TT_IMPORT_PASS): written for loaders' import pipelines
+// (Note [Import pipeline] in lib/loaders/loader.h), not in all_passes(); find_pass knows them.
+const std::vector<PassInfo>& import_passes();
 const PassInfo* find_pass(std::string_view name);
 // Test-only passes (test-perturb-weight: adds delta to one weight so that --verify must fail)
 // are not in passes.def: `tinytrace passes` does not list them and find_pass does not know them
@@ -115,8 +118,10 @@ const PipelineInfo* find_pipeline(std::string_view name);
 // The pass functions themselves.
 #define TT_PASS(name, fn, summary) bool fn(Graph& g, PassContext& ctx);
 #define TT_PIPELINE(name, pipeline, summary)
+#define TT_IMPORT_PASS(name, fn, summary) bool fn(Graph& g, PassContext& ctx);
 #include "passes/passes.def"
 #undef TT_PASS
 #undef TT_PIPELINE
+#undef TT_IMPORT_PASS
 
 }  // namespace tt

@@ -35,6 +35,7 @@ std::string closest_pass_name(const std::string& name) {
   for (const auto& p : all_passes()) cands.push_back(p.name);
   for (const auto& p : all_pipelines()) cands.push_back(p.name);
   cands.push_back("fixpoint");
+  for (const auto& p : import_passes()) cands.push_back(p.name);
   std::string best;
   size_t best_d = std::string::npos;
   for (const auto& c : cands) {
@@ -401,6 +402,35 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
                   first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
   }
   return changed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import pipelines (Note [Import pipeline] in lib/loaders/loader.h)
+
+namespace {
+bool run_import_steps(const std::vector<PipelineStep>& steps, Graph& g, Diagnostics& diags) {
+  bool changed = false;
+  for (const auto& st : steps) {
+    if (st.kind == PipelineStep::Kind::Fixpoint) {
+      for (int round = 0; round < st.max_iterations && run_import_steps(st.children, g, diags); ++round)
+        changed = true;
+      continue;
+    }
+    PassContext ctx(diags);
+    ctx.set_pass_name(st.pass->name);
+    ctx.set_options(st.options);
+    bool c = st.pass->fn(g, ctx);
+    spdlog::debug("import pass {}: {} ({} rewrite(s))", st.pass->name, c ? "changed" : "no change",
+                  ctx.rewrites());
+    changed |= c;
+  }
+  return changed;
+}
+}  // namespace
+
+void run_import_pipeline(const std::string& text, Graph& g, Diagnostics& diags) {
+  if (text.empty()) return;
+  run_import_steps(parse_pipeline(text).steps, g, diags);
 }
 
 }  // namespace tt

@@ -84,4 +84,11 @@ class PassManager {
   std::vector<RewriteLogEntry> log_;
 };
 
+// Runs a loader's import pipeline (Note [Import pipeline] in lib/loaders/loader.h) on the graph
+// it lifted: the passes in order, as PassManager::run would, but nothing is recorded (no
+// statistics, no rewrite log, no IR printing or verifying; the report lists the user's pipeline
+// only) and the runs log at debug level. Empty text: nothing runs. Throws Error(Usage) when the
+// text does not parse (a bug of the loader that asks for it; the unit tests parse every one).
+void run_import_pipeline(const std::string& text, Graph& g, Diagnostics& diags);
+
 }  // namespace tt

@@ -11,9 +11,24 @@ const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {
 #define TT_PASS(name, fn, summary) {name, &fn, summary},
 #define TT_PIPELINE(name, pipeline, summary)
+#define TT_IMPORT_PASS(name, fn, summary)
 #include "passes/passes.def"
 #undef TT_PASS
 #undef TT_PIPELINE
+#undef TT_IMPORT_PASS
+  };
+  return passes;
+}
+
+const std::vector<PassInfo>& import_passes() {
+  static const std::vector<PassInfo> passes = {
+#define TT_PASS(name, fn, summary)
+#define TT_PIPELINE(name, pipeline, summary)
+#define TT_IMPORT_PASS(name, fn, summary) {name, &fn, summary},
+#include "passes/passes.def"
+#undef TT_PASS
+#undef TT_PIPELINE
+#undef TT_IMPORT_PASS
   };
   return passes;
 }
@@ -22,9 +37,11 @@ const std::vector<PipelineInfo>& all_pipelines() {
   static const std::vector<PipelineInfo> pipelines = {
 #define TT_PASS(name, fn, summary)
 #define TT_PIPELINE(name, pipeline, summary) {name, pipeline, summary},
+#define TT_IMPORT_PASS(name, fn, summary)
 #include "passes/passes.def"
 #undef TT_PASS
 #undef TT_PIPELINE
+#undef TT_IMPORT_PASS
   };
   return pipelines;
 }
@@ -46,6 +63,8 @@ void register_test_passes() {
 
 const PassInfo* find_pass(std::string_view name) {
   for (const auto& p : all_passes())
+    if (name == p.name) return &p;
+  for (const auto& p : import_passes())
     if (name == p.name) return &p;
   for (const auto& p : test_passes())
     if (name == p.name) return &p;

@@ -9,7 +9,7 @@
 #include "emitters/report.h"
 #include "ir/printer.h"
 #include "loaders/loader.h"
-#include "loaders/torchscript_emit.h"
+#include "driver/torchscript.h"
 #include "loaders/torch_io.h"
 #include "support/diag.h"
 #include "support/output_set.h"

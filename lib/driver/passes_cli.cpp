@@ -1,6 +1,7 @@
 // CLI glue for the pass pipeline (see passes_cli.h).
 #include "driver/passes_cli.h"
 
+#include "loaders/loader.h"
 #include "loaders/tir_parser.h"
 #include "ir/printer.h"
 #include "passes/pass_manager.h"
@@ -64,6 +65,7 @@ void print_pass_list(std::ostream& os) {
   size_t width = 8;
   for (const auto& p : all_passes()) width = std::max(width, std::strlen(p.name));
   for (const auto& p : all_pipelines()) width = std::max(width, std::strlen(p.name));
+  for (const auto& p : import_passes()) width = std::max(width, std::strlen(p.name));
   width += 2;
   os << "Passes (use with --passes a,b{key=value},fixpoint(c,d)):\n";
   for (const auto& p : all_passes())
@@ -75,6 +77,10 @@ void print_pass_list(std::ostream& os) {
   os << "  " << std::left << std::setw(static_cast<int>(width)) << "fixpoint"
      << "fixpoint{max-iterations=N}(a,b): repeat a,b until nothing changes (default at most 10 "
         "rounds)\n";
+  os << "Import passes (a loader runs them right after loading, before the passes above; ONNX: "
+     << kOnnxImportPipeline << "):\n";
+  for (const auto& p : import_passes())
+    os << "  " << std::left << std::setw(static_cast<int>(width)) << p.name << p.summary << "\n";
 }
 
 void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream) {

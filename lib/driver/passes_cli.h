@@ -37,7 +37,7 @@ void check_pass_options(const PassCliOptions& o);
 std::vector<PassStat> run_pass_options(Graph& g, Diagnostics& diags, const PassCliOptions& o,
                                        std::ostream* ir_stream = nullptr);
 
-// `tinytrace passes`: every pass and named pipeline, one line each.
+// `tinytrace passes`: every pass, named pipeline and import pass, one line each.
 void print_pass_list(std::ostream& os);
 
 // `tinytrace opt FILE.tir --passes P`: parses FILE (every `// -----` separated case), runs the

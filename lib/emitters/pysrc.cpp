@@ -40,7 +40,7 @@ bool all_digits(const std::string& s) {
 // ---------------------------------------------------------------------------------------------
 // literals
 
-std::string py_str(const std::string& s) {
+std::string py_str(const std::string& s, bool octal) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -52,7 +52,7 @@ std::string py_str(const std::string& s) {
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          std::snprintf(buf, sizeof buf, octal ? "\\%03o" : "\\x%02x", c);
           out += buf;
         } else {
           out += static_cast<char>(c);

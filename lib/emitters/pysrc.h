@@ -40,8 +40,9 @@ bool all_digits(const std::string& s);
 // literals
 
 // A double-quoted Python string literal: backslash, the quote, \n, \r and \t escaped; the other
-// control characters (and DEL) as \xNN; every other byte (UTF-8 included) as it is.
-std::string py_str(const std::string& s);
+// control characters (and DEL) as \xNN, or with `octal` as \ooo (which TorchScript's lexer reads
+// too: it has no \x); every other byte (UTF-8 included) as it is.
+std::string py_str(const std::string& s, bool octal = false);
 
 // Python's repr() of a float: the shortest digits that round-trip, fixed notation for decimal
 // exponents in [-4, 16), scientific otherwise ("1e-05", "0.0001", "1.0", "1e+16", "-0.0");

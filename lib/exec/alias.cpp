@@ -132,15 +132,12 @@ std::vector<size_t> aliased_inputs(const Node& n) {
     return {};
   }
   // A list item, a list copy or a list slice holds the same tensors.
-  if (op == "operator.getitem" || op == "list" || op == "list.slice") return {0};
+  if (op_has(op, kSharesInputItems)) return {0};
   if (info && !info->aten.empty()) return aten_aliased_inputs(info->aten, n);
   // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
   // make new objects.
   if (info && info->kind == OpKind::Function) return {};
-  for (const char* prefix : {"Tensor.", "torch.", "F."}) {
-    std::string p = prefix;
-    if (op.rfind(p, 0) == 0 && op.size() > p.size()) return aten_aliased_inputs({"aten::" + op.substr(p.size())}, n);
-  }
+  if (std::string base = spelled_aten_base(op); !base.empty()) return aten_aliased_inputs({base}, n);
   return all_inputs(n);
 }
 

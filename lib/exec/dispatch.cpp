@@ -64,15 +64,11 @@ std::vector<OpName> candidates_for(const std::string& op) {
     if (!out.empty()) return out;
   }
   // Unknown spelling: Tensor.foo / torch.foo / F.foo -> every overload of aten::foo.
-  for (const char* prefix : {"Tensor.", "torch.", "F."}) {
-    std::string p = prefix;
-    if (op.rfind(p, 0) == 0 && op.size() > p.size()) {
-      OpName n;
-      n.base = "aten::" + op.substr(p.size());
-      n.any_overload = true;
-      out.push_back(n);
-      break;
-    }
+  if (std::string base = spelled_aten_base(op); !base.empty()) {
+    OpName n;
+    n.base = base;
+    n.any_overload = true;
+    out.push_back(n);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #include "exec/interpreter.h"
 
 #include "exec/dispatch.h"
+#include "ir/module_lowering.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
@@ -318,7 +319,9 @@ void Interpreter::run_node(const Node& n) {
   }
   try {
     if (!n.module().empty() || has_module_lowering(op)) {
-      set_outputs(run_module_op(n, weights(), in));
+      auto it = lowered_.find(&n);
+      if (it == lowered_.end()) it = lowered_.emplace(&n, lower_module_or_throw(n)).first;
+      set_outputs(run_lowered_module(*it->second, weights(), in));
       return;
     }
     if (op == "F.interpolate") {
@@ -335,6 +338,7 @@ void Interpreter::run_node(const Node& n) {
     throw;
   } catch (const std::exception& e) {
     if (fallback()) return;
+    if (!wrap_errors) throw;
     std::string msg = e.what();
     auto nl = msg.find('\n');
     if (nl != std::string::npos) msg = msg.substr(0, nl);

@@ -1,7 +1,7 @@
 // The IR interpreter: runs a Graph node by node on ATen (DESIGN.md §3). One engine behind
 // --verify, shape inference, constant folding and profiling.
 //
-// Module ops lower to their ATen calls with the node's weights (lib/exec/modules.cpp); function
+// Module ops run their lowering (lib/ir/module_lowering.h, lib/exec/modules.cpp); function
 // ops and aten:: fallback ops go through the c10 dispatcher by schema (lib/exec/dispatch.h);
 // prim ops are handled here.
 #pragma once
@@ -11,6 +11,8 @@
 #include <ATen/core/ivalue.h>
 
 #include <functional>
+#include <memory>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,11 +23,16 @@ namespace tt {
 // dtypes, etc.).
 c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type);
 
-// Runs one module op ("nn.Conv2d") on its already-evaluated inputs with the node's attributes
-// and weights. Throws tt::Error(Unsupported) for a module op it cannot run.
+// Runs one module op ("nn.Conv2d") on its already-evaluated inputs: its lowering (Note [Module
+// lowering] in lib/ir/module_lowering.h) against `weights`. Throws tt::Error(Unsupported) for a
+// module op it cannot run; a kernel's own error propagates as raised.
 std::vector<c10::IValue> run_module_op(const Node& n, const WeightStore& weights,
                                        const std::vector<c10::IValue>& inputs);
-bool has_module_lowering(const std::string& op);
+// The two steps of run_module_op, for callers that run one node many times (the interpreter
+// keeps the lowered graph of each module node it meets).
+std::unique_ptr<Graph> lower_module_or_throw(const Node& n);
+std::vector<c10::IValue> run_lowered_module(const Graph& lowered, const WeightStore& weights,
+                                            const std::vector<c10::IValue>& inputs);
 
 class Interpreter {
  public:
@@ -50,6 +57,9 @@ class Interpreter {
   // (infer-shapes: shape rules for ops known to lack a meta kernel, as failing costs a backtrace).
   std::function<std::optional<std::vector<c10::IValue>>(const Node&, const std::vector<c10::IValue>&)>
       intercept;
+  // false: an op's own error (c10::Error, ...) propagates as raised instead of becoming a
+  // tt::Error naming the node (a module's lowering runs inside the module node, which is named).
+  bool wrap_errors = true;
 
  private:
   void run_block(const Block& b, const std::vector<c10::IValue>& inputs,
@@ -61,6 +71,7 @@ class Interpreter {
 
   const Graph& g_;
   std::unordered_map<const Value*, c10::IValue> env_;
+  std::unordered_map<const Node*, std::unique_ptr<Graph>> lowered_;  // module nodes run so far
   int depth_ = 0;
 };
 

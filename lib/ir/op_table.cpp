@@ -21,7 +21,6 @@
 //   upsample_* ops; it is therefore not reachable through find_op_by_aten (the loader builds it).
 #include "ir/op_table.h"
 
-#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,6 +66,15 @@ void add_facts(std::vector<OpInfo>& t) {
                         "nn.Hardswish", "nn.Hardsigmoid", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d",
                         "nn.Dropout3d", "nn.AlphaDropout", "nn.FeatureAlphaDropout"})
     row(n).facts |= kInplaceKeyword;
+  for (const char* n : {"Tensor.view", "Tensor.reshape", "Tensor.view_as", "Tensor.permute", "Tensor.transpose",
+                        "Tensor.t", "Tensor.expand", "Tensor.expand_as", "Tensor.slice", "Tensor.select",
+                        "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous",
+                        "Tensor.to", "Tensor.type_as", "Tensor.detach", "Tensor.chunk", "Tensor.split",
+                        "Tensor.split_with_sizes", "Tensor.unbind", "torch.flatten", "F.dropout", "int",
+                        "float"})
+    row(n).facts |= kMayAliasInput;
+  for (const char* n : {"operator.getitem", "list", "list.slice"}) row(n).facts |= kSharesInputItems;
+  row("F.interpolate").facts |= kInputsNotAtenOrder;
   // functional-to-module: the module a functional op becomes, in the order the pass tries them.
   struct Pair {
     const char* module;
@@ -492,7 +500,7 @@ std::vector<OpInfo> make_table() {
 
 // Rows that find_op_by_aten must not return because their inputs are not the ATen layout.
 bool aten_indexable(const OpInfo& op) {
-  return (op.kind == OpKind::Function || op.kind == OpKind::Method) && op.name != "F.interpolate";
+  return (op.kind == OpKind::Function || op.kind == OpKind::Method) && !(op.facts & kInputsNotAtenOrder);
 }
 
 struct Index {
@@ -589,35 +597,6 @@ std::string_view tensor_inplace_method_of(std::string_view aten_op) {
 
 bool python_spells_fallback(std::string_view op) {
   return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty();
-}
-
-const char* python_binary_operator(std::string_view op) {
-  static const std::unordered_map<std::string_view, const char*> ops = {
-      {"operator.add", "+"},      {"operator.sub", "-"},       {"operator.mul", "*"},
-      {"operator.truediv", "/"},  {"operator.floordiv", "//"}, {"operator.mod", "%"},
-      {"operator.lt", "<"},       {"operator.le", "<="},       {"operator.gt", ">"},
-      {"operator.ge", ">="},      {"operator.eq", "=="},       {"operator.ne", "!="},
-      {"operator.is_", "is"},     {"operator.is_not", "is not"}, {"operator.pow", "**"}};
-  auto it = ops.find(op);
-  return it == ops.end() ? nullptr : it->second;
-}
-
-const char* python_unary_operator(std::string_view op) {
-  if (op == "operator.neg") return "-";
-  if (op == "operator.not_") return "not";
-  return nullptr;
-}
-
-bool is_attribute_op(std::string_view op) {
-  static const std::set<std::string_view> attrs = {"Tensor.dtype",   "Tensor.device",        "Tensor.is_nested",
-                                                   "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
-  return attrs.count(op) != 0;
-}
-
-std::string python_slice(const std::string& start, const std::string& end, const std::string& step) {
-  std::string s = start + ":" + end;
-  if (!step.empty() && step != "1") s += ":" + step;
-  return s;
 }
 
 }  // namespace tt

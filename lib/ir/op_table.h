@@ -18,6 +18,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +72,18 @@ enum OpFact : uint32_t {
   kReturnsInput = 1u << 2,
   // A module op whose constructor has the `inplace` keyword.
   kInplaceKeyword = 1u << 3,
+  // A function or method op whose result may share storage with an input (a view, a split, or
+  // the input itself in some cases: contiguous, to, detach, dropout), or is no new tensor at all
+  // (int(t), float(t)). The Python emitter writes inplace=True on a module only over a new tensor
+  // (Note [In-place modules] in lib/emitters/python/module_tree.cpp).
+  kMayAliasInput = 1u << 4,
+  // A list op whose result holds objects of its first input (an item, a copy or a slice of a
+  // list): it aliases input 0 (lib/exec/alias.cpp).
+  kSharesInputItems = 1u << 5,
+  // A function row whose inputs are not in ATen order (F.interpolate: Note [Op table rows]):
+  // find_op_by_aten does not return it, and the Python emitter takes its keyword defaults from
+  // its Python signature instead of an ATen schema.
+  kInputsNotAtenOrder = 1u << 6,
 };
 
 // Facts about ATen ops by their name without namespace and overload ("append", "argmax",
@@ -100,6 +114,24 @@ bool aten_has(std::string_view name, AtenFact f);
 // The same for a qualified base ("aten::argmax"); false for any other namespace.
 bool aten_base_has(std::string_view base, AtenFact f);
 
+// Note [Python signatures]
+// The Python signature an op is written with (lib/ir/op_signatures.cpp): for a module op, its
+// constructor (torch.nn, from inspect.signature of torch 1.13), whose required leading parameters
+// the Python emitter writes positionally and whose defaults it leaves out; for a function row
+// whose keyword defaults no ATen schema gives (kInputsNotAtenOrder, TorchScript-only overloads),
+// the parameters its py_args name. Defaults are in the emitter's own literal syntax
+// ("1e-05", "\"zeros\"", "None"). Signatures are data beside the rows, not rows: ops with a
+// signature but no row (nn.Bilinear, nn.Softsign, ...) stay unknown to find_op. Every module row
+// has one except those built otherwise (test_op_table lists them).
+struct PyParam {
+  std::string name;
+  std::optional<std::string> def;  // nullopt: required
+};
+// The signature of `op`; nullptr when it has none.
+const std::vector<PyParam>* python_signature(std::string_view op);
+// Every signature by op name (for the consistency test).
+const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signatures();
+
 // Lookup by IR op name; nullptr when unknown.
 const OpInfo* find_op(std::string_view name);
 // Lookup by qualified ATen overload name ("aten::add.Tensor" or "aten::relu" for the default
@@ -119,11 +151,20 @@ bool is_aten_fallback(std::string_view op);
 // x.fill_(v)): no "no Python spelling" warning for them.
 bool python_spells_fallback(std::string_view op);
 
+// The ATen base a spelling without a row stands for: "Tensor.foo", "torch.foo" and "F.foo" ->
+// "aten::foo"; "" for other spellings.
+std::string spelled_aten_base(std::string_view op);
+
 // The Python operator an `operator.*` op is written as by the emitters ("operator.add" -> "+",
 // "operator.is_not" -> "is not"; unary: "operator.neg" -> "-", "operator.not_" -> "not");
 // nullptr for other ops.
 const char* python_binary_operator(std::string_view op);
 const char* python_unary_operator(std::string_view op);
+// The infix operator the Python emitter writes a tensor op as when the call means the same
+// (tensor on the left; no alpha, no rounding mode): comparisons ("torch.gt" -> ">") and
+// arithmetic ("torch.add" -> "+"); nullptr for other ops.
+const char* python_tensor_comparison(std::string_view op);
+const char* python_tensor_arithmetic(std::string_view op);
 // Ops the emitters write as an attribute read of their one input, not a call: Tensor.dtype,
 // Tensor.device, Tensor.is_nested, Tensor.is_cuda, Tensor.requires_grad, Device.type.
 bool is_attribute_op(std::string_view op);

@@ -1,9 +1,11 @@
 // Model loading front door: checks the path, detects the format from the content, recognises
 // the common wrong files (state_dicts, pickled modules, truncated archives) before LibTorch sees
-// them, and dispatches to the TorchScript / ONNX / .tir loaders.
+// them, dispatches to the TorchScript / ONNX / .tir loaders and runs the loader's import
+// pipeline (Note [Import pipeline] in loader.h).
 #include "loaders/loader.h"
 
 #include "loaders/tir_parser.h"
+#include "passes/pass_manager.h"
 #include "support/sha256.h"
 
 #include <sys/stat.h>
@@ -301,6 +303,7 @@ Model load_model(const std::string& path) {
     m.graph = parse_tir(read_all(path), path);
   } else {
     m.graph = load_onnx(path, m.diags);
+    run_import_pipeline(kOnnxImportPipeline, *m.graph, m.diags);  // Note [Import pipeline]
   }
   m.source.sha256 = sha.get();
   return m;

@@ -19,8 +19,21 @@ struct Module;
 namespace tt {
 
 // Detects the format from the content (zip magic -> TorchScript, ONNX protobuf, .tir text) and
-// loads it. Throws tt::Error (BadInput / Unsupported) with a one-line message on bad input.
+// loads it: the format's loader, then its import pipeline (Note [Import pipeline]). Throws
+// tt::Error (BadInput / Unsupported) with a one-line message on bad input.
 Model load_model(const std::string& path);
+
+// Note [Import pipeline]
+// A loader only lifts: it turns the file into the IR op by op. What makes the lifted graph read
+// like PyTorch code beyond that (fusing the activations an exporter spelled out, dropping what
+// nothing reads any more) is a pass, and the passes a loader asks for are its import pipeline:
+// pipeline text (passes/pass_manager.h, Note [Pipeline text]) that load_model runs on the graph
+// right after the loader, before any command sees it, so convert, inspect, diff, profile and
+// verify all start from the same graph. It runs outside the user's pipeline
+// (run_import_pipeline): the report, --print-ir-after, --verify-each and the statistics show only
+// the user's passes. A pass written for an import pipeline is a TT_IMPORT_PASS in
+// passes/passes.def. TorchScript, .pt2 and .tir have no import pipeline; ONNX's is below.
+extern const char* const kOnnxImportPipeline;
 
 // "torchscript", "export" (a torch.export .pt2 archive), "onnx", "tir", or "" when not
 // recognised. Throws BadInput when unreadable.

@@ -23,8 +23,11 @@
 //   are read with prim.GetAttr.
 // - Everything else becomes the function op the TorchScript loader would produce for the same
 //   PyTorch code (F.relu, torch.cat, Tensor.reshape, ...), with every ATen argument as a
-//   constant. x*Sigmoid(x) -> F.silu, x*HardSigmoid(x) -> F.hardswish and the Erf form of GELU
-//   -> F.gelu are recognised, as the exporter writes them that way at opset 13.
+//   constant. A Mul is torch.mul even when it ends x*Sigmoid(x), x*HardSigmoid(x) or the Erf
+//   form of GELU, as the exporter writes F.silu, F.hardswish and F.gelu at opset 13: the import
+//   pipeline (kOnnxImportPipeline below, Note [Import pipeline] in lib/loaders/loader.h) fuses them
+//   (passes/fuse_activations.cpp), then drops the nodes and weights nothing reads any more
+//   (dce, prune-weights).
 // - Gather of run-time ids from a 2-d float initializer (axis 0) is nn.Embedding; conv/pool
 //   padding that PyTorch cannot express (auto_pad=SAME_*, asymmetric pads) becomes the op's
 //   symmetric part plus an F.pad of the excess before it.
@@ -48,6 +51,13 @@
 #include <string>
 
 namespace tt {
+
+// What the ONNX loader asks to run on the graph it lifted (Note [Import pipeline]): the exporter's
+// activation patterns fused (Note [Fusing the ONNX exporter's activations] in
+// passes/fuse_activations.cpp), then the nodes nothing reads and the weights only they read
+// dropped, back to front. (dce keeps nodes with side effects and walks nested blocks; a lifted
+// ONNX graph has neither, so it drops what the loader's own sweep dropped, in the same order.)
+const char* const kOnnxImportPipeline = "fuse-activations,dce,prune-weights";
 
 #if !TT_HAVE_ONNX
 

@@ -9,7 +9,7 @@
 #include "loaders/tir_parser.h"
 #include "loaders/jit_runner.h"
 #include "loaders/torch_io.h"
-#include "loaders/torchscript_emit.h"
+#include "driver/torchscript.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>

@@ -1,7 +1,9 @@
 // The op table's consistency (lib/ir/op_table.h): rows, facts and the module lowerings agree.
 #include "emitters/pysrc.h"
 #include "exec/interpreter.h"
+#include "ir/module_lowering.h"
 #include "ir/op_table.h"
+#include "ir/quant.h"
 
 #include <doctest/doctest.h>
 
@@ -22,7 +24,7 @@ TEST_CASE("op table: names are unique and every row is found by its name") {
 TEST_CASE("op table: every ATen overload of a function or method row is found again") {
   for (const OpInfo& op : all_ops()) {
     if (op.kind != OpKind::Function && op.kind != OpKind::Method) continue;
-    if (op.name == "F.interpolate") continue;  // inputs not in ATen order (Note [Op table rows])
+    if (op.facts & kInputsNotAtenOrder) continue;  // not reachable by ATen name (Note [Op table rows])
     for (const std::string& a : op.aten) {
       CAPTURE(op.name);
       CAPTURE(a);
@@ -41,7 +43,15 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
     if (op.facts & kReturnsInput) CHECK(op.kind == OpKind::Module);
     if (op.facts & kInplaceKeyword) CHECK(op.kind == OpKind::Module);
     if (op.facts & kKeepsInputShape) CHECK(op.kind != OpKind::Prim);
+    if (op.facts & kMayAliasInput) CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
+    if (op.facts & kSharesInputItems) CHECK(op.kind == OpKind::Function);
+    if (op.facts & kInputsNotAtenOrder) CHECK(op.kind == OpKind::Function);
   }
+  CHECK(op_has("Tensor.view", kMayAliasInput));
+  CHECK_FALSE(op_has("torch.add", kMayAliasInput));
+  CHECK(op_has("list.slice", kSharesInputItems));
+  CHECK(op_has("F.interpolate", kInputsNotAtenOrder));
+  CHECK(find_op_by_aten("aten::upsample_nearest2d.vec") != find_op("F.interpolate"));
   CHECK(op_has("prim.ListConstruct", kPureOp));
   CHECK_FALSE(op_has("prim.RaiseException", kPureOp));
   CHECK(op_has("nn.Dropout2d", kReturnsInput));
@@ -65,7 +75,7 @@ TEST_CASE("op table: every functional form names a function row and a module wit
 
 TEST_CASE("op table: the module rows the interpreter cannot run are exactly the known gaps") {
   // Lifted and written as modules, but --verify, constant folding and --emit torchscript refuse
-  // them (exit 4). Adding a lowering (lib/exec/modules.cpp) removes a name from this list.
+  // them (exit 4). Adding a lowering (lib/ir/module_lowering.cpp) removes a name from this list.
   const std::set<std::string> gaps = {"nn.AlphaDropout", "nn.Dropout1d", "nn.Dropout3d",
                                       "nn.FeatureAlphaDropout", "nn.LogSoftmax", "nn.Unflatten"};
   std::set<std::string> missing;
@@ -86,4 +96,57 @@ TEST_CASE("op table: ATen facts by name") {
   CHECK_FALSE(aten_has("aten::randn", kRandom));  // names come without namespace
   CHECK(aten_base_has("aten::randn", kRandom));    // ... unless asked by qualified base
   CHECK_FALSE(aten_base_has("prim::randn", kRandom));
+}
+
+TEST_CASE("op table: every module row has a Python signature, and every signature is well-formed") {
+  // Module rows built otherwise: the intrinsic modules from their parts' constructors (Note
+  // [Composite modules] in lib/ir/quant.h), FloatFunctional with no arguments, and the
+  // quantization stubs, which have no attributes (their qconfig is set by the user).
+  auto built_otherwise = [](const OpInfo& op) {
+    return composite_parts(op.name) != nullptr || op.name.rfind("FloatFunctional.", 0) == 0 ||
+           op.name == "quant.QuantStub" || op.name == "quant.DeQuantStub";
+  };
+  for (const OpInfo& op : all_ops()) {
+    if (op.kind != OpKind::Module) continue;
+    CAPTURE(op.name);
+    CHECK((python_signature(op.name) != nullptr) != built_otherwise(op));
+  }
+  REQUIRE(!python_signatures().empty());
+  for (const auto& [name, sig] : python_signatures()) {
+    CAPTURE(name);
+    CHECK(python_signature(name) == &sig);
+    std::set<std::string> seen;
+    bool defaulted = false;
+    for (const PyParam& p : sig) {
+      CAPTURE(p.name);
+      CHECK(pysrc::is_identifier(p.name));
+      CHECK(seen.insert(p.name).second);
+      if (p.def) CHECK(!p.def->empty());
+      CHECK((p.def || !defaulted));  // required parameters before defaulted ones
+      defaulted = defaulted || p.def.has_value();
+    }
+    // A function signature names exactly the parameters of its py_args, with a default for every
+    // keyword one.
+    const OpInfo* op = find_op(name);
+    if (op && op->kind == OpKind::Function) {
+      REQUIRE(op->py_args.size() == sig.size());
+      for (size_t i = 0; i < sig.size(); ++i)
+        if (!op->py_args[i].empty()) CHECK((op->py_args[i] == sig[i].name && sig[i].def));
+    }
+  }
+  CHECK(python_signature("nn.Softsign") != nullptr);  // a constructor without a row
+  CHECK(find_op("nn.Softsign") == nullptr);
+  CHECK(python_signature("nn.Conv2d")->front().name == "in_channels");
+  CHECK(python_signature("F.relu") == nullptr);
+}
+
+TEST_CASE("op table: spellings without a row stand for their ATen base") {
+  CHECK(spelled_aten_base("Tensor.foo") == "aten::foo");
+  CHECK(spelled_aten_base("torch.foo") == "aten::foo");
+  CHECK(spelled_aten_base("F.foo") == "aten::foo");
+  CHECK(spelled_aten_base("F.") == "");
+  CHECK(spelled_aten_base("nn.Foo") == "");
+  CHECK(std::string(python_tensor_comparison("torch.ge")) == ">=");
+  CHECK(std::string(python_tensor_arithmetic("torch.div")) == "/");
+  CHECK(python_tensor_arithmetic("torch.gt") == nullptr);
 }

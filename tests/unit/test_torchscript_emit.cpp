@@ -3,7 +3,7 @@
 #include "exec/interpreter.h"
 #include "loaders/tir_parser.h"
 #include "loaders/jit_runner.h"
-#include "loaders/torchscript_emit.h"
+#include "driver/torchscript.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>

@@ -97,20 +97,15 @@ std::vector<const c10::FunctionSchema*> PyEmitter::candidate_schemas(const Node&
 
 // Function rows whose inputs are not in ATen order (see Note [Op table rows]); their keyword
 // defaults come from the Python signature instead of a schema.
-bool PyEmitter::not_in_aten_order(const std::string& op) { return op == "F.interpolate"; }
+bool PyEmitter::not_in_aten_order(const std::string& op) { return op_has(op, kInputsNotAtenOrder); }
 
+// The default of `keyword` in the Python signature of `op` (Note [Python signatures] in
+// lib/ir/op_table.h).
 std::string PyEmitter::python_default(const std::string& op, const std::string& keyword) {
-  static const std::map<std::pair<std::string, std::string>, std::string> defaults = {
-      {{"F.interpolate", "size"}, "None"},
-      {{"F.interpolate", "scale_factor"}, "None"},
-      {{"F.interpolate", "mode"}, "\"nearest\""},
-      {{"F.interpolate", "align_corners"}, "None"},
-      {{"torch.tensor", "dtype"}, "None"},
-      {{"torch.tensor", "device"}, "None"},
-      {{"torch.tensor", "requires_grad"}, "False"},
-  };
-  auto it = defaults.find({op, keyword});
-  return it == defaults.end() ? std::string("\x01") : it->second;  // \x01: never a literal
+  if (const std::vector<PyParam>* sig = python_signature(op))
+    for (const PyParam& p : *sig)
+      if (p.name == keyword && p.def) return *p.def;
+  return std::string("\x01");  // \x01: never a literal
 }
 
 bool PyEmitter::constant_fits(const AttrValue& c, const c10::Argument& arg) {
@@ -339,18 +334,13 @@ std::string PyEmitter::try_infix(const Node& n) {
     if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-') lhs = "(" + lhs + ")";  // (-2) ** x
     return lhs + " " + sym + " " + expr(n.input(1)).text;
   }
-  static const std::map<std::string, std::string> comparisons = {
-      {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
-      {"torch.eq", "=="}, {"torch.ne", "!="}};
-  if (auto p = comparisons.find(n.op());
-      p != comparisons.end() && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
-    return receiver(expr(n.input(0))) + " " + p->second + " " + expr(n.input(1)).text;
+  if (const char* cmp = python_tensor_comparison(n.op());
+      cmp && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
+    return receiver(expr(n.input(0))) + " " + cmp + " " + expr(n.input(1)).text;
   if (const char* sym = python_unary_operator(n.op()); sym && n.num_inputs() == 1)
     return std::string(sym) == "not" ? not_expr(expr(n.input(0))) : sym + receiver(expr(n.input(0)));
-  static const std::map<std::string, std::string> ops = {
-      {"torch.add", "+"}, {"torch.sub", "-"}, {"torch.mul", "*"}, {"torch.div", "/"}};
-  auto it = ops.find(n.op());
-  if (it == ops.end() || n.num_inputs() < 2 || n.num_inputs() > 3) return "";
+  const char* arith = python_tensor_arithmetic(n.op());
+  if (!arith || n.num_inputs() < 2 || n.num_inputs() > 3) return "";
   if (n.num_inputs() == 3) {
     const AttrValue* c = n.input(2)->constant();
     if (!c) return "";
@@ -364,7 +354,7 @@ std::string PyEmitter::try_infix(const Node& n) {
       if (!one) return "";  // alpha
     }
   }
-  return expr(n.input(0)).text + " " + it->second + " " + expr(n.input(1)).text;
+  return expr(n.input(0)).text + " " + arith + " " + expr(n.input(1)).text;
 }
 
 // aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:

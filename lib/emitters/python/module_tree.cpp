@@ -12,152 +12,6 @@
 namespace tt::pyemit {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// torch.nn constructor signatures: which leading arguments are required (written positionally)
-// and which defaults can be left out. Generated from inspect.signature of torch 1.13 (loss
-// modules and containers left out); defaults in the emitter's own literal syntax.
-
-struct CtorParam {
-  std::string name;
-  std::optional<std::string> def;  // nullopt: required
-};
-
-const std::map<std::string, std::vector<CtorParam>>& ctor_table() {
-  static const std::map<std::string, std::vector<CtorParam>> table = [] {
-    static const std::pair<const char*, const char*> rows[] = {
-        {"nn.AdaptiveAvgPool1d", "output_size"},
-        {"nn.AdaptiveAvgPool2d", "output_size"},
-        {"nn.AdaptiveAvgPool3d", "output_size"},
-        {"nn.AdaptiveMaxPool1d", "output_size, return_indices=False"},
-        {"nn.AdaptiveMaxPool2d", "output_size, return_indices=False"},
-        {"nn.AdaptiveMaxPool3d", "output_size, return_indices=False"},
-        {"nn.AlphaDropout", "p=0.5, inplace=False"},
-        {"nn.AvgPool1d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True"},
-        {"nn.AvgPool2d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
-        {"nn.AvgPool3d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
-        {"nn.BatchNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
-        {"nn.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
-        {"nn.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
-        {"nn.Bilinear", "in1_features, in2_features, out_features, bias=True, device=None, dtype=None"},
-        {"nn.CELU", "alpha=1.0, inplace=False"},
-        {"nn.ChannelShuffle", "groups"},
-        {"nn.ConstantPad1d", "padding, value"},
-        {"nn.ConstantPad2d", "padding, value"},
-        {"nn.ConstantPad3d", "padding, value"},
-        {"nn.Conv1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.Conv2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.Conv3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.ConvTranspose1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.ConvTranspose2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.ConvTranspose3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
-        {"nn.CosineSimilarity", "dim=1, eps=1e-08"},
-        {"nn.CrossMapLRN2d", "size, alpha=0.0001, beta=0.75, k=1"},
-        {"nn.Dropout", "p=0.5, inplace=False"},
-        {"nn.Dropout1d", "p=0.5, inplace=False"},
-        {"nn.Dropout2d", "p=0.5, inplace=False"},
-        {"nn.Dropout3d", "p=0.5, inplace=False"},
-        {"nn.ELU", "alpha=1.0, inplace=False"},
-        {"nn.Embedding", "num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, device=None, dtype=None"},
-        {"nn.EmbeddingBag", "num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode=\"mean\", sparse=False, include_last_offset=False, padding_idx=None, device=None, dtype=None"},
-        {"nn.FeatureAlphaDropout", "p=0.5, inplace=False"},
-        {"nn.Flatten", "start_dim=1, end_dim=-1"},
-        {"nn.Fold", "output_size, kernel_size, dilation=1, padding=0, stride=1"},
-        {"nn.FractionalMaxPool2d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
-        {"nn.FractionalMaxPool3d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
-        {"nn.GELU", "approximate=\"none\""},
-        {"nn.GLU", "dim=-1"},
-        {"nn.GRUCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
-        {"nn.GroupNorm", "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None"},
-        {"nn.Hardshrink", "lambd=0.5"},
-        {"nn.Hardsigmoid", "inplace=False"},
-        {"nn.Hardswish", "inplace=False"},
-        {"nn.Hardtanh", "min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None"},
-        {"nn.InstanceNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
-        {"nn.InstanceNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
-        {"nn.InstanceNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
-        {"nn.LPPool1d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
-        {"nn.LPPool2d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
-        {"nn.LSTMCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
-        {"nn.LayerNorm", "normalized_shape, eps=1e-05, elementwise_affine=True, device=None, dtype=None"},
-        {"nn.LeakyReLU", "negative_slope=0.01, inplace=False"},
-        {"nn.TransformerEncoderLayer", "d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=\"relu\", layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None"},
-        {"nn.RMSNorm", "normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None"},
-        {"nn.Linear", "in_features, out_features, bias=True, device=None, dtype=None"},
-        {"nn.LocalResponseNorm", "size, alpha=0.0001, beta=0.75, k=1.0"},
-        {"nn.LogSigmoid", ""},
-        {"nn.LogSoftmax", "dim=None"},
-        {"nn.MaxPool1d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
-        {"nn.MaxPool2d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
-        {"nn.MaxPool3d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
-        {"nn.MaxUnpool1d", "kernel_size, stride=None, padding=0"},
-        {"nn.MaxUnpool2d", "kernel_size, stride=None, padding=0"},
-        {"nn.MaxUnpool3d", "kernel_size, stride=None, padding=0"},
-        {"nn.Mish", "inplace=False"},
-        {"nn.MultiheadAttention", "embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None"},
-        {"nn.PReLU", "num_parameters=1, init=0.25, device=None, dtype=None"},
-        {"nn.PairwiseDistance", "p=2.0, eps=1e-06, keepdim=False"},
-        {"nn.PixelShuffle", "upscale_factor"},
-        {"nn.PixelUnshuffle", "downscale_factor"},
-        {"nn.RNNCell", "input_size, hidden_size, bias=True, nonlinearity=\"tanh\", device=None, dtype=None"},
-        {"nn.RReLU", "lower=0.125, upper=0.3333333333333333, inplace=False"},
-        {"nn.ReLU", "inplace=False"},
-        {"nn.ReLU6", "inplace=False"},
-        {"nn.ReflectionPad1d", "padding"},
-        {"nn.ReflectionPad2d", "padding"},
-        {"nn.ReflectionPad3d", "padding"},
-        {"nn.ReplicationPad1d", "padding"},
-        {"nn.ReplicationPad2d", "padding"},
-        {"nn.ReplicationPad3d", "padding"},
-        {"nn.SELU", "inplace=False"},
-        {"nn.SiLU", "inplace=False"},
-        {"nn.Sigmoid", ""},
-        {"nn.Softmax", "dim=None"},
-        {"nn.Softmax2d", ""},
-        {"nn.Softmin", "dim=None"},
-        {"nn.Softplus", "beta=1, threshold=20"},
-        {"nn.Softshrink", "lambd=0.5"},
-        {"nn.Softsign", ""},
-        {"nn.SyncBatchNorm", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, process_group=None, device=None, dtype=None"},
-        {"nn.Tanh", ""},
-        {"nn.Tanhshrink", ""},
-        {"nn.Threshold", "threshold, value, inplace=False"},
-        {"nn.Unflatten", "dim, unflattened_size"},
-        {"nn.Unfold", "kernel_size, dilation=1, padding=0, stride=1"},
-        {"nn.Upsample", "size=None, scale_factor=None, mode=\"nearest\", align_corners=None, recompute_scale_factor=None"},
-        {"nn.UpsamplingBilinear2d", "size=None, scale_factor=None"},
-        {"nn.UpsamplingNearest2d", "size=None, scale_factor=None"},
-        {"nn.ZeroPad2d", "padding"},
-        {"nn.Identity", ""},
-        {"nn.RNN",
-         "input_size, hidden_size, num_layers=1, nonlinearity=\"tanh\", bias=True, "
-         "batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None"},
-        {"nn.LSTM",
-         "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
-         "bidirectional=False, proj_size=0, device=None, dtype=None"},
-        {"nn.GRU",
-         "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
-         "bidirectional=False, device=None, dtype=None"},
-    };
-    std::map<std::string, std::vector<CtorParam>> t;
-    for (const auto& [op, sig] : rows) {
-      std::vector<CtorParam> params;
-      if (*sig) {
-        for (std::string item : split(sig, ',')) {
-          while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-          size_t eq = item.find('=');
-          if (eq == std::string::npos)
-            params.push_back({item, std::nullopt});
-          else
-            params.push_back({item.substr(0, eq), item.substr(eq + 1)});
-        }
-      }
-      t[op] = std::move(params);
-    }
-    return t;
-  }();
-  return table;
-}
-
 // Whether a module's list attribute may be written as one number when all elements are equal
 // (the module expands it again with _single/_pair/_triple/_quadruple).
 bool collapsible_module_attr(const std::string& name) {
@@ -406,9 +260,8 @@ std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, cons
   }
   if (method_module_classes().count(prefix)) return callee + "()";
 
-  const auto& table = ctor_table();
-  auto sig_it = table.find(op);
-  const std::vector<CtorParam>* sig = sig_it == table.end() ? nullptr : &sig_it->second;
+  // Note [Python signatures] (lib/ir/op_table.h): required leading arguments, defaults.
+  const std::vector<PyParam>* sig = python_signature(op);
   std::vector<std::string> args;
   std::set<std::string> done;
   if (sig) {
@@ -425,7 +278,7 @@ std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, cons
     std::string text = module_attr_text(name, value);
     if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";
     if (sig) {
-      auto p = std::find_if(sig->begin(), sig->end(), [&](const CtorParam& c) { return c.name == name; });
+      auto p = std::find_if(sig->begin(), sig->end(), [&](const PyParam& c) { return c.name == name; });
       if (p != sig->end() && p->def && (*p->def == text || numeric_equal(*p->def, text))) continue;
     }
     args.push_back(name + "=" + text);
@@ -455,11 +308,12 @@ bool PyEmitter::fresh_value(const Value* v) const {
   const Node* p = v->node();
   if (!p || p->owning_block() != g_.block() || p == g_.block()->param_node()) return false;
   if (!p->module().empty()) {
-    static const std::set<std::string> aliasing = {"nn.Identity",    "nn.Flatten",  "nn.Unflatten",
-                                                   "nn.Dropout",     "nn.Dropout1d", "nn.Dropout2d",
-                                                   "nn.Dropout3d",   "nn.AlphaDropout",
-                                                   "nn.FeatureAlphaDropout"};
-    if (aliasing.count(p->op())) return false;
+    // Modules whose result is their input (Note [Op facts]). The quantization stubs are left
+    // out although before convert they return their input too (so nn.ReLU(inplace=True) after
+    // a QuantStub of a graph input writes to the caller's tensor while calibrating): counting
+    // them would be right but changes what --quant-prep writes.
+    if (op_has(p->op(), kReturnsInput) && !p->is("quant.QuantStub") && !p->is("quant.DeQuantStub"))
+      return false;
     if (p->attrs().get_bool("inplace", false)) {
       // Its result is its (mutated) input: fresh only if that input was.
       return p->num_inputs() > 0 && p->input(0)->num_uses() == 1 && fresh_value(p->input(0));
@@ -469,13 +323,7 @@ bool PyEmitter::fresh_value(const Value* v) const {
   const OpInfo* info = find_op(p->op());
   if (!info || (info->kind != OpKind::Function && info->kind != OpKind::Method)) return false;
   // Results that may share storage with an input.
-  static const std::set<std::string> views = {
-      "Tensor.view",   "Tensor.reshape",  "Tensor.view_as",  "Tensor.permute",   "Tensor.transpose",
-      "Tensor.t",      "Tensor.expand",   "Tensor.expand_as", "Tensor.slice",    "Tensor.select",
-      "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous", "Tensor.to",
-      "Tensor.type_as", "Tensor.detach",  "Tensor.chunk",    "Tensor.split",     "Tensor.split_with_sizes",
-      "Tensor.unbind", "torch.flatten",   "F.dropout",       "int",              "float"};
-  return views.count(p->op()) == 0;
+  return (info->facts & kMayAliasInput) == 0;
 }
 
 std::string PyEmitter::module_attr_text(const std::string& name, const AttrValue& v) {

@@ -50,15 +50,11 @@ void Importer::lift_unary(const ox::NodeProto& n) {
   call(unary_ops().at(n.op_type()), {tensor_in(n.input(0))}, n);
 }
 
-// x * y; the exporter's SiLU, Hardswish and erf GELU patterns end in a Mul (fuse_patterns.cpp).
+// x * y. The exporter's SiLU, Hardswish and erf GELU patterns end in a Mul, lifted as torch.mul
+// like any other: the import pipeline fuses them (passes/fuse_activations.cpp).
 void Importer::lift_mul(const ox::NodeProto& n) {
-  if (!is_const(n.input(0)) && !is_const(n.input(1))) {
-    Value* a = tensor_in(n.input(0));
-    Value* b = tensor_in(n.input(1));
-    if (fuse_gated_activation(n, a, b)) return;
-    return void(call("torch.mul", {a, b}, n));
-  }
-  if (fuse_erf_gelu(n)) return;
+  if (!is_const(n.input(0)) && !is_const(n.input(1)))
+    return void(call("torch.mul", {tensor_in(n.input(0)), tensor_in(n.input(1))}, n));
   Value* a = operand(n, 0, n.input(1));
   Value* b = operand(n, 1, n.input(0));
   call("torch.mul", {a, b}, n);

@@ -53,7 +53,6 @@ std::unique_ptr<Graph> Importer::run() {
     g_->block()->append(t);
     g_->add_output(t->add_output(Type::tuple(ts)));
   }
-  sweep();  // the nodes and weights nothing reads any more (cleanup.cpp)
   if (bn_count_)
     diags_.add({Severity::Note, "onnx-num-batches-tracked",
                 "ONNX has no num_batches_tracked: the " + std::to_string(bn_count_) +

@@ -24,9 +24,11 @@
 //   dynamic_shapes.cpp  shape sub-graphs on run-time sizes as lists of ints (Note [Dynamic shapes])
 //   shapes.cpp          static shapes/ranks, and infer-shapes probes of the IR lifted so far
 //                       (Note [Shapes ONNX inference leaves open])
-//   fuse_patterns.cpp   x*Sigmoid(x) -> F.silu, x*HardSigmoid(x) -> F.hardswish, erf GELU -> F.gelu
-//   cleanup.cpp         the dead-code sweep after lifting
 //   helpers.cpp         the free functions declared below
+//
+// The fusions of x*Sigmoid(x), x*HardSigmoid(x) and the erf form of GELU, and the sweep of what
+// nothing reads, are not here: they are the ONNX import pipeline's passes (kOnnxImportPipeline in
+// lib/loaders/onnx.cpp), run on the lifted graph (Note [Import pipeline] in lib/loaders/loader.h).
 #pragma once
 
 #include "loaders/onnx/onnx_proto.h"
@@ -168,16 +170,6 @@ class Importer {
   void set_sym(const ox::NodeProto& n, std::vector<Value*> elems, bool scalar);
   bool try_symbolic(const ox::NodeProto& n);
   std::optional<std::vector<int64_t>> const_axes(const ox::NodeProto& n);
-
-  // ---- fuse_patterns.cpp ----
-
-  Node* sole_producer(Value* v, const char* op);
-  bool fuse_gated_activation(const ox::NodeProto& n, Value* a, Value* b);
-  bool fuse_erf_gelu(const ox::NodeProto& n);
-
-  // ---- cleanup.cpp ----
-
-  void sweep();
 
   // ---- conv.cpp ----
 

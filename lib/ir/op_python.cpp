@@ -1,0 +1,232 @@
+// How ops are written in Python, beside their rows in op_table.cpp (declared in op_table.h):
+// constructor and function signatures (Note [Python signatures]), the Python operators of
+// operator.* and tensor ops, attribute reads and slices.
+#include "ir/op_table.h"
+
+#include <cctype>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace tt {
+
+namespace {
+
+// Module ops: torch.nn constructor signatures, generated from inspect.signature of torch 1.13
+// (loss modules and containers left out). Function rows: the parameters their py_args name.
+const std::pair<const char*, const char*> kSignatures[] = {
+    {"nn.AdaptiveAvgPool1d", "output_size"},
+    {"nn.AdaptiveAvgPool2d", "output_size"},
+    {"nn.AdaptiveAvgPool3d", "output_size"},
+    {"nn.AdaptiveMaxPool1d", "output_size, return_indices=False"},
+    {"nn.AdaptiveMaxPool2d", "output_size, return_indices=False"},
+    {"nn.AdaptiveMaxPool3d", "output_size, return_indices=False"},
+    {"nn.AlphaDropout", "p=0.5, inplace=False"},
+    {"nn.AvgPool1d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True"},
+    {"nn.AvgPool2d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
+    {"nn.AvgPool3d", "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None"},
+    {"nn.BatchNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+    {"nn.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+    {"nn.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None"},
+    {"nn.Bilinear", "in1_features, in2_features, out_features, bias=True, device=None, dtype=None"},
+    {"nn.CELU", "alpha=1.0, inplace=False"},
+    {"nn.ChannelShuffle", "groups"},
+    {"nn.ConstantPad1d", "padding, value"},
+    {"nn.ConstantPad2d", "padding, value"},
+    {"nn.ConstantPad3d", "padding, value"},
+    {"nn.Conv1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.Conv2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.Conv3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.ConvTranspose1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.ConvTranspose2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.ConvTranspose3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nn.CosineSimilarity", "dim=1, eps=1e-08"},
+    {"nn.CrossMapLRN2d", "size, alpha=0.0001, beta=0.75, k=1"},
+    {"nn.Dropout", "p=0.5, inplace=False"},
+    {"nn.Dropout1d", "p=0.5, inplace=False"},
+    {"nn.Dropout2d", "p=0.5, inplace=False"},
+    {"nn.Dropout3d", "p=0.5, inplace=False"},
+    {"nn.ELU", "alpha=1.0, inplace=False"},
+    {"nn.Embedding", "num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, device=None, dtype=None"},
+    {"nn.EmbeddingBag", "num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode=\"mean\", sparse=False, include_last_offset=False, padding_idx=None, device=None, dtype=None"},
+    {"nn.FeatureAlphaDropout", "p=0.5, inplace=False"},
+    {"nn.Flatten", "start_dim=1, end_dim=-1"},
+    {"nn.Fold", "output_size, kernel_size, dilation=1, padding=0, stride=1"},
+    {"nn.FractionalMaxPool2d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
+    {"nn.FractionalMaxPool3d", "kernel_size, output_size=None, output_ratio=None, return_indices=False"},
+    {"nn.GELU", "approximate=\"none\""},
+    {"nn.GLU", "dim=-1"},
+    {"nn.GRUCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
+    {"nn.GroupNorm", "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None"},
+    {"nn.Hardshrink", "lambd=0.5"},
+    {"nn.Hardsigmoid", "inplace=False"},
+    {"nn.Hardswish", "inplace=False"},
+    {"nn.Hardtanh", "min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None"},
+    {"nn.InstanceNorm1d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+    {"nn.InstanceNorm2d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+    {"nn.InstanceNorm3d", "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None"},
+    {"nn.LPPool1d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
+    {"nn.LPPool2d", "norm_type, kernel_size, stride=None, ceil_mode=False"},
+    {"nn.LSTMCell", "input_size, hidden_size, bias=True, device=None, dtype=None"},
+    {"nn.LayerNorm", "normalized_shape, eps=1e-05, elementwise_affine=True, device=None, dtype=None"},
+    {"nn.LeakyReLU", "negative_slope=0.01, inplace=False"},
+    {"nn.TransformerEncoderLayer", "d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=\"relu\", layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None"},
+    {"nn.RMSNorm", "normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None"},
+    {"nn.Linear", "in_features, out_features, bias=True, device=None, dtype=None"},
+    {"nn.LocalResponseNorm", "size, alpha=0.0001, beta=0.75, k=1.0"},
+    {"nn.LogSigmoid", ""},
+    {"nn.LogSoftmax", "dim=None"},
+    {"nn.MaxPool1d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+    {"nn.MaxPool2d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+    {"nn.MaxPool3d", "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False"},
+    {"nn.MaxUnpool1d", "kernel_size, stride=None, padding=0"},
+    {"nn.MaxUnpool2d", "kernel_size, stride=None, padding=0"},
+    {"nn.MaxUnpool3d", "kernel_size, stride=None, padding=0"},
+    {"nn.Mish", "inplace=False"},
+    {"nn.MultiheadAttention", "embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None"},
+    {"nn.PReLU", "num_parameters=1, init=0.25, device=None, dtype=None"},
+    {"nn.PairwiseDistance", "p=2.0, eps=1e-06, keepdim=False"},
+    {"nn.PixelShuffle", "upscale_factor"},
+    {"nn.PixelUnshuffle", "downscale_factor"},
+    {"nn.RNNCell", "input_size, hidden_size, bias=True, nonlinearity=\"tanh\", device=None, dtype=None"},
+    {"nn.RReLU", "lower=0.125, upper=0.3333333333333333, inplace=False"},
+    {"nn.ReLU", "inplace=False"},
+    {"nn.ReLU6", "inplace=False"},
+    {"nn.ReflectionPad1d", "padding"},
+    {"nn.ReflectionPad2d", "padding"},
+    {"nn.ReflectionPad3d", "padding"},
+    {"nn.ReplicationPad1d", "padding"},
+    {"nn.ReplicationPad2d", "padding"},
+    {"nn.ReplicationPad3d", "padding"},
+    {"nn.SELU", "inplace=False"},
+    {"nn.SiLU", "inplace=False"},
+    {"nn.Sigmoid", ""},
+    {"nn.Softmax", "dim=None"},
+    {"nn.Softmax2d", ""},
+    {"nn.Softmin", "dim=None"},
+    {"nn.Softplus", "beta=1, threshold=20"},
+    {"nn.Softshrink", "lambd=0.5"},
+    {"nn.Softsign", ""},
+    {"nn.SyncBatchNorm", "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, process_group=None, device=None, dtype=None"},
+    {"nn.Tanh", ""},
+    {"nn.Tanhshrink", ""},
+    {"nn.Threshold", "threshold, value, inplace=False"},
+    {"nn.Unflatten", "dim, unflattened_size"},
+    {"nn.Unfold", "kernel_size, dilation=1, padding=0, stride=1"},
+    {"nn.Upsample", "size=None, scale_factor=None, mode=\"nearest\", align_corners=None, recompute_scale_factor=None"},
+    {"nn.UpsamplingBilinear2d", "size=None, scale_factor=None"},
+    {"nn.UpsamplingNearest2d", "size=None, scale_factor=None"},
+    {"nn.ZeroPad2d", "padding"},
+    {"nn.Identity", ""},
+    {"nn.RNN",
+     "input_size, hidden_size, num_layers=1, nonlinearity=\"tanh\", bias=True, "
+     "batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None"},
+    {"nn.LSTM",
+     "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
+     "bidirectional=False, proj_size=0, device=None, dtype=None"},
+    {"nn.GRU",
+     "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
+     "bidirectional=False, device=None, dtype=None"},
+    // Function rows (Note [Python signatures]): F.interpolate's inputs are its Python
+    // parameters; torch.tensor's overloads are TorchScript-only (no dispatcher schema).
+    {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None"},
+    {"torch.tensor", "data, dtype=None, device=None, requires_grad=False"},
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// "a, b=1, c=\"x\"" -> {a}, {b, 1}, {c, "x"}. Defaults hold no comma.
+std::vector<PyParam> parse_signature(const char* op, const std::string& sig) {
+  std::vector<PyParam> params;
+  size_t start = 0;
+  while (!sig.empty() && start <= sig.size()) {
+    size_t comma = sig.find(',', start);
+    std::string item = sig.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      params.push_back({item, std::nullopt});
+    else
+      params.push_back({item.substr(0, eq), item.substr(eq + 1)});
+    if (!is_identifier(params.back().name) || (!params.back().def && params.size() > 1 && params[params.size() - 2].def))
+      throw std::logic_error(std::string("op table: bad Python signature of ") + op + ": " + sig);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return params;
+}
+
+}  // namespace
+
+const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signatures() {
+  static const std::map<std::string, std::vector<PyParam>, std::less<>> table = [] {
+    std::map<std::string, std::vector<PyParam>, std::less<>> t;
+    for (const auto& [op, sig] : kSignatures) t[op] = parse_signature(op, sig);
+    return t;
+  }();
+  return table;
+}
+
+const std::vector<PyParam>* python_signature(std::string_view op) {
+  const auto& t = python_signatures();
+  auto it = t.find(op);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+std::string spelled_aten_base(std::string_view op) {
+  for (std::string_view prefix : {"Tensor.", "torch.", "F."})
+    if (op.substr(0, prefix.size()) == prefix && op.size() > prefix.size())
+      return "aten::" + std::string(op.substr(prefix.size()));
+  return "";
+}
+
+const char* python_binary_operator(std::string_view op) {
+  static const std::unordered_map<std::string_view, const char*> ops = {
+      {"operator.add", "+"},      {"operator.sub", "-"},       {"operator.mul", "*"},
+      {"operator.truediv", "/"},  {"operator.floordiv", "//"}, {"operator.mod", "%"},
+      {"operator.lt", "<"},       {"operator.le", "<="},       {"operator.gt", ">"},
+      {"operator.ge", ">="},      {"operator.eq", "=="},       {"operator.ne", "!="},
+      {"operator.is_", "is"},     {"operator.is_not", "is not"}, {"operator.pow", "**"}};
+  auto it = ops.find(op);
+  return it == ops.end() ? nullptr : it->second;
+}
+
+const char* python_unary_operator(std::string_view op) {
+  if (op == "operator.neg") return "-";
+  if (op == "operator.not_") return "not";
+  return nullptr;
+}
+
+bool is_attribute_op(std::string_view op) {
+  static const std::set<std::string_view> attrs = {"Tensor.dtype",   "Tensor.device",        "Tensor.is_nested",
+                                                   "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
+  return attrs.count(op) != 0;
+}
+
+std::string python_slice(const std::string& start, const std::string& end, const std::string& step) {
+  std::string s = start + ":" + end;
+  if (!step.empty() && step != "1") s += ":" + step;
+  return s;
+}
+
+const char* python_tensor_comparison(std::string_view op) {
+  static const std::unordered_map<std::string_view, const char*> ops = {
+      {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
+      {"torch.eq", "=="}, {"torch.ne", "!="}};
+  auto it = ops.find(op);
+  return it == ops.end() ? nullptr : it->second;
+}
+
+const char* python_tensor_arithmetic(std::string_view op) {
+  static const std::unordered_map<std::string_view, const char*> ops = {
+      {"torch.add", "+"}, {"torch.sub", "-"}, {"torch.mul", "*"}, {"torch.div", "/"}};
+  auto it = ops.find(op);
+  return it == ops.end() ? nullptr : it->second;
+}
+
+}  // namespace tt
