@@ -160,7 +160,7 @@ std::optional<std::vector<c10::IValue>> by_rule(const Node& n, const std::vector
   if (in.empty() || !in[0].isTensor() || n.num_outputs() != 1) return std::nullopt;
   const at::Tensor& x = in[0].toTensor();
   const std::string& op = n.op();
-  if (op_has(op, kKeepsInputShape)) return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
+  if (op_has(n, kKeepsInputShape)) return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
   if (op == "nn.MultiheadAttention") {
     // (query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights) ->
     // (attn_output: the query's shape, attn_weights or None). The interpreter has no lowering.

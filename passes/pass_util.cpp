@@ -59,13 +59,13 @@ bool calls_aten(const Node* n, std::string_view base) {
 bool is_module_op(const Node* n) {
   if (!n->module().empty()) return true;
   if (n->op().rfind("nn.", 0) == 0) return true;
-  const OpInfo* info = find_op(n->op());
+  const OpInfo* info = n->info();
   return info && info->kind == OpKind::Module;
 }
 
 bool has_side_effects(const Node* n) {
   const std::string& op = n->op();
-  if (op.rfind("prim.", 0) == 0) return !op_has(op, kPureOp);
+  if (op.rfind("prim.", 0) == 0) return !op_has(*n, kPureOp);
   if (is_module_op(n)) return false;
   if (n->num_outputs() == 0) return true;
   if (!written_inputs(*n).empty()) return true;  // in-place and out= ops (Note [In-place writes])

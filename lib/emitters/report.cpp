@@ -125,7 +125,7 @@ const char* kind_name(OpKind k) {
 
 std::string node_kind(const Node& n) {
   if (!n.module().empty()) return "module";
-  if (const OpInfo* info = find_op(n.op())) return kind_name(info->kind);
+  if (const OpInfo* info = n.info()) return kind_name(info->kind);
   const std::string& op = n.op();
   if (op.rfind("prim.", 0) == 0) return "prim";
   if (op.find("::") != std::string::npos) return "aten";

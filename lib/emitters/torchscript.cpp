@@ -344,7 +344,7 @@ class Lowerer {
       return;
     }
     if (op.rfind("prim.", 0) == 0) unsupported(n, "this prim op has no TorchScript lowering");
-    if (!n.module().empty() || (find_op(op) && find_op(op)->kind == OpKind::Module)) {
+    if (!n.module().empty() || (n.info() && n.info()->kind == OpKind::Module)) {
       assign1(n, module_call(n, in, ind), ind);
       return;
     }
@@ -389,7 +389,7 @@ class Lowerer {
     const std::string& op = n.op();
     if (op == "F.interpolate") return "torch.__interpolate(" + join(in) + ")";
     std::vector<std::string> candidates;
-    const OpInfo* info = find_op(op);
+    const OpInfo* info = n.info();
     if (info && !info->aten.empty()) {
       candidates = info->aten;
     } else if (op.find("::") != std::string::npos) {

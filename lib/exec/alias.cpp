@@ -126,13 +126,13 @@ std::vector<size_t> aliased_inputs(const Node& n) {
   if (op.rfind("prim.", 0) == 0) return all_inputs(n);  // containers, unpacking, control flow
   if (op.rfind("aten::", 0) == 0) return aten_aliased_inputs({op}, n);
   if (op.rfind("FloatFunctional.", 0) == 0) return {};
-  const OpInfo* info = find_op(op);
+  const OpInfo* info = n.info();
   if (!n.module().empty() || (info && info->kind == OpKind::Module) || op.rfind("nn.", 0) == 0) {
-    if (op_has(op, kReturnsInput) || n.attrs().get_bool("inplace", false)) return {0};
+    if (op_has(n, kReturnsInput) || n.attrs().get_bool("inplace", false)) return {0};
     return {};
   }
   // A list item, a list copy or a list slice holds the same tensors.
-  if (op_has(op, kSharesInputItems)) return {0};
+  if (op_has(n, kSharesInputItems)) return {0};
   if (info && !info->aten.empty()) return aten_aliased_inputs(info->aten, n);
   // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
   // make new objects.

@@ -1,6 +1,8 @@
 // tinytrace IR: implementation of Graph / Block / Node / Value (see ir.h).
 #include "ir/ir.h"
 
+#include "ir/op_table.h"
+
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
@@ -465,6 +467,14 @@ void Node::remove_input(size_t i) {
 void Node::remove_all_inputs() {
   for (size_t i = 0; i < inputs_.size(); ++i) remove_use_of_input(i);
   inputs_.clear();
+}
+
+const OpInfo* Node::info() const {
+  if (!info_known_) {
+    info_ = find_op(op_);
+    info_known_ = true;
+  }
+  return info_;
 }
 
 Value* Node::add_output(Type t, const std::string& name_hint) {

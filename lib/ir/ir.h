@@ -211,6 +211,7 @@ class WeightStore {
 // ---------------------------------------------------------------------------------------------
 // graph structure
 
+struct OpInfo;
 class Graph;
 class Block;
 class Node;
@@ -263,8 +264,14 @@ class Value {
 class Node {
  public:
   const std::string& op() const { return op_; }
-  void set_op(std::string op) { op_ = std::move(op); }
+  void set_op(std::string op) {
+    op_ = std::move(op);
+    info_known_ = false;
+  }
   bool is(const char* op) const { return op_ == op; }
+  // The op's row in the op table (lib/ir/op_table.h), looked up once per op name; nullptr for an
+  // op the table does not know.
+  const OpInfo* info() const;
 
   // inputs
   const std::vector<Value*>& inputs() const { return inputs_; }
@@ -333,6 +340,8 @@ class Node {
 
   Graph* graph_;
   std::string op_;
+  mutable const OpInfo* info_ = nullptr;
+  mutable bool info_known_ = false;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
   std::vector<std::unique_ptr<Value>> owned_outputs_;

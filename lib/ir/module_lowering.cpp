@@ -268,7 +268,7 @@ Value* gelu(Builder& l) { return l.call("aten::gelu", {l.x(), l.s(l.a().get_str(
 Value* softmax(Builder& l) {
   const AttrValue* dim = l.a().find("dim");
   if (!dim || !std::holds_alternative<int64_t>(*dim))
-    throw Refuse{"nn.Softmax without dim (implicit dim) — set dim"};
+    throw Refuse{"nn.Softmax without dim (implicit dim)"};
   return l.call("aten::softmax.int", {l.x(), l.i(std::get<int64_t>(*dim))});
 }
 // Eval-mode identities (nn.Identity, dropout) and the quantization stubs before convert.

@@ -21,6 +21,8 @@
 //   upsample_* ops; it is therefore not reachable through find_op_by_aten (the loader builds it).
 #include "ir/op_table.h"
 
+#include "ir/ir.h"
+
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -602,6 +604,11 @@ bool python_spells_fallback(std::string_view op) {
 }  // namespace tt
 
 namespace tt {
+
+bool op_has(const Node& n, OpFact f) {
+  const OpInfo* info = n.info();
+  return info && (info->facts & f) != 0;
+}
 
 bool op_has(std::string_view op, OpFact f) {
   const OpInfo* info = find_op(op);

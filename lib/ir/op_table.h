@@ -26,6 +26,8 @@
 
 namespace tt {
 
+class Node;
+
 enum class OpKind : int8_t { Prim, Module, Function, Method, Aten };
 
 // How an op behaves under PyTorch eager-mode quantization (DESIGN.md §5).
@@ -107,6 +109,8 @@ enum AtenFact : uint32_t {
 
 // Whether row `op` has fact `f` (false for ops without a row).
 bool op_has(std::string_view op, OpFact f);
+// The same for a node's op (its row resolved once: Node::info()).
+bool op_has(const Node& n, OpFact f);
 // The module rows functional-to-module can make (functional_aten set), in table order.
 const std::vector<const OpInfo*>& functional_module_rows();
 // Whether the ATen op `name` ("append", no "aten::", no overload) has fact `f`.

@@ -254,7 +254,7 @@ std::string PyEmitter::torch_ops_callee(const std::string& op) {
 
 void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
   const std::string& op = n.op();
-  const OpInfo* info = find_op(op);
+  const OpInfo* info = n.info();
   OpKind kind;
   if (info) {
     kind = info->kind;

@@ -88,7 +88,7 @@ void PyEmitter::assign(const Node& n, const std::string& rhs, const std::string&
                               [](const Value* v) { return v->has_uses(); });
   if (!any_used) {
     for (Value* v : n.outputs()) expr_[v] = Expr{"None"};
-    const OpInfo* info = find_op(n.op());
+    const OpInfo* info = n.info();
     bool mutates = n.op().back() == '_' || n.num_outputs() == 0;
     bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
     if (!pure && !known_pure) body.push_back(rhs);

@@ -217,7 +217,7 @@ std::string PyEmitter::module_qconfig(const Node& n) {
     use_alias("quant");
     return "quant.float_qparams_weight_only_qconfig";
   }
-  const OpInfo* info = find_op(n.op());
+  const OpInfo* info = n.info();
   if (info && info->kind == OpKind::Module && info->qclass == QuantClass::Float)
     return "None  # " + n.op() + " stays float (no eager-mode quantized version)";
   return "";
@@ -312,15 +312,15 @@ bool PyEmitter::fresh_value(const Value* v) const {
     // out although before convert they return their input too (so nn.ReLU(inplace=True) after
     // a QuantStub of a graph input writes to the caller's tensor while calibrating): counting
     // them would be right but changes what --quant-prep writes.
-    if (op_has(p->op(), kReturnsInput) && !p->is("quant.QuantStub") && !p->is("quant.DeQuantStub"))
+    if (op_has(*p, kReturnsInput) && !p->is("quant.QuantStub") && !p->is("quant.DeQuantStub"))
       return false;
     if (p->attrs().get_bool("inplace", false)) {
       // Its result is its (mutated) input: fresh only if that input was.
       return p->num_inputs() > 0 && p->input(0)->num_uses() == 1 && fresh_value(p->input(0));
     }
-    return find_op(p->op()) != nullptr;
+    return p->info() != nullptr;
   }
-  const OpInfo* info = find_op(p->op());
+  const OpInfo* info = p->info();
   if (!info || (info->kind != OpKind::Function && info->kind != OpKind::Method)) return false;
   // Results that may share storage with an input.
   return (info->facts & kMayAliasInput) == 0;
