@@ -80,7 +80,8 @@ class Dce {
     if (n->blocks().size() != 1 || n->num_inputs() < 2) return;
     Block* b = n->block(0);
     size_t k = n->num_outputs();
-    if (n->num_inputs() != k + 2 || b->inputs().size() != k + 1 || b->outputs().size() != k + 1) return;
+    if (n->num_inputs() != k + 2 || b->inputs().size() != k + 1 || b->outputs().size() != k + 1)
+      return;
     for (size_t j = k; j-- > 0;) {
       Value* param = b->inputs()[j + 1];
       if (n->output(j)->has_uses()) continue;

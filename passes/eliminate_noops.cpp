@@ -86,7 +86,8 @@ class NoopMatcher {
     }
     if (calls_aten(n, "aten::contiguous")) return match_contiguous(n, rule);
     if (calls_aten(n, "aten::to") || calls_aten(n, "aten::type_as")) return match_to(n, rule);
-    if (calls_aten(n, "aten::view") || calls_aten(n, "aten::reshape")) return match_reshape(n, rule);
+    if (calls_aten(n, "aten::view") || calls_aten(n, "aten::reshape"))
+      return match_reshape(n, rule);
     return nullptr;
   }
 
@@ -101,7 +102,8 @@ class NoopMatcher {
     if (user->op().rfind("prim.", 0) == 0) return "the tensor escapes (returned or stored)";
     if (is_aten_fallback(user->op())) return "an op tinytrace does not know reads it";
     if (!written_inputs(*user).empty()) return "it is written in place";
-    for (const char* b : {"aten::view", "aten::view_as", "aten::as_strided", "aten::is_contiguous", "aten::stride"})
+    for (const char* b :
+         {"aten::view", "aten::view_as", "aten::as_strided", "aten::is_contiguous", "aten::stride"})
       if (calls_aten(user, b)) return "a view (or stride read) needs a contiguous tensor";
     return nullptr;
   }
@@ -109,8 +111,8 @@ class NoopMatcher {
   // Results whose layout never depends on the input's (Note [Where contiguous matters]).
   static bool layout_fresh(const Node* user) {
     if (user->is("nn.Linear")) return true;
-    for (const char* b : {"aten::contiguous", "aten::mm", "aten::bmm", "aten::matmul", "aten::linear", "aten::addmm",
-                          "aten::size", "aten::dim", "aten::numel"})
+    for (const char* b : {"aten::contiguous", "aten::mm", "aten::bmm", "aten::matmul",
+                          "aten::linear", "aten::addmm", "aten::size", "aten::dim", "aten::numel"})
       if (calls_aten(user, b)) return true;
     for (const Value* o : user->outputs())
       if (o->type().is_tensor() || o->type().kind == Type::Kind::Any) return false;
@@ -127,7 +129,8 @@ class NoopMatcher {
       for (const Use& u : x->uses()) {
         const Node* user = u.user;
         if (!seen.insert(user).second) continue;
-        if (const char* why = layout_sensitive(user)) return std::string(why) + " (" + user->op() + ")";
+        if (const char* why = layout_sensitive(user))
+          return std::string(why) + " (" + user->op() + ")";
         if (layout_fresh(user)) continue;
         for (const Value* o : user->outputs()) todo.push_back(o);
       }
@@ -162,7 +165,8 @@ class NoopMatcher {
     Value* target = n->input(1);
     std::optional<DType> to;
     if (target->type().is_tensor())
-      to = target->type().dtype == DType::Unknown ? std::nullopt : std::optional<DType>(target->type().dtype);
+      to = target->type().dtype == DType::Unknown ? std::nullopt
+                                                  : std::optional<DType>(target->type().dtype);
     else
       to = const_dtype(target);
     if (!to) return reject(rule, n, "target dtype unknown");

@@ -70,8 +70,8 @@ class FloatFallback {
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     const char* op = to == Dom::Float ? "quant.DeQuantStub" : "quant.QuantStub";
-    Node* s = insert_stub(g_, op, v, names_.fresh(to == Dom::Float ? "dequant" : "quant"), b,
-                          pos, pos ? pos : v->node());
+    Node* s = insert_stub(g_, op, v, names_.fresh(to == Dom::Float ? "dequant" : "quant"), b, pos,
+                          pos ? pos : v->node());
     dom_[s->output()] = to;
     cache.emplace(key, s->output());
     ctx_.rewrite(to == Dom::Float ? "dequant-before-float" : "quant-after-float", s);
@@ -108,8 +108,10 @@ class FloatFallback {
       case DomainRule::Float:
         for (size_t i = 0; i < n->num_inputs(); ++i) {
           Value* v = n->input(i);
-          if (dom(v) == Dom::Quant && v->type().is_tensor()) n->replace_input(i, convert(v, Dom::Float, n));
-          else if (dom(v) == Dom::Quant) dequant_list(n, i);
+          if (dom(v) == Dom::Quant && v->type().is_tensor())
+            n->replace_input(i, convert(v, Dom::Float, n));
+          else if (dom(v) == Dom::Quant)
+            dequant_list(n, i);
         }
         return;  // outputs float (absent = float)
       case DomainRule::NeedsQuant:
@@ -125,7 +127,8 @@ class FloatFallback {
     share_quant_stub(n);
     // Sizes, dims and numbers read off a quantized tensor are plain values, not quantized ones.
     bool q = false;
-    for (const Value* v : n->inputs()) q = q || (dom(v) == Dom::Quant && may_hold_tensor(v->type()));
+    for (const Value* v : n->inputs())
+      q = q || (dom(v) == Dom::Quant && may_hold_tensor(v->type()));
     if (q)
       for (Value* o : n->outputs())
         if (may_hold_tensor(o->type())) dom_[o] = Dom::Quant;
@@ -136,8 +139,10 @@ class FloatFallback {
   // it, and the float region stays one region.
   bool demote(Node* n) {
     static const std::map<std::string, std::string> plain = {
-        {"FloatFunctional.add", "torch.add"}, {"FloatFunctional.add_scalar", "torch.add"},
-        {"FloatFunctional.mul", "torch.mul"}, {"FloatFunctional.mul_scalar", "torch.mul"}};
+        {"FloatFunctional.add", "torch.add"},
+        {"FloatFunctional.add_scalar", "torch.add"},
+        {"FloatFunctional.mul", "torch.mul"},
+        {"FloatFunctional.mul_scalar", "torch.mul"}};
     auto it = plain.find(n->op());
     if (it == plain.end() || n->num_inputs() != 2 || n->num_outputs() != 1) return false;
     for (const Value* v : n->inputs())
@@ -148,7 +153,8 @@ class FloatFallback {
     ctx_.rewrite("float-functional-in-float-region", n);
     n->set_op(it->second);
     n->set_module("");
-    if (it->second == "torch.add") n->add_input(g_.constant(int64_t{1}, Type::of(Type::Kind::Int), n));
+    if (it->second == "torch.add")
+      n->add_input(g_.constant(int64_t{1}, Type::of(Type::Kind::Int), n));
     changed_ = true;
     return true;  // a float op now; its inputs are float already
   }
@@ -160,10 +166,13 @@ class FloatFallback {
     if (n->op().rfind("prim.", 0) == 0 || n->blocks().size()) return;
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       Value* v = n->input(i);
-      if (dom(v) == Dom::Quant || !maybe_float_tensor(v) || domain_rule(v->node()) != DomainRule::Float) continue;
+      if (dom(v) == Dom::Quant || !maybe_float_tensor(v) ||
+          domain_rule(v->node()) != DomainRule::Float)
+        continue;
       bool quantized_reader = false;
       for (const Use& u : v->uses())
-        if (u.user->owning_block() == n->owning_block() && domain_rule(u.user) == DomainRule::NeedsQuant)
+        if (u.user->owning_block() == n->owning_block() &&
+            domain_rule(u.user) == DomainRule::NeedsQuant)
           quantized_reader = true;
       if (quantized_reader) n->replace_input(i, convert(v, Dom::Quant, n));
     }
@@ -237,8 +246,6 @@ class FloatFallback {
 
 }  // namespace
 
-bool run_float_fallback(Graph& g, PassContext& ctx) {
-  return FloatFallback(g, ctx).run();
-}
+bool run_float_fallback(Graph& g, PassContext& ctx) { return FloatFallback(g, ctx).run(); }
 
 }  // namespace tt

@@ -126,8 +126,9 @@ class FloatKinds {
         if (n->input(i)->type().kind == Type::Kind::Float) return FK::Float;
       return FK::NotFloat;
     }
-    if (calls_aten(n, "aten::div")) return FK::Float;  // true division; floor/trunc modes too
-                                                      // keep float inputs float
+    if (calls_aten(n, "aten::div"))
+      return FK::Float;  // true division; floor/trunc modes too
+                         // keep float inputs float
     // Elementwise and shape ops follow their tensor operands (type promotion: any float operand
     // makes the result float; a float number does too for arithmetic).
     bool any_unknown = false, any_tensor = false, float_number = false;
@@ -232,7 +233,9 @@ class Rewriter {
     changed_ = true;
   }
 
-  Value* float_const(double v, Node* before) { return g_.constant(v, Type::of(Type::Kind::Float), before); }
+  Value* float_const(double v, Node* before) {
+    return g_.constant(v, Type::of(Type::Kind::Float), before);
+  }
 
   // A scalar operand as FloatFunctional wants it: a float constant (ints and 0-dim tensors are
   // converted), or the value itself when it is a non-constant number.
@@ -422,7 +425,8 @@ class Rewriter {
     if (n->num_inputs() < 1 || n->num_inputs() > 2) return reject(rule, n, "unexpected inputs");
     const Node* lc = producer_is(n->input(0), "prim.ListConstruct");
     if (!lc) return reject(rule, n, "the tensors are not a literal list (prim.ListConstruct)");
-    if (n->num_inputs() == 2 && !const_int(n->input(1))) return reject(rule, n, "dim is not a constant");
+    if (n->num_inputs() == 2 && !const_int(n->input(1)))
+      return reject(rule, n, "dim is not a constant");
     if (!float_list(n->input(0))) return reject(rule, n, "not a list of float tensors");
     Value* dim = dim_input(n);
     std::vector<Value*> items;

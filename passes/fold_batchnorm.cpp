@@ -66,9 +66,12 @@ bool is_batchnorm(const Node* n) {
 
 const char* rule_for(ProducerKind k) {
   switch (k) {
-    case ProducerKind::Conv: return "conv+bn";
-    case ProducerKind::ConvTranspose: return "convtranspose+bn";
-    case ProducerKind::Linear: return "linear+bn";
+    case ProducerKind::Conv:
+      return "conv+bn";
+    case ProducerKind::ConvTranspose:
+      return "convtranspose+bn";
+    case ProducerKind::Linear:
+      return "linear+bn";
   }
   return "bn";
 }
@@ -153,15 +156,19 @@ class BnFolder {
   }
 
   void check_pair(Node* bn) {
-    if (bn->num_inputs() != 1 || bn->num_outputs() != 1) return (void)reject(bn, "unexpected inputs");
-    if (bn->attrs().get_bool("training", false)) return (void)reject(bn, "BatchNorm is in training mode");
+    if (bn->num_inputs() != 1 || bn->num_outputs() != 1)
+      return (void)reject(bn, "unexpected inputs");
+    if (bn->attrs().get_bool("training", false))
+      return (void)reject(bn, "BatchNorm is in training mode");
     if (!bn->attrs().get_bool("track_running_stats", true))
       return (void)reject(bn, "no running statistics (track_running_stats=false)");
     Value* x = bn->input(0);
     Node* p = x->node();
     auto kind = producer_kind(p->op());
-    if (!kind) return (void)reject(bn, "input is not produced by a Conv/ConvTranspose/Linear module");
-    if (p->owning_block() != bn->owning_block()) return (void)reject(bn, "producer is in another block");
+    if (!kind)
+      return (void)reject(bn, "input is not produced by a Conv/ConvTranspose/Linear module");
+    if (p->owning_block() != bn->owning_block())
+      return (void)reject(bn, "producer is in another block");
     if (p->num_outputs() != 1 || !has_one_use(x))
       return (void)reject(bn, "producer's output has other uses");
     if (p->module().empty()) return (void)reject(bn, "producer has no module path");
@@ -172,16 +179,19 @@ class BnFolder {
     if (!at::isFloatingType(w->scalar_type()))
       return (void)reject(bn, "producer weight is not floating point");
     Weight* wb = ref_of(p, "bias").empty() ? nullptr : weight_of(p, "bias");
-    if (!ref_of(p, "bias").empty() && !wb) return (void)reject(bn, "producer's bias weight is missing");
+    if (!ref_of(p, "bias").empty() && !wb)
+      return (void)reject(bn, "producer's bias weight is missing");
     Weight* wmean = weight_of(bn, "running_mean");
     Weight* wvar = weight_of(bn, "running_var");
     if (!wmean || !wvar) return (void)reject(bn, "running statistics are missing");
     bool affine = bn->attrs().get_bool("affine", true);
     Weight* wgamma = affine ? weight_of(bn, "weight") : nullptr;
     Weight* wbeta = affine ? weight_of(bn, "bias") : nullptr;
-    if (affine && (!wgamma || !wbeta)) return (void)reject(bn, "affine BatchNorm without weight/bias");
+    if (affine && (!wgamma || !wbeta))
+      return (void)reject(bn, "affine BatchNorm without weight/bias");
     auto t = [](Weight* x) { return x ? &x->tensor : nullptr; };
-    const at::Tensor *b = t(wb), *mean = t(wmean), *var = t(wvar), *gamma = t(wgamma), *beta = t(wbeta);
+    const at::Tensor *b = t(wb), *mean = t(wmean), *var = t(wvar), *gamma = t(wgamma),
+                     *beta = t(wbeta);
 
     int64_t groups = p->attrs().get_int("groups", 1);
     if (groups < 1) return (void)reject(bn, "bad groups");
@@ -271,7 +281,8 @@ class BnFolder {
 
     ctx_.rewrite(rule_for(c.kind), p);
     Value* x = p->output();
-    if (bn->output()->type().is_tensor() && !x->type().is_complete() && bn->output()->type().is_complete())
+    if (bn->output()->type().is_tensor() && !x->type().is_complete() &&
+        bn->output()->type().is_complete())
       x->set_type(bn->output()->type());
     bn->output()->replace_all_uses_with(x);
     // The BN's weights leave the state_dict unless another call of a shared BN still reads them.

@@ -65,7 +65,7 @@ constexpr int64_t kDefaultMaxNumel = 4096;
 
 // A folded result as a constant attribute and its type; nullopt when a constant cannot hold it.
 std::optional<std::pair<AttrValue, Type>> to_constant(const c10::IValue& v, const Type& declared,
-                                                     int64_t max_numel) {
+                                                      int64_t max_numel) {
   using K = Type::Kind;
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
@@ -87,8 +87,10 @@ std::optional<std::pair<AttrValue, Type>> to_constant(const c10::IValue& v, cons
   if (v.isBool()) return std::make_pair(AttrValue(v.toBool()), Type::of(K::Bool));
   if (v.isNone()) return std::make_pair(AttrValue(NoneAttr{}), Type::of(K::None));
   if (v.isString()) return std::make_pair(AttrValue(v.toStringRef()), Type::of(K::Str));
-  if (v.isDevice()) return std::make_pair(AttrValue(DeviceAttr{v.toDevice().str()}), Type::of(K::Device));
-  if (v.isIntList()) return std::make_pair(AttrValue(v.toIntVector()), Type::list(Type::of(K::Int)));
+  if (v.isDevice())
+    return std::make_pair(AttrValue(DeviceAttr{v.toDevice().str()}), Type::of(K::Device));
+  if (v.isIntList())
+    return std::make_pair(AttrValue(v.toIntVector()), Type::list(Type::of(K::Int)));
   if (v.isDoubleList())
     return std::make_pair(AttrValue(v.toDoubleVector()), Type::list(Type::of(K::Float)));
   if (v.isBoolList()) {
@@ -156,7 +158,8 @@ class Folder {
       m->move_before(n);
       m = nx;
     }
-    for (size_t i = 0; i < n->num_outputs(); ++i) n->output(i)->replace_all_uses_with(taken->outputs()[i]);
+    for (size_t i = 0; i < n->num_outputs(); ++i)
+      n->output(i)->replace_all_uses_with(taken->outputs()[i]);
     n->destroy();
     changed_ = true;
     return false;
@@ -169,7 +172,8 @@ class Folder {
     auto cond = const_bool(n->input(1));
     if (!(trips && *trips <= 0) && !(cond && !*cond)) return true;
     ctx_.rewrite("constant-loop", n);
-    for (size_t i = 0; i < n->num_outputs(); ++i) n->output(i)->replace_all_uses_with(n->input(i + 2));
+    for (size_t i = 0; i < n->num_outputs(); ++i)
+      n->output(i)->replace_all_uses_with(n->input(i + 2));
     n->destroy();
     changed_ = true;
     return false;
@@ -291,9 +295,12 @@ class Folder {
       std::vector<int64_t> l;
       for (const Value* v : n->inputs()) {
         const AttrValue& a = *v->constant();
-        if (const auto* i = std::get_if<int64_t>(&a)) l.push_back(*i);
-        else if (const auto* b = std::get_if<bool>(&a)) l.push_back(*b);
-        else return (void)reject("list", n, "element is not an int");
+        if (const auto* i = std::get_if<int64_t>(&a))
+          l.push_back(*i);
+        else if (const auto* b = std::get_if<bool>(&a))
+          l.push_back(*b);
+        else
+          return (void)reject("list", n, "element is not an int");
       }
       ctx_.rewrite("list", n);
       make_constant(n, l, Type::list(Type::of(elem)));
@@ -327,7 +334,8 @@ class Folder {
     Type::Kind kind = Type::Kind::Int;
     if (const auto* l = std::get_if<std::vector<int64_t>>(&a)) {
       const Type& lt = n->input(0)->type();
-      bool bools = lt.kind == Type::Kind::List && !lt.elems.empty() && lt.elems[0].kind == Type::Kind::Bool;
+      bool bools =
+          lt.kind == Type::Kind::List && !lt.elems.empty() && lt.elems[0].kind == Type::Kind::Bool;
       kind = bools ? Type::Kind::Bool : Type::Kind::Int;
       for (int64_t x : *l) items.push_back(bools ? AttrValue(x != 0) : AttrValue(x));
     } else if (const auto* l = std::get_if<std::vector<double>>(&a)) {
@@ -354,10 +362,14 @@ class Folder {
     if (n->num_inputs() != 1) return;
     const AttrValue& a = *n->input(0)->constant();
     at::Tensor t;
-    if (const auto* i = std::get_if<int64_t>(&a)) t = at::scalar_to_tensor(at::Scalar(*i));
-    else if (const auto* d = std::get_if<double>(&a)) t = at::scalar_to_tensor(at::Scalar(*d));
-    else if (const auto* b = std::get_if<bool>(&a)) t = at::scalar_to_tensor(at::Scalar(*b));
-    else return (void)reject("num-to-tensor", n, "not a number");
+    if (const auto* i = std::get_if<int64_t>(&a))
+      t = at::scalar_to_tensor(at::Scalar(*i));
+    else if (const auto* d = std::get_if<double>(&a))
+      t = at::scalar_to_tensor(at::Scalar(*d));
+    else if (const auto* b = std::get_if<bool>(&a))
+      t = at::scalar_to_tensor(at::Scalar(*b));
+    else
+      return (void)reject("num-to-tensor", n, "not a number");
     DType d = dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type()));
     ctx_.rewrite("num-to-tensor", n);
     make_constant(n, t, Type::tensor(d, {}));
@@ -371,7 +383,8 @@ class Folder {
     for (const Value* v : n->inputs()) {
       const AttrValue& a = *v->constant();
       if (const auto* t = std::get_if<at::Tensor>(&a)) {
-        if (t->defined() && t->numel() > max_numel_) return reject("constant-op", n, "input tensor too large"), true;
+        if (t->defined() && t->numel() > max_numel_)
+          return reject("constant-op", n, "input tensor too large"), true;
         any_tensor_in = true;
       }
       in.push_back(attr_to_ivalue(a, v->type()));
@@ -393,11 +406,14 @@ class Folder {
       return true;
     }
     if (!out) return reject("constant-op", n, "no ATen overload fits the inputs"), true;
-    if (out->size() != n->num_outputs()) return reject("constant-op", n, "unexpected number of results"), true;
+    if (out->size() != n->num_outputs())
+      return reject("constant-op", n, "unexpected number of results"), true;
     std::vector<std::pair<AttrValue, Type>> consts;
     for (size_t i = 0; i < out->size(); ++i) {
       auto c = to_constant((*out)[i], n->output(i)->type(), max_numel_);
-      if (!c) return reject("constant-op", n, "a constant cannot hold the result (or it is too large)"), true;
+      if (!c)
+        return reject("constant-op", n, "a constant cannot hold the result (or it is too large)"),
+               true;
       consts.push_back(std::move(*c));
     }
     if (n->num_outputs() == 1) {

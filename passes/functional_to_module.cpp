@@ -70,7 +70,9 @@ class Matcher {
     p.op = r.name;
     p.base = r.attr_stem.c_str();
     std::string a = r.functional_aten;
-    auto arg = [&](size_t i) -> const Value* { return i < n->num_inputs() ? n->input(i) : nullptr; };
+    auto arg = [&](size_t i) -> const Value* {
+      return i < n->num_inputs() ? n->input(i) : nullptr;
+    };
     if (a == "aten::hardtanh") {
       auto lo = arg(1) ? const_float(arg(1)) : std::nullopt;
       auto hi = arg(2) ? const_float(arg(2)) : std::nullopt;
@@ -88,7 +90,8 @@ class Matcher {
       auto in_scale = arg(3) ? const_float(arg(3)) : std::optional<double>(1.0);
       if (n->num_inputs() > 4 || !alpha || !scale || !in_scale)
         return reject(r, n, "alpha/scale/input_scale are not constants");
-      if (*scale != 1.0 || *in_scale != 1.0) return reject(r, n, "scaled ELU (scale or input_scale != 1)");
+      if (*scale != 1.0 || *in_scale != 1.0)
+        return reject(r, n, "scaled ELU (scale or input_scale != 1)");
       p.attrs.set("alpha", *alpha);
     } else if (a == "aten::leaky_relu") {
       auto slope = arg(1) ? const_float(arg(1)) : std::optional<double>(0.01);

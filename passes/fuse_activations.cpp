@@ -63,7 +63,9 @@
 namespace tt {
 namespace {
 
-bool computed(const Value* v) { return !v->node()->is("prim.Constant") && !v->node()->is("prim.GetAttr"); }
+bool computed(const Value* v) {
+  return !v->node()->is("prim.Constant") && !v->node()->is("prim.GetAttr");
+}
 
 // The value of a one-element constant: a float constant, a tensor constant or a weight.
 std::optional<double> scalar_constant(const Graph& g, const Value* v) {
@@ -135,13 +137,15 @@ class FuseActivations {
       const AttrValue* one = add->input(1)->constant();
       if (!std::holds_alternative<double>(*one) || std::get<double>(*one) != 1.0) continue;
       Node* erf = add->input(0)->node();
-      if (!erf->is("torch.erf") || erf->num_inputs() == 0 || add->input(0)->num_uses() != 1) continue;
+      if (!erf->is("torch.erf") || erf->num_inputs() == 0 || add->input(0)->num_uses() != 1)
+        continue;
       Node* div = erf->input(0)->node();
       if (!div->is("torch.div") || div->num_inputs() < 2 || div->input(0) != x ||
           erf->input(0)->num_uses() != 1)
         continue;
       const AttrValue* s = div->input(1)->constant();
-      if (!s || !std::holds_alternative<double>(*s) || std::abs(std::get<double>(*s) - std::sqrt(2.0)) > 1e-5)
+      if (!s || !std::holds_alternative<double>(*s) ||
+          std::abs(std::get<double>(*s) - std::sqrt(2.0)) > 1e-5)
         continue;
       ctx_.rewrite("gelu", mul);
       mul->replace_input(0, x);

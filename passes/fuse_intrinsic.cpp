@@ -49,10 +49,10 @@ bool is_relu(const Node* n) {
 }
 
 struct Chain {
-  Node* head;               // conv / linear / bn (keeps its node, output and module path)
-  Node* bn = nullptr;       // QAT only
+  Node* head;          // conv / linear / bn (keeps its node, output and module path)
+  Node* bn = nullptr;  // QAT only
   Node* relu = nullptr;
-  std::string op;           // the composite op; "" while incomplete
+  std::string op;  // the composite op; "" while incomplete
 };
 
 class IntrinsicFuser {
@@ -84,7 +84,8 @@ class IntrinsicFuser {
 
   // `next` can join the chain ending at producer `p`: same block, sole user, single call.
   bool joinable(const Node* p, const Node* next) {
-    if (p->owning_block() != next->owning_block()) return reject(next, "producer is in another block");
+    if (p->owning_block() != next->owning_block())
+      return reject(next, "producer is in another block");
     if (p->num_outputs() != 1 || !has_one_use(p->output()))
       return reject(next, "producer's output has other uses");
     if (p->module().empty() || calls_[p->module()] != 1)
@@ -95,19 +96,24 @@ class IntrinsicFuser {
   }
 
   static bool bn_eval_with_stats(const Node* bn) {
-    return !bn->attrs().get_bool("training", false) && bn->attrs().get_bool("track_running_stats", true) &&
+    return !bn->attrs().get_bool("training", false) &&
+           bn->attrs().get_bool("track_running_stats", true) &&
            !bn->weight("running_mean").empty() && !bn->weight("running_var").empty() &&
            bn->num_inputs() == 1 && bn->num_outputs() == 1;
   }
 
   void match_conv_bn(Node* bn) {
-    if (!bn_eval_with_stats(bn)) return (void)reject(bn, "BatchNorm is not eval-mode with running stats");
+    if (!bn_eval_with_stats(bn))
+      return (void)reject(bn, "BatchNorm is not eval-mode with running stats");
     Node* p = bn->input(0)->node();
     std::string d = bn_dims(bn);
     std::string op;
-    if (conv_dims(p) == d) op = "nni.ConvBn" + d;
-    else if (p->is("nn.Linear") && d == "1d") op = "nni.LinearBn1d";
-    else return (void)reject(bn, "input is not produced by a matching Conv/Linear module");
+    if (conv_dims(p) == d)
+      op = "nni.ConvBn" + d;
+    else if (p->is("nn.Linear") && d == "1d")
+      op = "nni.LinearBn1d";
+    else
+      return (void)reject(bn, "input is not produced by a matching Conv/Linear module");
     if (!joinable(p, bn)) return;
     chains_.push_back({p, bn, nullptr, op});
     tail_[bn] = chains_.size() - 1;
@@ -125,10 +131,13 @@ class IntrinsicFuser {
       return;
     }
     std::string op;
-    if (!conv_dims(p).empty()) op = "nni.ConvReLU" + conv_dims(p);
-    else if (p->is("nn.Linear")) op = "nni.LinearReLU";
+    if (!conv_dims(p).empty())
+      op = "nni.ConvReLU" + conv_dims(p);
+    else if (p->is("nn.Linear"))
+      op = "nni.LinearReLU";
     else if (bn_dims(p) == "2d" || bn_dims(p) == "3d") {
-      if (!bn_eval_with_stats(p)) return (void)reject(relu, "BatchNorm is not eval-mode with running stats");
+      if (!bn_eval_with_stats(p))
+        return (void)reject(relu, "BatchNorm is not eval-mode with running stats");
       op = "nni.BNReLU" + bn_dims(p);
     } else {
       return (void)reject(relu, "input is not produced by a Conv/Linear/BatchNorm module");
@@ -156,14 +165,17 @@ class IntrinsicFuser {
     Value* out = head->output();
     auto absorb = [&](Node* n, const char* prefix) {
       if (prefix)
-        for (const auto& [name, value] : n->attrs().items()) head->attrs().set(prefix + name, value);
-      if (n->output()->type().is_complete() && !out->type().is_complete()) out->set_type(n->output()->type());
+        for (const auto& [name, value] : n->attrs().items())
+          head->attrs().set(prefix + name, value);
+      if (n->output()->type().is_complete() && !out->type().is_complete())
+        out->set_type(n->output()->type());
       n->output()->replace_all_uses_with(out);
       n->destroy();
       ++part;
     };
-    const char* rule = c.op.find("BNReLU") != std::string::npos   ? "bn+relu"
-                       : c.op.find("Linear") != std::string::npos ? (c.bn ? "linear+bn" : "linear+relu")
+    const char* rule = c.op.find("BNReLU") != std::string::npos ? "bn+relu"
+                       : c.op.find("Linear") != std::string::npos
+                           ? (c.bn ? "linear+bn" : "linear+relu")
                        : c.bn ? (c.relu ? "conv+bn+relu" : "conv+bn")
                               : "conv+relu";
     ctx_.rewrite(rule, head);

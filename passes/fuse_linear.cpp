@@ -64,9 +64,9 @@ class LinearFuser {
     if (!is_t && calls_aten(tn, "aten::transpose") && tn->num_inputs() == 3) {
       auto d0 = const_int(tn->input(1));
       auto d1 = const_int(tn->input(2));
-      is_t = d0 && d1 && ((*d0 == 0 && *d1 == 1) || (*d0 == 1 && *d1 == 0) ||
-                          (*d0 == 0 && *d1 == -1) || (*d0 == -1 && *d1 == 0) ||
-                          (*d0 == -2 && *d1 == -1) || (*d0 == -1 && *d1 == -2));
+      is_t = d0 && d1 &&
+             ((*d0 == 0 && *d1 == 1) || (*d0 == 1 && *d1 == 0) || (*d0 == 0 && *d1 == -1) ||
+              (*d0 == -1 && *d1 == 0) || (*d0 == -2 && *d1 == -1) || (*d0 == -1 && *d1 == -2));
     }
     if (!is_t) return nullptr;
     if (tn->owning_block() != at->owning_block()) return nullptr;
@@ -142,7 +142,8 @@ class LinearFuser {
       Value* mm = n->input(side);
       Value* b = n->input(1 - side);
       Node* mn = mm->node();
-      if (!(calls_aten(mn, "aten::matmul") || calls_aten(mn, "aten::mm")) || mn->num_inputs() != 2) continue;
+      if (!(calls_aten(mn, "aten::matmul") || calls_aten(mn, "aten::mm")) || mn->num_inputs() != 2)
+        continue;
       if (!mm->type().is_tensor() && mm->type().kind != Type::Kind::Any) continue;
       if (!has_one_use(mm)) {
         reject(n, "the matmul result has other uses");
@@ -159,7 +160,8 @@ class LinearFuser {
         reject(n, "the matmul's second operand is not the transpose of a weight");
         continue;
       }
-      if (!b->type().is_tensor() && b->type().kind != Type::Kind::Any) return reject(n, "bias is not a tensor");
+      if (!b->type().is_tensor() && b->type().kind != Type::Kind::Any)
+        return reject(n, "bias is not a tensor");
       if (!is_vector_bias(b)) return reject(n, "bias is not known to be 1-d");
       replace(n, mn->input(0), w, b, "matmul+add");
       return true;

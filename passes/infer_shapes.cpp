@@ -36,7 +36,8 @@ at::ScalarType scalar_type_of(DType d) {
 bool is_meta(const at::Tensor& t) { return t.defined() && t.device().is_meta(); }
 
 // Replaces every tensor inside `v` (lists, tuples, optionals) with f(tensor).
-c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& f) {
+c10::IValue map_tensors(const c10::IValue& v,
+                        const std::function<at::Tensor(const at::Tensor&)>& f) {
   if (v.isTensor()) return f(v.toTensor());
   if (v.isTensorList()) {
     c10::List<at::Tensor> out;
@@ -113,7 +114,6 @@ Type merge(const Type& a, const Type& b) {
   return Type::any();
 }
 
-
 // Note [Shape rules]
 // LibTorch 1.13's C++ meta coverage is narrower than Python's (which adds Python meta functions):
 // convolution, batch_norm and relu have no C++ meta kernel. Running them for real would cost a
@@ -122,8 +122,10 @@ Type merge(const Type& a, const Type& b) {
 
 std::vector<int64_t> int_list(const c10::IValue& v, size_t rank, int64_t def) {
   std::vector<int64_t> out;
-  if (v.isIntList()) out = v.toIntVector();
-  else if (v.isInt()) out.assign(rank, v.toInt());
+  if (v.isIntList())
+    out = v.toIntVector();
+  else if (v.isInt())
+    out.assign(rank, v.toInt());
   if (out.empty()) out.assign(rank, def);
   if (out.size() == 1 && rank > 1) out.assign(rank, out[0]);
   return out;
@@ -140,16 +142,21 @@ std::optional<at::Tensor> conv_shape(const at::Tensor& x, const at::Tensor& w, s
   auto s = int_list(stride, r, 1), d = int_list(dilation, r, 1), op = int_list(out_pad, r, 0);
   std::vector<int64_t> p;
   bool same = padding.isString() && padding.toStringRef() == "same";
-  if (!padding.isString()) p = int_list(padding, r, 0);
-  else p.assign(r, 0);  // "valid" (and "same", handled below)
+  if (!padding.isString())
+    p = int_list(padding, r, 0);
+  else
+    p.assign(r, 0);  // "valid" (and "same", handled below)
   std::vector<int64_t> out(x.sizes().begin(), x.sizes().end());
   size_t first = static_cast<size_t>(xr) - r;
   out[first - 1] = transposed ? w.size(1) * groups : w.size(0);
   for (size_t i = 0; i < r; ++i) {
     int64_t in = x.size(static_cast<int64_t>(first + i)), k = w.size(static_cast<int64_t>(2 + i));
-    if (same) out[first + i] = in;
-    else if (transposed) out[first + i] = (in - 1) * s[i] - 2 * p[i] + d[i] * (k - 1) + op[i] + 1;
-    else out[first + i] = (in + 2 * p[i] - d[i] * (k - 1) - 1) / s[i] + 1;
+    if (same)
+      out[first + i] = in;
+    else if (transposed)
+      out[first + i] = (in - 1) * s[i] - 2 * p[i] + d[i] * (k - 1) + op[i] + 1;
+    else
+      out[first + i] = (in + 2 * p[i] - d[i] * (k - 1) - 1) / s[i] + 1;
   }
   return at::empty(out, x.options());
 }
@@ -160,7 +167,8 @@ std::optional<std::vector<c10::IValue>> by_rule(const Node& n, const std::vector
   if (in.empty() || !in[0].isTensor() || n.num_outputs() != 1) return std::nullopt;
   const at::Tensor& x = in[0].toTensor();
   const std::string& op = n.op();
-  if (op_has(n, kKeepsInputShape)) return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
+  if (op_has(n, kKeepsInputShape))
+    return std::vector<c10::IValue>{at::empty(x.sizes(), x.options())};
   if (op == "nn.MultiheadAttention") {
     // (query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights) ->
     // (attn_output: the query's shape, attn_weights or None). The interpreter has no lowering.
@@ -177,16 +185,19 @@ std::optional<std::vector<c10::IValue>> by_rule(const Node& n, const std::vector
         ws = {x.size(0), k.size(0)};
         if (!average) ws.insert(ws.begin(), heads);
       } else {
-        int64_t batch = bf ? x.size(0) : x.size(1), l = bf ? x.size(1) : x.size(0), s = bf ? k.size(1) : k.size(0);
+        int64_t batch = bf ? x.size(0) : x.size(1), l = bf ? x.size(1) : x.size(0),
+                s = bf ? k.size(1) : k.size(0);
         ws = average ? std::vector<int64_t>{batch, l, s} : std::vector<int64_t>{batch, heads, l, s};
       }
       weights = at::empty(ws, x.options());
     }
-    return std::vector<c10::IValue>{c10::ivalue::Tuple::create({at::empty(x.sizes(), x.options()), weights})};
+    return std::vector<c10::IValue>{
+        c10::ivalue::Tuple::create({at::empty(x.sizes(), x.options()), weights})};
   }
   bool module_conv = op.rfind("nn.Conv", 0) == 0, fn_conv = op.rfind("F.conv", 0) == 0;
   if (!module_conv && !fn_conv) return std::nullopt;
-  bool transposed = op.find("Transpose") != std::string::npos || op.find("transpose") != std::string::npos;
+  bool transposed =
+      op.find("Transpose") != std::string::npos || op.find("transpose") != std::string::npos;
   size_t r = static_cast<size_t>(op.back() == 'd' ? op[op.size() - 2] - '0' : 0);
   if (r < 1 || r > 3) return std::nullopt;
   std::optional<at::Tensor> out;
@@ -207,9 +218,11 @@ std::optional<std::vector<c10::IValue>> by_rule(const Node& n, const std::vector
     // F.conv_transpose{N}d(x, w, b, stride, padding, output_padding, groups, dilation).
     auto at = [&](size_t i) { return i < in.size() ? in[i] : c10::IValue(); };
     if (!at(1).isTensor()) return std::nullopt;
-    int64_t groups = transposed ? (at(6).isInt() ? at(6).toInt() : 1) : (at(6).isInt() ? at(6).toInt() : 1);
+    int64_t groups =
+        transposed ? (at(6).isInt() ? at(6).toInt() : 1) : (at(6).isInt() ? at(6).toInt() : 1);
     out = transposed ? conv_shape(x, at(1).toTensor(), r, at(3), at(4), at(7), at(5), groups, true)
-                     : conv_shape(x, at(1).toTensor(), r, at(3), at(4), at(5), c10::IValue(), groups, false);
+                     : conv_shape(x, at(1).toTensor(), r, at(3), at(4), at(5), c10::IValue(),
+                                  groups, false);
   }
   if (!out) return std::nullopt;
   return std::vector<c10::IValue>{*out};
@@ -225,8 +238,9 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
                     in->name(), in->type().str());
       return false;
     }
-    inputs.push_back(at::empty(*in->type().shape,
-                               at::TensorOptions().dtype(scalar_type_of(in->type().dtype)).device(at::kMeta)));
+    inputs.push_back(
+        at::empty(*in->type().shape,
+                  at::TensorOptions().dtype(scalar_type_of(in->type().dtype)).device(at::kMeta)));
   }
 
   WeightStore meta;
@@ -243,11 +257,14 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
     auto t = type_of(iv);
     if (!t) return;
     auto it = seen.find(v);
-    if (it == seen.end()) seen.emplace(v, std::move(*t));
-    else it->second = merge(it->second, *t);
+    if (it == seen.end())
+      seen.emplace(v, std::move(*t));
+    else
+      it->second = merge(it->second, *t);
   };
-  interp.intercept = [&](const Node& n, const std::vector<c10::IValue>& in)
-      -> std::optional<std::vector<c10::IValue>> {
+  interp.intercept =
+      [&](const Node& n,
+          const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
     try {
       auto outs = by_rule(n, in, meta);
       if (outs) ++by_rules;
@@ -256,8 +273,9 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
       return std::nullopt;  // a rule that does not fit: run the op
     }
   };
-  interp.on_failure = [&](const Node& n, const std::vector<c10::IValue>& in)
-      -> std::optional<std::vector<c10::IValue>> {
+  interp.on_failure =
+      [&](const Node& n,
+          const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
     std::vector<c10::IValue> real;
     bool had_meta = false;
     for (const c10::IValue& v : in)
@@ -287,12 +305,14 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
     interp.run(inputs);
   } catch (const std::exception& e) {
     const std::string stopped = "shape inference stopped early, later values keep unknown shapes: ";
-    if (dynamic_cast<const Error*>(&e)) {  // an op the interpreter cannot run: the message says which
+    if (dynamic_cast<const Error*>(
+            &e)) {  // an op the interpreter cannot run: the message says which
       ctx.diags().warn("infer-shapes", stopped + e.what());
     } else {  // LibTorch rejected the shapes; one line (its messages carry a C++ backtrace)
       std::string msg = e.what();
-      ctx.diags().warn("infer-shapes", stopped + msg.substr(0, msg.find('\n')) +
-                                           " — check that --input-shape matches what the model expects");
+      ctx.diags().warn("infer-shapes",
+                       stopped + msg.substr(0, msg.find('\n')) +
+                           " — check that --input-shape matches what the model expects");
     }
   }
 
@@ -302,8 +322,8 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
     const_cast<Value*>(v)->set_type(t);
     changed = true;
   }
-  spdlog::debug("infer-shapes: {} value(s) typed, {} node(s) by shape rule, {} run for real", seen.size(),
-                by_rules, real_runs);
+  spdlog::debug("infer-shapes: {} value(s) typed, {} node(s) by shape rule, {} run for real",
+                seen.size(), by_rules, real_runs);
   ctx.statistic("values typed", static_cast<int64_t>(seen.size()));
   ctx.statistic("nodes by shape rule", static_cast<int64_t>(by_rules));
   ctx.statistic("nodes run for real", static_cast<int64_t>(real_runs));

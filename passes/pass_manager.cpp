@@ -87,8 +87,8 @@ class PipelineParser {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n')) ++i_;
   }
   static bool is_name_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
   }
   std::string name() {
     size_t b = i_;
@@ -147,8 +147,7 @@ class PipelineParser {
     size_t at = i_;
     std::string n = name();
     if (n.empty()) {
-      if (i_ >= s_.size())
-        fail("expected a pass name", "remove the trailing ',' or add a pass");
+      if (i_ >= s_.size()) fail("expected a pass name", "remove the trailing ',' or add a pass");
       fail(std::string("expected a pass name, found '") + s_[i_] + "'",
            "run 'tinytrace passes' for the list of passes");
     }
@@ -181,7 +180,8 @@ class PipelineParser {
         fail("expected '(' after fixpoint", "write fixpoint(pass1,pass2)");
       ++i_;
       skip_blanks();
-      if (i_ < s_.size() && s_[i_] == ')') fail("empty fixpoint()", "list passes inside: fixpoint(cse,dce)");
+      if (i_ < s_.size() && s_[i_] == ')')
+        fail("empty fixpoint()", "list passes inside: fixpoint(cse,dce)");
       step.children = parse_list();
       skip_blanks();
       if (i_ >= s_.size() || s_[i_] != ')')
@@ -294,10 +294,12 @@ PassManager::PassManager(Pipeline pipeline, PassManagerOptions opts)
     if (std::find(names.begin(), names.end(), pia) == names.end()) {
       std::string fix;
       if (find_pass(pia)) {
-        fix = "'" + pia + "' is not in the pipeline (" + pipeline_.str() + "); name one of its passes or 'all'";
+        fix = "'" + pia + "' is not in the pipeline (" + pipeline_.str() +
+              "); name one of its passes or 'all'";
       } else {
         std::string near = closest_pass_name(pia);
-        fix = near.empty() ? "name a pass of the pipeline or 'all'" : "did you mean '" + near + "'?";
+        fix =
+            near.empty() ? "name a pass of the pipeline or 'all'" : "did you mean '" + near + "'?";
       }
       throw Error(ExitCode::Usage, "--print-ir-after: unknown pass '" + pia + "' — " + fix);
     }
@@ -306,8 +308,8 @@ PassManager::PassManager(Pipeline pipeline, PassManagerOptions opts)
 
 namespace {
 std::vector<std::string> first_problems(const std::vector<std::string>& problems, size_t n) {
-  return std::vector<std::string>(problems.begin(),
-                                  problems.begin() + static_cast<long>(std::min(n, problems.size())));
+  return std::vector<std::string>(
+      problems.begin(), problems.begin() + static_cast<long>(std::min(n, problems.size())));
 }
 }  // namespace
 
@@ -315,10 +317,11 @@ bool PassManager::run(Graph& g, Diagnostics& diags) {
   if (opts_.verify_each) {
     auto problems = verify_graph(g);
     if (!problems.empty())
-      throw Error(ExitCode::BadInput,
-                  "the input IR is not well-formed: " + problems.front() +
-                      " — fix the graph (this was found before any pass ran)",
-                  first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
+      throw Error(
+          ExitCode::BadInput,
+          "the input IR is not well-formed: " + problems.front() +
+              " — fix the graph (this was found before any pass ran)",
+          first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
   }
   return run_steps(pipeline_.steps, g, diags);
 }
@@ -396,10 +399,11 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
   if (opts_.verify_each) {
     auto problems = verify_graph(g);
     if (!problems.empty())
-      throw Error(ExitCode::Internal,
-                  "the IR verifier failed after pass '" + std::string(p.name) + "': " +
-                      problems.front() + " — this is a bug in tinytrace; please report it",
-                  first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
+      throw Error(
+          ExitCode::Internal,
+          "the IR verifier failed after pass '" + std::string(p.name) + "': " + problems.front() +
+              " — this is a bug in tinytrace; please report it",
+          first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
   }
   return changed;
 }
@@ -412,7 +416,8 @@ bool run_import_steps(const std::vector<PipelineStep>& steps, Graph& g, Diagnost
   bool changed = false;
   for (const auto& st : steps) {
     if (st.kind == PipelineStep::Kind::Fixpoint) {
-      for (int round = 0; round < st.max_iterations && run_import_steps(st.children, g, diags); ++round)
+      for (int round = 0; round < st.max_iterations && run_import_steps(st.children, g, diags);
+           ++round)
         changed = true;
       continue;
     }

@@ -91,7 +91,8 @@ bool has_side_effects_deep(const Node* n) {
 bool is_nondeterministic(const Node* n) {
   if (is_module_op(n)) {
     const std::string& op = n->op();
-    bool random_in_training = op.find("Dropout") != std::string::npos || op.find("RReLU") != std::string::npos;
+    bool random_in_training =
+        op.find("Dropout") != std::string::npos || op.find("RReLU") != std::string::npos;
     return random_in_training && n->attrs().get_bool("training", false);
   }
   for (const auto& b : aten_bases(n->op())) {
@@ -180,7 +181,8 @@ std::optional<size_t> rank_of(const Value* v) {
   const Node* p = v->node();
   if (!p || p->num_outputs() != 1) return std::nullopt;
   if (p->is("nn.Flatten")) {
-    if (p->attrs().get_int("start_dim", 1) == 1 && p->attrs().get_int("end_dim", -1) == -1) return 2;
+    if (p->attrs().get_int("start_dim", 1) == 1 && p->attrs().get_int("end_dim", -1) == -1)
+      return 2;
     return std::nullopt;
   }
   if (calls_aten(p, "aten::flatten") && p->num_inputs() == 3) {

@@ -35,8 +35,10 @@ class StubNamer {
 inline Node* insert_stub(Graph& g, const char* op, Value* v, const std::string& path, Block* b,
                          Node* pos, const Node* prov) {
   Node* s = g.create(op, {v}, 0);
-  if (pos) s->insert_before(pos);
-  else b->append(s);
+  if (pos)
+    s->insert_before(pos);
+  else
+    b->append(s);
   s->add_output(v->type(), path);
   s->set_module(path);
   if (prov) s->copy_provenance(prov);

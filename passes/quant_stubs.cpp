@@ -64,7 +64,8 @@ bool makes_non_float(const Value* v) {
 bool reads_metadata_only(const Use& u) {
   const Node* n = u.user;
   for (const auto& b : aten_bases(n->op())) {
-    if (b == "aten::type_as" || b == "aten::expand_as" || b == "aten::view_as" || b == "aten::reshape_as")
+    if (b == "aten::type_as" || b == "aten::expand_as" || b == "aten::view_as" ||
+        b == "aten::reshape_as")
       return u.index == 1;
     if (b == "aten::to" && u.index == 1) return true;  // x.to(other)
     if (b == "aten::size" || b == "aten::dim" || b == "aten::numel" || b == "aten::new_zeros" ||
@@ -78,11 +79,12 @@ bool reads_metadata_only(const Use& u) {
 
 // The tensors a graph output is made of: through (nested) tuple and list constructions that
 // nothing else reads, as (user, input index) sites.
-void output_sites(Value* v, Node* user, size_t idx, Block* top, std::vector<std::pair<Node*, size_t>>& out) {
+void output_sites(Value* v, Node* user, size_t idx, Block* top,
+                  std::vector<std::pair<Node*, size_t>>& out) {
   Node* p = v->node();
   bool dict = p->is("prim.DictConstruct");
-  if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct") || dict) && p->owning_block() == top &&
-      has_one_use(v)) {
+  if ((p->is("prim.TupleConstruct") || p->is("prim.ListConstruct") || dict) &&
+      p->owning_block() == top && has_one_use(v)) {
     for (size_t j = dict ? 1 : 0; j < p->num_inputs(); j += dict ? 2 : 1)  // a dict's values
       output_sites(p->input(j), p, j, top, out);
     return;
@@ -104,11 +106,12 @@ void refuse_inplace_writes(const Graph& g) {
       std::string where;
       if (!n->loc().empty()) where += " at " + n->loc();
       if (!n->scope().empty()) where += " in module '" + n->scope() + "'";
-      throw Error(ExitCode::Unsupported,
-                  "--quant-prep: " + n->op() + where +
-                      " writes in place into a float tensor that shares memory with other values; "
-                      "eager-mode quantization cannot keep that write — rewrite it out of place in the "
-                      "model (e.g. torch.cat of the parts), or convert without --quant-prep");
+      throw Error(
+          ExitCode::Unsupported,
+          "--quant-prep: " + n->op() + where +
+              " writes in place into a float tensor that shares memory with other values; "
+              "eager-mode quantization cannot keep that write — rewrite it out of place in the "
+              "model (e.g. torch.cat of the parts), or convert without --quant-prep");
     }
   }
 }
@@ -134,7 +137,8 @@ bool run_quant_stubs(Graph& g, PassContext& ctx) {
     if (!placed.empty()) s->move_after(placed.back());
     placed.push_back(s);
     Value* q = s->output();
-    in->replace_uses_with_if(q, [&](const Use& u) { return u.user != s && !reads_metadata_only(u); });
+    in->replace_uses_with_if(q,
+                             [&](const Use& u) { return u.user != s && !reads_metadata_only(u); });
     ctx.rewrite("quant-stub", s);
     changed = true;
   }

@@ -57,8 +57,9 @@ std::vector<PassInfo>& test_passes() {
 
 void register_test_passes() {
   if (!test_passes().empty()) return;
-  test_passes().push_back({"test-perturb-weight", &run_test_perturb_weight,
-                           "TEST ONLY: adds delta (default 0.5) to one weight element so that --verify must fail"});
+  test_passes().push_back(
+      {"test-perturb-weight", &run_test_perturb_weight,
+       "TEST ONLY: adds delta (default 0.5) to one weight element so that --verify must fail"});
 }
 
 const PassInfo* find_pass(std::string_view name) {
@@ -117,7 +118,8 @@ bool PassContext::option_bool(const std::string& key, bool def) {
   if (it->second == "true" || it->second == "1") return true;
   if (it->second == "false" || it->second == "0") return false;
   throw Error(ExitCode::Usage, "pass '" + pass_name_ + "': option " + key + "=" + it->second +
-                                   " is not a boolean — write " + key + "=true or " + key + "=false");
+                                   " is not a boolean — write " + key + "=true or " + key +
+                                   "=false");
 }
 
 std::vector<std::string> PassContext::unused_options() const {

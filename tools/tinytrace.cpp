@@ -22,7 +22,9 @@ namespace {
 // LibTorch's TORCH_WARN goes to stderr by default as multi-line text; route it to our log.
 class WarningToLog : public c10::WarningHandler {
  public:
-  void process(const c10::Warning& warning) override { spdlog::debug("libtorch: {}", warning.msg()); }
+  void process(const c10::Warning& warning) override {
+    spdlog::debug("libtorch: {}", warning.msg());
+  }
 };
 
 void set_up_logging(int verbosity, bool quiet) {
@@ -55,10 +57,12 @@ int main(int argc, char** argv) {
   static WarningToLog warning_handler;
   c10::WarningUtils::set_warning_handler(&warning_handler);
   // The e2e tests that need a deliberately wrong pass (passes/pass.h) ask for the test passes.
-  if (const char* t = std::getenv("TT_TEST_PASSES"); t && std::string(t) == "1") tt::register_test_passes();
+  if (const char* t = std::getenv("TT_TEST_PASSES"); t && std::string(t) == "1")
+    tt::register_test_passes();
 
   CLI::App app{
-      "tinytrace " TT_VERSION " — turn a TorchScript, torch.export or ONNX model back into readable PyTorch code.\n\n"
+      "tinytrace " TT_VERSION
+      " — turn a TorchScript, torch.export or ONNX model back into readable PyTorch code.\n\n"
       "Examples:\n"
       "  tinytrace convert model.pt                       writes model.py, model.pth, model.json\n"
       "  tinytrace convert model.pt -o out --input-shape 1,3,224,224\n"
@@ -86,18 +90,21 @@ int main(int argc, char** argv) {
       "Convert MODEL (TorchScript .pt, torch.export .pt2, ONNX .onnx or .tir) into NAME.py\n"
       "(a standalone nn.Module), NAME.pth (its state_dict) and NAME.json (the graph report). The\n"
       "original model's state_dict loads into the generated class with strict=True.");
-  convert->add_option("MODEL", copts.model_path,
-                      "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file (.onnx) or .tir text IR; the format "
-                      "is read from the content")
+  convert
+      ->add_option("MODEL", copts.model_path,
+                   "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file (.onnx) or "
+                   ".tir text IR; the format "
+                   "is read from the content")
       ->required();
   convert->add_option("-o,--output-dir", copts.out_dir,
                       "Directory for the outputs (created if missing; default: current directory)");
   convert->add_option("--name", copts.name,
                       "Base name of the outputs and the generated class (default: the model file's "
                       "stem, class in CamelCase)");
-  convert->add_option("--input-shape", shape_specs,
-                      "Shape of one model input, once per input in order: 1,3,224,224 (float32) "
-                      "or 1,128:int64. Used for example inputs and static shapes")
+  convert
+      ->add_option("--input-shape", shape_specs,
+                   "Shape of one model input, once per input in order: 1,3,224,224 (float32) "
+                   "or 1,128:int64. Used for example inputs and static shapes")
       ->take_all();
   convert
       ->add_option("--emit", emit,
@@ -128,16 +135,18 @@ int main(int argc, char** argv) {
   convert->add_flag("--verify", copts.verify,
                     "Run the original model and the converted graph on the same seeded inputs "
                     "(from --input-shape) and compare every output; exit 5 beyond tolerance");
-  convert->add_option("--tolerance", copts.tolerance,
-                      "Largest allowed relative difference max|diff|/max|expected| for --verify "
-                      "(default 1e-4; 1e-3 when BatchNorm was folded)")
+  convert
+      ->add_option("--tolerance", copts.tolerance,
+                   "Largest allowed relative difference max|diff|/max|expected| for --verify "
+                   "(default 1e-4; 1e-3 when BatchNorm was folded)")
       ->check(CLI::PositiveNumber);
 
   auto* passes_cmd = app.add_subcommand("passes", "List every pass and named pipeline");
   tt::OptOptions oopts;
   auto* opt_cmd = app.add_subcommand(
-      "opt", "Run passes on a .tir file and print the resulting .tir on stdout (cases separated "
-             "by '// -----' are run one by one)");
+      "opt",
+      "Run passes on a .tir file and print the resulting .tir on stdout (cases separated "
+      "by '// -----' are run one by one)");
   opt_cmd->add_option("FILE", oopts.file, ".tir text IR file")->required();
   opt_cmd->add_option("--passes", oopts.passes.passes, "Pass pipeline (see 'tinytrace passes')");
   opt_cmd->add_flag("--fuse", oopts.passes.fuse, "Run the pipeline 'fuse' (before --passes)");
@@ -155,21 +164,26 @@ int main(int argc, char** argv) {
   tt::InspectOptions iopts;
   std::vector<std::string> inspect_shapes;
   auto* inspect_cmd = app.add_subcommand(
-      "inspect", "Show what is in a model: inputs/outputs, the module tree with parameter counts, "
-                 "the op histogram,\nparameter totals and weight bytes, ops that fell back to "
-                 "torch.ops.aten, and warnings");
-  inspect_cmd->add_option("MODEL", iopts.model_path, "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
+      "inspect",
+      "Show what is in a model: inputs/outputs, the module tree with parameter counts, "
+      "the op histogram,\nparameter totals and weight bytes, ops that fell back to "
+      "torch.ops.aten, and warnings");
+  inspect_cmd
+      ->add_option("MODEL", iopts.model_path,
+                   "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
       ->required();
-  inspect_cmd->add_option("--input-shape", inspect_shapes,
-                          "Shape of one model input, once per input in order (1,3,224,224 or "
-                          "1,128:int64): shows the shapes of inputs, outputs and --dot edges")
+  inspect_cmd
+      ->add_option("--input-shape", inspect_shapes,
+                   "Shape of one model input, once per input in order (1,3,224,224 or "
+                   "1,128:int64): shows the shapes of inputs, outputs and --dot edges")
       ->take_all();
   inspect_cmd->add_flag("--json", iopts.json,
                         "Print a JSON document instead (schema: lib/emitters/inspect.schema.json)");
-  inspect_cmd->add_option("--dot", iopts.dot_path,
-                          "Also write the graph as Graphviz DOT to FILE (module scopes as "
-                          "clusters, shapes on edges; its directory is created if missing), and FILE's .svg "
-                          "beside it when 'dot' is installed");
+  inspect_cmd->add_option(
+      "--dot", iopts.dot_path,
+      "Also write the graph as Graphviz DOT to FILE (module scopes as "
+      "clusters, shapes on edges; its directory is created if missing), and FILE's .svg "
+      "beside it when 'dot' is installed");
   inspect_cmd->footer(
       "Examples:\n"
       "  tinytrace inspect resnet18.pt\n"
@@ -178,10 +192,11 @@ int main(int argc, char** argv) {
 
   tt::DiffOptions dopts;
   auto* diff_cmd = app.add_subcommand(
-      "diff", "Show what changed between two models (any of .pt, .pt2, .onnx, .tir): ops added/removed "
-              "per op type,\nmodules whose type changed, parameters added/removed/changed (max "
-              "|diff|), input/output signatures.\nExit 0 when identical, 1 when different, 2/3 on "
-              "errors (like diff(1))");
+      "diff",
+      "Show what changed between two models (any of .pt, .pt2, .onnx, .tir): ops added/removed "
+      "per op type,\nmodules whose type changed, parameters added/removed/changed (max "
+      "|diff|), input/output signatures.\nExit 0 when identical, 1 when different, 2/3 on "
+      "errors (like diff(1))");
   diff_cmd->add_option("A", dopts.a, "The first model (the 'before')")->required();
   diff_cmd->add_option("B", dopts.b, "The second model (the 'after')")->required();
   diff_cmd->add_flag("--json", dopts.json,
@@ -195,14 +210,18 @@ int main(int argc, char** argv) {
   tt::ProfileOptions popts;
   std::vector<std::string> profile_shapes;
   auto* profile_cmd = app.add_subcommand(
-      "profile", "Run the model's IR node by node with the interpreter and show where the time "
-                 "goes: per node and per op\ntype (mean, share), the top N nodes, the whole run, "
-                 "and the original TorchScript's time for reference");
-  profile_cmd->add_option("MODEL", popts.model_path, "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
+      "profile",
+      "Run the model's IR node by node with the interpreter and show where the time "
+      "goes: per node and per op\ntype (mean, share), the top N nodes, the whole run, "
+      "and the original TorchScript's time for reference");
+  profile_cmd
+      ->add_option("MODEL", popts.model_path,
+                   "TorchScript archive (.pt), torch.export archive (.pt2), ONNX file or .tir")
       ->required();
-  profile_cmd->add_option("--input-shape", profile_shapes,
-                          "Shape of one model input, once per input in order (required): "
-                          "1,3,224,224 or 1,128:int64; inputs are seeded random values")
+  profile_cmd
+      ->add_option("--input-shape", profile_shapes,
+                   "Shape of one model input, once per input in order (required): "
+                   "1,3,224,224 or 1,128:int64; inputs are seeded random values")
       ->take_all();
   profile_cmd->add_option("--runs", popts.runs, "Measured runs; times are their mean (default 10)");
   profile_cmd->add_option("--warmup", popts.warmup, "Unmeasured runs first (default 2)");
@@ -235,8 +254,8 @@ int main(int argc, char** argv) {
   // diff follows diff(1): 0 identical, 1 different, so its troubles must not exit 1 — an internal
   // error there exits 2 (like usage) so that `tinytrace diff a b || echo changed` never mistakes a
   // crash for a change.
-  const int internal_exit =
-      diff_cmd->parsed() ? static_cast<int>(tt::ExitCode::Usage) : static_cast<int>(tt::ExitCode::Internal);
+  const int internal_exit = diff_cmd->parsed() ? static_cast<int>(tt::ExitCode::Usage)
+                                               : static_cast<int>(tt::ExitCode::Internal);
   auto internal_error = [&](const std::string& about, const std::string& what) {
     std::cerr << "error: " << (about.empty() ? "" : about + ": ") << what << "\n";
     return internal_exit;
@@ -275,15 +294,18 @@ int main(int argc, char** argv) {
     int code = report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
     return code == static_cast<int>(tt::ExitCode::Internal) ? internal_exit : code;
   } catch (const c10::Error& e) {
-    return internal_error(file, "internal error in LibTorch: " + first_line(e.what_without_backtrace()) +
-                                    " — this is a bug in tinytrace; please report it with the model");
+    return internal_error(file,
+                          "internal error in LibTorch: " + first_line(e.what_without_backtrace()) +
+                              " — this is a bug in tinytrace; please report it with the model");
   } catch (const std::bad_alloc&) {
-    return internal_error(file, "out of memory — use smaller --input-shape values, or a machine with more memory");
+    return internal_error(
+        file, "out of memory — use smaller --input-shape values, or a machine with more memory");
   } catch (const std::exception& e) {
     return internal_error(file, "internal error: " + first_line(e.what()) +
                                     " — this is a bug in tinytrace; please report it");
   } catch (...) {
-    return internal_error(file, "internal error (unknown exception) — this is a bug in tinytrace; please report it");
+    return internal_error(
+        file, "internal error (unknown exception) — this is a bug in tinytrace; please report it");
   }
   return 0;
 }

@@ -22,12 +22,13 @@
 namespace tt {
 namespace {
 
-const char* const kPythonKeywords[] = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-    "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-    // Names that would shadow what the generated module imports.
-    "torch", "nn", "F", "os"};
+const char* const kPythonKeywords[] = {"False", "None", "True", "and", "as", "assert", "async",
+                                       "await", "break", "class", "continue", "def", "del", "elif",
+                                       "else", "except", "finally", "for", "from", "global", "if",
+                                       "import", "in", "is", "lambda", "nonlocal", "not", "or",
+                                       "pass", "raise", "return", "try", "while", "with", "yield",
+                                       // Names that would shadow what the generated module imports.
+                                       "torch", "nn", "F", "os"};
 
 std::string stem_of(const std::string& path) {
   std::string base = path;
@@ -93,7 +94,8 @@ nlohmann::json verification_json(const VerifyRun& run) {
 // loaded (before any pass) already differs from the original, the conversion itself; otherwise a
 // pass, located at the first value of the final graph that differs from the same value of the
 // loaded graph (first_difference).
-std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Graph& final_graph, const VerifyRun& run) {
+std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Graph& final_graph,
+                                                       const VerifyRun& run) {
   std::string rerun = "rerun with --verify-each and -v to find it, or raise --tolerance";
   Model loaded;
   c10::IValue got;
@@ -109,10 +111,11 @@ std::pair<std::string, std::vector<std::string>> blame(const Model& m, const Gra
       std::vector<std::string> notes;
       if (auto d = first_difference_from_original(loaded, run.inputs, run.tolerance))
         notes.push_back("the first value that differs from the original: " + d->str());
-      return {"the conversion changed what the model computes (the graph as loaded, before any "
-              "pass, already differs from the original: " + as_loaded.summary() +
-                  ") — please report it as a tinytrace bug with the model",
-              notes};
+      return {
+          "the conversion changed what the model computes (the graph as loaded, before any "
+          "pass, already differs from the original: " +
+              as_loaded.summary() + ") — please report it as a tinytrace bug with the model",
+          notes};
     }
   }
   std::vector<std::string> notes;
@@ -135,14 +138,15 @@ void throw_if_verify_failed(const VerifyRun& run, const Model& m, const Graph& g
                       std::to_string(o.max_expected) + ", relative " + std::to_string(o.rel));
   }
   if (verdicts.empty()) return;
-  bool interpreter_ok = std::any_of(run.results.begin(), run.results.end(), [](const VerifyResult& r) {
-    return r.engine == "interpreter" && r.passed();
-  });
+  bool interpreter_ok =
+      std::any_of(run.results.begin(), run.results.end(),
+                  [](const VerifyResult& r) { return r.engine == "interpreter" && r.passed(); });
   if (interpreter_ok)  // only the emitted NAME.pt disagrees: neither loading nor a pass
     throw Error(ExitCode::VerifyFailed,
-                verdicts + "; no outputs written — the emitted TorchScript computes something else than "
-                           "the converted graph, which agrees with the original: please report it as a "
-                           "tinytrace bug (drop torchscript from --emit meanwhile)",
+                verdicts +
+                    "; no outputs written — the emitted TorchScript computes something else than "
+                    "the converted graph, which agrees with the original: please report it as a "
+                    "tinytrace bug (drop torchscript from --emit meanwhile)",
                 notes);
   auto [culprit, where] = blame(m, g, run);
   notes.insert(notes.begin(), where.begin(), where.end());
@@ -151,8 +155,12 @@ void throw_if_verify_failed(const VerifyRun& run, const Model& m, const Graph& g
 
 // The file name extension of an --emit kind.
 std::string output_ext(const std::string& kind) {
-  return kind == "python" ? ".py" : kind == "weights" ? ".pth" : kind == "report" ? ".json"
-         : kind == "torchscript" ? ".pt" : kind == "dot" ? ".dot" : ".tir";
+  return kind == "python"        ? ".py"
+         : kind == "weights"     ? ".pth"
+         : kind == "report"      ? ".json"
+         : kind == "torchscript" ? ".pt"
+         : kind == "dot"         ? ".dot"
+                                 : ".tir";
 }
 
 // "message (in scope) at file:line" for a log line or a note.
@@ -179,8 +187,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
 }  // namespace
 
 const std::vector<std::string>& emit_kinds() {
-  static const std::vector<std::string> kinds = {"python", "weights", "report", "torchscript", "tir",
-                                                   "dot"};
+  static const std::vector<std::string> kinds = {"python",      "weights", "report",
+                                                 "torchscript", "tir",     "dot"};
   return kinds;
 }
 
@@ -221,13 +229,15 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   ConvertResult res;
   res.name = opts.name.empty() ? default_model_name(opts.model_path) : opts.name;
   if (!is_python_identifier(res.name))
-    throw Error(ExitCode::Usage, "--name '" + res.name +
-                                     "' is not a usable Python identifier — use letters, digits and _");
+    throw Error(
+        ExitCode::Usage,
+        "--name '" + res.name + "' is not a usable Python identifier — use letters, digits and _");
   res.class_name = opts.name.empty() ? class_name_for(res.name) : opts.name;
   for (const auto& e : opts.emit)
     if (std::find(emit_kinds().begin(), emit_kinds().end(), e) == emit_kinds().end())
-      throw Error(ExitCode::Usage, "--emit: unknown output kind '" + e +
-                                       "' — choose from python, weights, report, torchscript, tir, dot");
+      throw Error(ExitCode::Usage,
+                  "--emit: unknown output kind '" + e +
+                      "' — choose from python, weights, report, torchscript, tir, dot");
   std::vector<std::string> emit = opts.emit;
   // The .tir refers to its weights in NAME.pth (external("NAME.pth")), so it needs them.
   if (std::find(emit.begin(), emit.end(), "tir") != emit.end() &&
@@ -236,10 +246,12 @@ ConvertResult run_convert(const ConvertOptions& opts) {
   check_pass_options(opts.passes);  // a pipeline typo fails before the model is loaded
   // An output that would overwrite the input fails now, not after minutes of loading and passes.
   for (const auto& kind : emit) {
-    std::string path = (opts.out_dir.empty() ? std::string(".") : opts.out_dir) + "/" + res.name + output_ext(kind);
+    std::string path = (opts.out_dir.empty() ? std::string(".") : opts.out_dir) + "/" + res.name +
+                       output_ext(kind);
     if (same_file(path, opts.model_path))
-      throw Error(ExitCode::Usage, "output '" + path +
-                                       "' would overwrite the input model — choose another -o or --name");
+      throw Error(
+          ExitCode::Usage,
+          "output '" + path + "' would overwrite the input model — choose another -o or --name");
   }
 
   Model m = load_model(opts.model_path);
@@ -272,7 +284,9 @@ namespace {
 
 void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std::string>& emit,
                     ConvertResult& res) {
-  auto wants = [&](const char* kind) { return std::find(emit.begin(), emit.end(), kind) != emit.end(); };
+  auto wants = [&](const char* kind) {
+    return std::find(emit.begin(), emit.end(), kind) != emit.end();
+  };
   Graph& g = *m.graph;
   g.set_name(res.name);
 
@@ -294,10 +308,12 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
 
   std::optional<VerifyRun> vrun;  // --verify
   if (opts.verify) {
-    std::vector<InputSpec> specs = opts.input_shapes.empty() ? specs_from_graph(g) : opts.input_shapes;
+    std::vector<InputSpec> specs =
+        opts.input_shapes.empty() ? specs_from_graph(g) : opts.input_shapes;
     if (specs.empty() && opts.verify_inputs.empty())
-      throw Error(ExitCode::Usage, "--verify needs example inputs — give --input-shape once per "
-                                   "model input, e.g. --input-shape 1,3,224,224");
+      throw Error(ExitCode::Usage,
+                  "--verify needs example inputs — give --input-shape once per "
+                  "model input, e.g. --input-shape 1,3,224,224");
     // Folding BatchNorm reassociates float arithmetic: allow 1e-3 then (DESIGN.md §2).
     bool folded = std::any_of(pass_stats.begin(), pass_stats.end(), [](const PassStat& p) {
       return (p.name == "fold-batchnorm" || p.name == "fuse-intrinsic") && p.changed;
@@ -305,7 +321,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     double tol = opts.tolerance ? *opts.tolerance : folded ? 1e-3 : 1e-4;
     vrun = reference_run(m, specs, tol, opts.verify_inputs);
     vrun->results.push_back(compare_outputs(
-        vrun->expected, pack_outputs(Interpreter(g).run(clone_inputs(vrun->inputs))), tol, "interpreter"));
+        vrun->expected, pack_outputs(Interpreter(g).run(clone_inputs(vrun->inputs))), tol,
+        "interpreter"));
     // With --emit torchscript the verdict waits for NAME.pt's own comparison below.
     if (!wants("torchscript")) throw_if_verify_failed(*vrun, m, g);
   }
@@ -335,7 +352,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     std::string staged = out.stage(res.name + ".pt");
     save_torchscript(g, staged, res.class_name);
     if (vrun)
-      vrun->results.push_back(verify_torchscript_archive(staged, vrun->inputs, vrun->expected, vrun->tolerance));
+      vrun->results.push_back(
+          verify_torchscript_archive(staged, vrun->inputs, vrun->expected, vrun->tolerance));
   }
   nlohmann::json verification;  // null unless --verify
   if (vrun) {

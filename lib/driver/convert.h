@@ -16,10 +16,10 @@ struct ConvertOptions {
   std::string name;  // empty: derived from the model file name
   std::vector<InputSpec> input_shapes;
   std::vector<std::string> emit = {"python", "weights", "report"};
-  PassCliOptions passes;  // --passes / --fuse / --print-ir-after / --verify-each
-  bool verify = false;                // --verify
-  std::string verify_inputs;          // --verify-inputs: torch.save'd inputs instead of seeded ones
-  std::optional<double> tolerance;    // --tolerance (default: 1e-4, 1e-3 when BN was folded)
+  PassCliOptions passes;            // --passes / --fuse / --print-ir-after / --verify-each
+  bool verify = false;              // --verify
+  std::string verify_inputs;        // --verify-inputs: torch.save'd inputs instead of seeded ones
+  std::optional<double> tolerance;  // --tolerance (default: 1e-4, 1e-3 when BN was folded)
 };
 
 struct ConvertResult {

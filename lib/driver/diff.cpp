@@ -27,7 +27,8 @@ std::map<std::string, int64_t> op_counts(const Graph& g) {
 }
 
 ojson weight_json(const std::string& name, const Weight& w) {
-  return ojson{{"name", name}, {"kind", w.is_param ? "param" : "buffer"},
+  return ojson{{"name", name},
+               {"kind", w.is_param ? "param" : "buffer"},
                {"type", tensor_type_str(w.tensor)}};
 }
 
@@ -52,8 +53,10 @@ std::string signature_difference(const Type& a, const Type& b) {
     if (a.kind == Type::Kind::Any || b.kind == Type::Kind::Any) return "";
     return "type " + a.str() + " vs " + b.str();
   }
-  if (!a.is_tensor()) return a.kind == b.kind || a.kind == Type::Kind::Any || b.kind == Type::Kind::Any
-                                 ? "" : "type " + a.str() + " vs " + b.str();
+  if (!a.is_tensor())
+    return a.kind == b.kind || a.kind == Type::Kind::Any || b.kind == Type::Kind::Any
+               ? ""
+               : "type " + a.str() + " vs " + b.str();
   std::string what;
   if (a.dtype != DType::Unknown && b.dtype != DType::Unknown && a.dtype != b.dtype)
     what = std::string("dtype ") + dtype_name(a.dtype) + " vs " + dtype_name(b.dtype);
@@ -61,7 +64,8 @@ std::string signature_difference(const Type& a, const Type& b) {
     bool differ = a.shape->size() != b.shape->size();
     for (size_t i = 0; !differ && i < a.shape->size(); ++i)
       differ = (*a.shape)[i] >= 0 && (*b.shape)[i] >= 0 && (*a.shape)[i] != (*b.shape)[i];
-    if (differ) what += (what.empty() ? "" : ", ") + std::string("shape ") + a.str() + " vs " + b.str();
+    if (differ)
+      what += (what.empty() ? "" : ", ") + std::string("shape ") + a.str() + " vs " + b.str();
   }
   return what;
 }
@@ -71,8 +75,8 @@ ojson signature_diff(const std::vector<Value*>& a, const std::vector<Value*>& b,
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     std::string what = signature_difference(a[i]->type(), b[i]->type());
     if (what.empty()) continue;
-    items.push_back(ojson{{"index", i}, {"a", signature_json(*a[i])}, {"b", signature_json(*b[i])},
-                          {"what", what}});
+    items.push_back(ojson{
+        {"index", i}, {"a", signature_json(*a[i])}, {"b", signature_json(*b[i])}, {"what", what}});
   }
   if (a.size() != b.size() || !items.empty()) changed = true;
   return ojson{{"a_count", a.size()}, {"b_count", b.size()}, {"changed", items}};
@@ -103,7 +107,8 @@ std::vector<std::string> canonical_nodes(const Graph& g) {
     }
     s += "(";
     for (const Value* v : n->inputs()) {
-      if (const AttrValue* c = v->constant()) s += "=" + attr_str(*c);
+      if (const AttrValue* c = v->constant())
+        s += "=" + attr_str(*c);
       else {
         auto it = ref.find(v);
         s += it == ref.end() ? "?" : it->second;
@@ -125,8 +130,10 @@ std::string node_text(const Graph& g, size_t canonical_index) {
     if (i++ != canonical_index) continue;
     std::string s = n->num_outputs() ? "%" + n->output()->name() + " = " : "";
     s += n->op();
-    if (!n->module().empty()) s += " (" + n->module() + ")";
-    else if (!n->scope().empty()) s += " in " + n->scope();
+    if (!n->module().empty())
+      s += " (" + n->module() + ")";
+    else if (!n->scope().empty())
+      s += " in " + n->scope();
     return s;
   }
   return "(none)";
@@ -171,12 +178,15 @@ ojson diff_json(const Model& ma, const Model& mb) {
       continue;
     }
     ojson c = {{"name", name},
-               {"a", ojson{{"kind", x.is_param ? "param" : "buffer"}, {"type", tensor_type_str(x.tensor)}}},
-               {"b", ojson{{"kind", y->is_param ? "param" : "buffer"}, {"type", tensor_type_str(y->tensor)}}}};
+               {"a", ojson{{"kind", x.is_param ? "param" : "buffer"},
+                           {"type", tensor_type_str(x.tensor)}}},
+               {"b", ojson{{"kind", y->is_param ? "param" : "buffer"},
+                           {"type", tensor_type_str(y->tensor)}}}};
     bool changed = x.is_param != y->is_param;
     if (x.tensor.defined() != y->tensor.defined()) changed = true;
     if (x.tensor.defined() && y->tensor.defined()) {
-      if (x.tensor.scalar_type() != y->tensor.scalar_type() || x.tensor.sizes() != y->tensor.sizes()) {
+      if (x.tensor.scalar_type() != y->tensor.scalar_type() ||
+          x.tensor.sizes() != y->tensor.sizes()) {
         changed = true;
         c["max_abs_delta"] = nullptr;
         c["relative"] = nullptr;
@@ -212,11 +222,13 @@ ojson diff_json(const Model& ma, const Model& mb) {
   for (const auto& path : order) {
     auto ia = mods_a.find(path), ib = mods_b.find(path);
     if (ib == mods_b.end()) {
-      m_removed.push_back(ojson{{"path", path}, {"type", ia->second.type()}, {"calls", ia->second.calls.size()}});
+      m_removed.push_back(
+          ojson{{"path", path}, {"type", ia->second.type()}, {"calls", ia->second.calls.size()}});
       continue;
     }
     if (ia == mods_a.end()) {
-      m_added.push_back(ojson{{"path", path}, {"type", ib->second.type()}, {"calls", ib->second.calls.size()}});
+      m_added.push_back(
+          ojson{{"path", path}, {"type", ib->second.type()}, {"calls", ib->second.calls.size()}});
       continue;
     }
     const ModuleInfo& x = ia->second;
@@ -236,7 +248,8 @@ ojson diff_json(const Model& ma, const Model& mb) {
         // The flag mirrors the parameter; its addition/removal is reported there.
         std::string wname = path + "." + k;
         if (added_names.count(wname) || removed_names.count(wname)) continue;
-        attrs.push_back(ojson{{"name", k}, {"a", va ? ojson(attr_str(*va)) : ojson(nullptr)},
+        attrs.push_back(ojson{{"name", k},
+                              {"a", va ? ojson(attr_str(*va)) : ojson(nullptr)},
                               {"b", vb ? ojson(attr_str(*vb)) : ojson(nullptr)}});
       }
     }
@@ -327,15 +340,18 @@ void print_diff_text(const ojson& doc, std::ostream& os) {
   if (!mods["added"].empty() || !mods["removed"].empty() || !mods["changed"].empty()) {
     os << "\nmodules\n";
     for (const auto& m : mods["removed"])
-      os << "  - " << m["type"].get<std::string>() << " removed at " << m["path"].get<std::string>() << "\n";
+      os << "  - " << m["type"].get<std::string>() << " removed at " << m["path"].get<std::string>()
+         << "\n";
     for (const auto& m : mods["added"])
-      os << "  + " << m["type"].get<std::string>() << " added at " << m["path"].get<std::string>() << "\n";
+      os << "  + " << m["type"].get<std::string>() << " added at " << m["path"].get<std::string>()
+         << "\n";
     for (const auto& m : mods["changed"]) {
       std::string path = m["path"].get<std::string>();
       std::string ta = m["a_type"].get<std::string>(), tb = m["b_type"].get<std::string>();
       size_t ca = m["a_calls"].get<size_t>(), cb = m["b_calls"].get<size_t>();
       if (ta != tb) os << "  ~ " << path << ": " << ta << " → " << tb << "\n";
-      if (ca != cb) os << "  ~ " << path << " (" << tb << "): called " << ca << " → " << cb << " times\n";
+      if (ca != cb)
+        os << "  ~ " << path << " (" << tb << "): called " << ca << " → " << cb << " times\n";
       for (const auto& attr : m["attrs"])
         os << "  ~ " << path << " (" << tb << "): " << attr["name"].get<std::string>() << " "
            << (attr["a"].is_null() ? "(unset)" : attr["a"].get<std::string>()) << " → "
@@ -345,7 +361,8 @@ void print_diff_text(const ojson& doc, std::ostream& os) {
   const ojson& ps = doc["parameters"];
   if (!ps["added"].empty() || !ps["removed"].empty() || !ps["changed"].empty()) {
     os << "\nparameters and buffers\n";
-    TextTable t({"change", "name", "kind", "A", "B", "max |Δ|"}, {false, false, false, false, false, true});
+    TextTable t({"change", "name", "kind", "A", "B", "max |Δ|"},
+                {false, false, false, false, false, true});
     for (const auto& p : ps["changed"]) {
       std::string ka = p["a"]["kind"].get<std::string>(), kb = p["b"]["kind"].get<std::string>();
       t.add({"changed", p["name"].get<std::string>(), ka == kb ? ka : ka + " → " + kb,
@@ -378,11 +395,12 @@ void print_diff_text(const ojson& doc, std::ostream& os) {
        << "\n  B: " << s["b"].get<std::string>() << "\n";
   }
   os << "\nsummary: " << sum["ops_added"].get<int64_t>() << " op(s) added, "
-     << sum["ops_removed"].get<int64_t>() << " removed; modules " << sum["modules_added"].get<size_t>()
-     << " added, " << sum["modules_removed"].get<size_t>() << " removed, "
-     << sum["modules_changed"].get<size_t>() << " changed; parameters/buffers "
-     << sum["parameters_added"].get<size_t>() << " added, " << sum["parameters_removed"].get<size_t>()
-     << " removed, " << sum["parameters_changed"].get<size_t>() << " changed"
+     << sum["ops_removed"].get<int64_t>() << " removed; modules "
+     << sum["modules_added"].get<size_t>() << " added, " << sum["modules_removed"].get<size_t>()
+     << " removed, " << sum["modules_changed"].get<size_t>() << " changed; parameters/buffers "
+     << sum["parameters_added"].get<size_t>() << " added, "
+     << sum["parameters_removed"].get<size_t>() << " removed, "
+     << sum["parameters_changed"].get<size_t>() << " changed"
      << (sum["signature_changed"].get<bool>() ? "; inputs/outputs changed" : "") << "\n";
 }
 
@@ -399,8 +417,10 @@ int run_diff(const DiffOptions& opts, std::ostream& out) {
   Model a = load(opts.a);
   Model b = load(opts.b);
   ojson doc = diff_json(a, b);
-  if (opts.json) out << doc.dump(2) << "\n";
-  else print_diff_text(doc, out);
+  if (opts.json)
+    out << doc.dump(2) << "\n";
+  else
+    print_diff_text(doc, out);
   return doc["identical"].get<bool>() ? 0 : 1;
 }
 

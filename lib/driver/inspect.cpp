@@ -110,10 +110,11 @@ ojson inspect_json(const Model& m) {
     ++histogram[n->op()];
     if (n->op().rfind("prim.", 0) != 0) ++op_count;
     if (is_aten_fallback(n->op()))
-      fallbacks.push_back(ojson{{"op", n->op()},
-                                {"node", n->num_outputs() ? ojson(n->output()->name()) : ojson(nullptr)},
-                                {"scope", n->scope()},
-                                {"loc", n->loc().empty() ? ojson(nullptr) : ojson(n->loc())}});
+      fallbacks.push_back(
+          ojson{{"op", n->op()},
+                {"node", n->num_outputs() ? ojson(n->output()->name()) : ojson(nullptr)},
+                {"scope", n->scope()},
+                {"loc", n->loc().empty() ? ojson(nullptr) : ojson(n->loc())}});
   }
   int64_t params = 0, param_tensors = 0, buffers = 0, buffer_tensors = 0, bytes = 0;
   for (const std::string& name : g.weights().names()) {
@@ -125,14 +126,10 @@ ojson inspect_json(const Model& m) {
   }
   int64_t warnings = 0;
   for (const auto& d : m.diags.items()) warnings += d.severity == Severity::Warning;
-  doc["summary"] = ojson{{"node_count", g.num_nodes()},
-                         {"op_count", op_count},
-                         {"parameter_count", params},
-                         {"parameter_tensors", param_tensors},
-                         {"buffer_count", buffers},
-                         {"buffer_tensors", buffer_tensors},
-                         {"weight_bytes", bytes},
-                         {"aten_fallback_count", fallbacks.size()},
+  doc["summary"] = ojson{{"node_count", g.num_nodes()}, {"op_count", op_count},
+                         {"parameter_count", params},   {"parameter_tensors", param_tensors},
+                         {"buffer_count", buffers},     {"buffer_tensors", buffer_tensors},
+                         {"weight_bytes", bytes},       {"aten_fallback_count", fallbacks.size()},
                          {"warning_count", warnings}};
 
   ojson modules = ojson::array();
@@ -157,7 +154,9 @@ ojson inspect_json(const Model& m) {
 
 namespace {
 
-std::string sig_text(const ojson& v) { return v["name"].get<std::string>() + " : " + v["type"].get<std::string>(); }
+std::string sig_text(const ojson& v) {
+  return v["name"].get<std::string>() + " : " + v["type"].get<std::string>();
+}
 
 std::string where_text(const ojson& o) {
   std::string s;
@@ -189,7 +188,8 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
   TextTable mt({"module", "type", "params", "buffers", "calls"}, {false, false, true, true, true});
   for (const auto& m : doc["modules"]) {
     int depth = m["depth"].get<int>();
-    std::string name = m["path"].get<std::string>().empty() ? "(model)" : m["name"].get<std::string>();
+    std::string name =
+        m["path"].get<std::string>().empty() ? "(model)" : m["name"].get<std::string>();
     size_t calls = m["calls"].get<size_t>();
     mt.add({std::string(static_cast<size_t>(depth) * 2, ' ') + name,
             m["type"].is_string() ? m["type"].get<std::string>() : "",
@@ -200,7 +200,8 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
 
   os << "\nops\n";
   std::vector<std::pair<int64_t, std::string>> ops;
-  for (const auto& [op, count] : doc["op_histogram"].items()) ops.emplace_back(count.get<int64_t>(), op);
+  for (const auto& [op, count] : doc["op_histogram"].items())
+    ops.emplace_back(count.get<int64_t>(), op);
   std::stable_sort(ops.begin(), ops.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   TextTable ot({"op", "count"}, {false, true});
@@ -208,7 +209,8 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
   ot.print(os);
 
   os << "\naten fallbacks (emitted as torch.ops.aten): ";
-  if (doc["aten_fallbacks"].empty()) os << "none\n";
+  if (doc["aten_fallbacks"].empty())
+    os << "none\n";
   else {
     os << doc["aten_fallbacks"].size() << "\n";
     for (const auto& f : doc["aten_fallbacks"])
@@ -217,12 +219,13 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
          << where_text(f) << "\n";
   }
   os << "warnings: ";
-  if (doc["diagnostics"].empty()) os << "none\n";
+  if (doc["diagnostics"].empty())
+    os << "none\n";
   else {
     os << doc["diagnostics"].size() << "\n";
     for (const auto& d : doc["diagnostics"])
-      os << "  " << d["severity"].get<std::string>() << " [" << d["code"].get<std::string>()
-         << "] " << d["message"].get<std::string>() << where_text(d) << "\n";
+      os << "  " << d["severity"].get<std::string>() << " [" << d["code"].get<std::string>() << "] "
+         << d["message"].get<std::string>() << where_text(d) << "\n";
   }
 }
 
@@ -239,8 +242,9 @@ void run_inspect(const InspectOptions& opts, std::ostream& out) {
     if (dir.empty()) dir = "/";
     OutputSet set(dir);
     if (same_file(set.final_path(file), opts.model_path))
-      throw Error(ExitCode::Usage, "--dot '" + opts.dot_path + "' would overwrite the input model — "
-                                   "choose another file name");
+      throw Error(ExitCode::Usage, "--dot '" + opts.dot_path +
+                                       "' would overwrite the input model — "
+                                       "choose another file name");
     write_dot_outputs(*m.graph, set, file);
     written = set.commit();
   }

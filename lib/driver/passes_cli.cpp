@@ -32,12 +32,14 @@ PassManager make_manager(const PassCliOptions& o, std::ostream* ir_stream) {
     throw Error(ExitCode::Usage, "--qat only changes what --quant-prep does — add --quant-prep");
   // --fuse folds every BatchNorm, which --quant-prep does itself (and --qat must not).
   if (o.fuse && o.quant_prep)
-    throw Error(ExitCode::Usage, "--fuse and --quant-prep together: --quant-prep already folds "
-                                 "BatchNorm where quantization allows it — drop --fuse");
+    throw Error(ExitCode::Usage,
+                "--fuse and --quant-prep together: --quant-prep already folds "
+                "BatchNorm where quantization allows it — drop --fuse");
   std::string text = pipeline_text(o);
   if (text.empty() && !o.print_ir_after.empty())
-    throw Error(ExitCode::Usage,
-                "--print-ir-after needs a pipeline — add --passes PIPELINE, --fuse or --quant-prep");
+    throw Error(
+        ExitCode::Usage,
+        "--print-ir-after needs a pipeline — add --passes PIPELINE, --fuse or --quant-prep");
   // Parse --passes alone first so that error columns count in the text the user typed.
   if (!o.passes.empty()) parse_pipeline(o.passes);
   Pipeline p = parse_pipeline(text);
@@ -90,7 +92,8 @@ void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream) {
   else if (o.weights == "declare")
     po.weights = PrintOptions::Weights::Declare;
   else
-    throw Error(ExitCode::Usage, "--weights: unknown mode '" + o.weights + "' — use inline or declare");
+    throw Error(ExitCode::Usage,
+                "--weights: unknown mode '" + o.weights + "' — use inline or declare");
   // Validate the pipeline before reading anything.
   check_pass_options(o.passes);
 

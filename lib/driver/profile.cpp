@@ -56,8 +56,9 @@ ojson node_entry(size_t index, const Node& n, double mean, double total) {
 
 ojson profile_json(const ProfileOptions& opts) {
   if (opts.input_shapes.empty())
-    throw Error(ExitCode::Usage, "profile needs example inputs — give --input-shape once per model "
-                                 "input, e.g. --input-shape 1,3,224,224");
+    throw Error(ExitCode::Usage,
+                "profile needs example inputs — give --input-shape once per model "
+                "input, e.g. --input-shape 1,3,224,224");
   if (opts.runs < 1) throw Error(ExitCode::Usage, "--runs must be at least 1");
   if (opts.warmup < 0) throw Error(ExitCode::Usage, "--warmup must not be negative");
   if (opts.top < 1) throw Error(ExitCode::Usage, "--top must be at least 1");
@@ -114,7 +115,6 @@ ojson profile_json(const ProfileOptions& opts) {
     }
   }
 
-
   double total = node_total.mean();
   ojson node_list = ojson::array();
   std::map<std::string, std::pair<int64_t, double>> by_op;  // op -> (nodes, mean ms)
@@ -137,7 +137,9 @@ ojson profile_json(const ProfileOptions& opts) {
                    [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
   ojson op_types = ojson::array();
   for (const auto& [op, e] : ops)
-    op_types.push_back(ojson{{"op", op}, {"nodes", e.first}, {"mean_ms", e.second},
+    op_types.push_back(ojson{{"op", op},
+                             {"nodes", e.first},
+                             {"mean_ms", e.second},
                              {"share", total > 0 ? e.second / total : 0.0}});
 
   std::vector<std::string> spec_text;
@@ -163,14 +165,14 @@ void print_profile_text(const ojson& doc, std::ostream& os) {
   const ojson& src = doc["source"];
   std::string inputs;
   for (const auto& s : doc["inputs"]) inputs += (inputs.empty() ? "" : " ") + s.get<std::string>();
-  os << "profile      " << src["path"].get<std::string>() << " (" << src["format"].get<std::string>()
-     << "), input " << inputs << ", " << doc["runs"].get<int>() << " run(s) after "
-     << doc["warmup"].get<int>() << " warm-up\n";
+  os << "profile      " << src["path"].get<std::string>() << " ("
+     << src["format"].get<std::string>() << "), input " << inputs << ", " << doc["runs"].get<int>()
+     << " run(s) after " << doc["warmup"].get<int>() << " warm-up\n";
   const ojson& in = doc["interpreter"];
   double whole = in["mean_ms"].get<double>(), sum = in["node_sum_ms"].get<double>();
-  os << "interpreter  " << fixed(whole, 3) << " ms per run (min " << fixed(in["min_ms"].get<double>(), 3)
-     << "); the nodes' times sum to " << fixed(sum, 3) << " ms ("
-     << fixed(whole > 0 ? 100 * sum / whole : 0, 1) << "% of the run)\n";
+  os << "interpreter  " << fixed(whole, 3) << " ms per run (min "
+     << fixed(in["min_ms"].get<double>(), 3) << "); the nodes' times sum to " << fixed(sum, 3)
+     << " ms (" << fixed(whole > 0 ? 100 * sum / whole : 0, 1) << "% of the run)\n";
   if (doc["torchscript"].is_object()) {
     double ts = doc["torchscript"]["mean_ms"].get<double>();
     os << "torchscript  " << fixed(ts, 3) << " ms per run (min "
@@ -190,8 +192,8 @@ void print_profile_text(const ojson& doc, std::ostream& os) {
   TextTable n({"#", "node", "op", "module / scope", "ms", "share"},
               {true, false, false, false, true, true});
   for (const auto& e : doc["top"]) {
-    std::string where = e["module"].is_string() ? e["module"].get<std::string>()
-                                                : e["scope"].get<std::string>();
+    std::string where =
+        e["module"].is_string() ? e["module"].get<std::string>() : e["scope"].get<std::string>();
     n.add({std::to_string(e["index"].get<size_t>()),
            e["name"].is_string() ? "%" + e["name"].get<std::string>() : "",
            e["op"].get<std::string>(), where, fixed(e["mean_ms"].get<double>(), 3),
@@ -202,8 +204,10 @@ void print_profile_text(const ojson& doc, std::ostream& os) {
 
 void run_profile(const ProfileOptions& opts, std::ostream& out) {
   ojson doc = profile_json(opts);
-  if (opts.json) out << doc.dump(2) << "\n";
-  else print_profile_text(doc, out);
+  if (opts.json)
+    out << doc.dump(2) << "\n";
+  else
+    print_profile_text(doc, out);
 }
 
 }  // namespace tt

@@ -32,7 +32,8 @@ Model load_model_with_shapes(const std::string& path, const std::vector<InputSpe
 static ojson str_or_null(const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); }
 
 ojson source_json(const SourceInfo& s) {
-  return ojson{{"path", str_or_null(s.path)}, {"format", str_or_null(s.format)},
+  return ojson{{"path", str_or_null(s.path)},
+               {"format", str_or_null(s.format)},
                {"sha256", str_or_null(s.sha256)}};
 }
 
@@ -53,10 +54,14 @@ ojson signature_json(const Value& v) {
 ojson diagnostics_json(const Diagnostics& d) {
   ojson a = ojson::array();
   for (const Diagnostic& x : d.items()) {
-    const char* sev = x.severity == Severity::Note ? "note"
-                      : x.severity == Severity::Error ? "error" : "warning";
-    a.push_back(ojson{{"severity", sev}, {"code", x.code}, {"message", x.message},
-                      {"node", str_or_null(x.node)}, {"scope", str_or_null(x.scope)},
+    const char* sev = x.severity == Severity::Note    ? "note"
+                      : x.severity == Severity::Error ? "error"
+                                                      : "warning";
+    a.push_back(ojson{{"severity", sev},
+                      {"code", x.code},
+                      {"message", x.message},
+                      {"node", str_or_null(x.node)},
+                      {"scope", str_or_null(x.scope)},
                       {"loc", str_or_null(x.loc)}});
   }
   return a;
@@ -125,8 +130,10 @@ void TextTable::print(std::ostream& os, int indent) const {
     for (size_t i = 0; i < r.size(); ++i) {
       std::string pad(width[i] - display_width(r[i]), ' ');
       bool last = i + 1 == r.size();
-      if (numeric_[i]) out += pad + r[i];
-      else out += r[i] + (last ? "" : pad);
+      if (numeric_[i])
+        out += pad + r[i];
+      else
+        out += r[i] + (last ? "" : pad);
       if (!last) out += "  ";
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();

@@ -57,7 +57,8 @@ std::string fmt(double v) {
   return buf;
 }
 
-void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string& path, VerifyResult& r) {
+void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string& path,
+                  VerifyResult& r) {
   if (e.isTensor() && a.isTensor()) {
     at::Tensor te = e.toTensor(), ta = a.toTensor();
     OutputDiff d;
@@ -120,7 +121,8 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
       return;
     }
     for (size_t i = 0; i < se.size(); ++i)
-      compare_into(se[i], sa[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), r);
+      compare_into(se[i], sa[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i),
+                   r);
     return;
   }
   if ((e.isInt() || e.isDouble() || e.isBool()) && (a.isInt() || a.isDouble() || a.isBool())) {
@@ -159,7 +161,8 @@ std::vector<c10::IValue> clone_inputs(const std::vector<c10::IValue>& inputs) {
 namespace {
 
 // Every tensor value a run computes, by name, as it was right after its node ran.
-std::unordered_map<std::string, at::Tensor> record_values(const Graph& g, const std::vector<c10::IValue>& inputs) {
+std::unordered_map<std::string, at::Tensor> record_values(const Graph& g,
+                                                          const std::vector<c10::IValue>& inputs) {
   std::unordered_map<std::string, at::Tensor> out;
   Interpreter in(g);
   in.on_value = [&](const Value* v, const c10::IValue& iv) {
@@ -172,7 +175,8 @@ std::unordered_map<std::string, at::Tensor> record_values(const Graph& g, const 
 }  // namespace
 
 std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g,
-                                                const std::vector<c10::IValue>& inputs, double tolerance) {
+                                                const std::vector<c10::IValue>& inputs,
+                                                double tolerance) {
   std::unordered_map<std::string, at::Tensor> a, b;
   try {
     a = record_values(ref, inputs);
@@ -187,7 +191,8 @@ std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g
       if (ia == a.end() || ib == b.end() || ia->second.sizes() != ib->second.sizes()) continue;
       VerifyResult r = compare_outputs(ia->second, ib->second, tolerance, "");
       if (r.passed()) continue;
-      ValueDifference d{v->name(), n->op(), n->module(), n->scope(), n->loc(), r.outputs.at(0).max_abs,
+      ValueDifference d{v->name(),          n->op(),  n->module(),
+                        n->scope(),         n->loc(), r.outputs.at(0).max_abs,
                         r.outputs.at(0).rel};
       return d;
     }
@@ -195,9 +200,8 @@ std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g
   return std::nullopt;
 }
 
-std::optional<ValueDifference> first_difference_from_original(const Model& loaded,
-                                                              const std::vector<c10::IValue>& inputs,
-                                                              double tolerance) {
+std::optional<ValueDifference> first_difference_from_original(
+    const Model& loaded, const std::vector<c10::IValue>& inputs, double tolerance) {
   std::vector<std::string> names;
   for (const auto& s : loaded.source_values) names.push_back(s.second);
   std::unordered_map<std::string, at::Tensor> orig, mine;
@@ -211,11 +215,17 @@ std::optional<ValueDifference> first_difference_from_original(const Model& loade
     auto io = orig.find(jit_name);
     auto im = mine.find(ir_name);
     const Value* v = loaded.graph->find_value(ir_name);
-    if (io == orig.end() || im == mine.end() || !v || io->second.sizes() != im->second.sizes()) continue;
+    if (io == orig.end() || im == mine.end() || !v || io->second.sizes() != im->second.sizes())
+      continue;
     VerifyResult r = compare_outputs(io->second, im->second, tolerance, "");
     if (r.passed()) continue;
     const Node* n = v->node();
-    return ValueDifference{ir_name, n->op(), n->module(), n->scope(), n->loc(), r.outputs.at(0).max_abs,
+    return ValueDifference{ir_name,
+                           n->op(),
+                           n->module(),
+                           n->scope(),
+                           n->loc(),
+                           r.outputs.at(0).max_abs,
                            r.outputs.at(0).rel};
   }
   return std::nullopt;
@@ -229,7 +239,8 @@ std::string ValueDifference::str() const {
   return s + "): max |diff| " + fmt(max_abs) + ", relative " + fmt(rel);
 }
 
-VerifyResult verify_torchscript_archive(const std::string& path, const std::vector<c10::IValue>& inputs,
+VerifyResult verify_torchscript_archive(const std::string& path,
+                                        const std::vector<c10::IValue>& inputs,
                                         const c10::IValue& expected, double tolerance) {
   c10::IValue actual;
   try {
@@ -248,7 +259,8 @@ std::string VerifyResult::summary() const {
   std::string s = "verify (" + engine + "): ";
   if (structure_mismatch) return s + "FAILED — the outputs differ in number or nesting";
   for (const auto& o : outputs)
-    if (o.shape_mismatch) return s + "FAILED — output " + (o.path.empty() ? "0" : o.path) + " has another shape";
+    if (o.shape_mismatch)
+      return s + "FAILED — output " + (o.path.empty() ? "0" : o.path) + " has another shape";
   s += passed() ? "OK" : "FAILED";
   double max_abs = 0;
   for (const auto& o : outputs)
@@ -272,12 +284,13 @@ nlohmann::json VerifyResult::to_json() const {
                     {"rel_diff", num(o.rel)},
                     {"shape_mismatch", o.shape_mismatch}});
   }
-  return {{"engine", engine},
-          {"passed", passed()},
-          {"tolerance", tolerance},
-          {"max_rel_diff", std::isfinite(max_rel) ? nlohmann::json(max_rel) : nlohmann::json("inf")},
-          {"structure_mismatch", structure_mismatch},
-          {"outputs", outs}};
+  return {
+      {"engine", engine},
+      {"passed", passed()},
+      {"tolerance", tolerance},
+      {"max_rel_diff", std::isfinite(max_rel) ? nlohmann::json(max_rel) : nlohmann::json("inf")},
+      {"structure_mismatch", structure_mismatch},
+      {"outputs", outs}};
 }
 
 }  // namespace tt

@@ -17,7 +17,8 @@ namespace tt {
 
 // Seeded example inputs (float: standard normal; integer: uniform in [0, 10); bool: 0/1), the
 // same for the same specs and seed whatever else ran before.
-std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed = 0);
+std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs,
+                                             uint64_t seed = 0);
 
 // The specs of a graph whose inputs have complete tensor types; empty when any is unknown.
 std::vector<InputSpec> specs_from_graph(const Graph& g);
@@ -57,20 +58,21 @@ struct ValueDifference {
   std::string str() const;  // "%name (op, in module 'scope', at file:line): max |diff| ..."
 };
 std::optional<ValueDifference> first_difference(const Graph& ref, const Graph& g,
-                                                const std::vector<c10::IValue>& inputs, double tolerance);
+                                                const std::vector<c10::IValue>& inputs,
+                                                double tolerance);
 
 // The first value of the graph as loaded from a TorchScript archive, in the order of the archive's
 // forward graph, that differs beyond `tolerance` from the value it was lifted from
 // (Model::source_values; run through torch::jit): where the conversion changed what the model
 // computes. nullopt when none is found (or a run fails).
-std::optional<ValueDifference> first_difference_from_original(const Model& loaded,
-                                                              const std::vector<c10::IValue>& inputs,
-                                                              double tolerance);
+std::optional<ValueDifference> first_difference_from_original(
+    const Model& loaded, const std::vector<c10::IValue>& inputs, double tolerance);
 
 // Runs a TorchScript archive (e.g. the NAME.pt of --emit torchscript) on `inputs` with
 // torch::jit and compares its outputs with `expected` (engine "torchscript"). Throws tt::Error
 // like run_torchscript_file when the archive cannot be loaded or run.
-VerifyResult verify_torchscript_archive(const std::string& path, const std::vector<c10::IValue>& inputs,
+VerifyResult verify_torchscript_archive(const std::string& path,
+                                        const std::vector<c10::IValue>& inputs,
                                         const c10::IValue& expected, double tolerance);
 
 }  // namespace tt

@@ -63,8 +63,10 @@ std::string edge_label(const Value* v) {
 std::string node_label(const Node& n) {
   if (n.is("prim.GetAttr")) return n.weights().empty() ? n.op() : n.weights().front().second;
   std::string label;
-  if (!n.module().empty()) label = last_component(n.module()) + "\n" + n.op();
-  else label = n.op();
+  if (!n.module().empty())
+    label = last_component(n.module()) + "\n" + n.op();
+  else
+    label = n.op();
   if (n.module().empty() && n.num_outputs() == 1 && !all_digits(n.output()->name()))
     label += "\n%" + n.output()->name();
   // Short constant arguments make function ops readable (flatten(…, 1, -1), add(…, 1)).
@@ -93,7 +95,7 @@ std::string node_style(const Node& n) {
 
 // True when `p` lies inside one of `n`'s nested blocks.
 bool nested_in(const Node* p, const Node* n) {
-  for (const Block* b = p->owning_block(); b; ) {
+  for (const Block* b = p->owning_block(); b;) {
     const Node* owner = b->owning_node();
     if (!owner) return false;
     if (owner == n) return true;
@@ -146,8 +148,7 @@ std::string emit_dot(const Graph& g) {
     producer_id[v] = id;
     std::string label = v->name();
     if (!edge_label(v).empty()) label += "\n" + edge_label(v);
-    os << "  " << id << " [label=" << quote(label)
-       << ", shape=ellipse, fillcolor=\"#c9f0c9\"];\n";
+    os << "  " << id << " [label=" << quote(label) << ", shape=ellipse, fillcolor=\"#c9f0c9\"];\n";
   }
 
   // Nodes grouped by scope; clusters nest along the module path.
@@ -247,8 +248,9 @@ std::optional<std::string> render_svg(const std::string& dot_file) {
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) svg.append(buf, n);
   int status = ::pclose(p);
   if (status != 0 || svg.empty()) {
-    spdlog::warn("Graphviz 'dot -Tsvg' failed or took over 5 minutes; no .svg written (the .dot "
-                 "is: render it by hand, e.g. with 'sfdp -Tsvg' for a large graph)");
+    spdlog::warn(
+        "Graphviz 'dot -Tsvg' failed or took over 5 minutes; no .svg written (the .dot "
+        "is: render it by hand, e.g. with 'sfdp -Tsvg' for a large graph)");
     return std::nullopt;
   }
   return svg;
@@ -259,12 +261,14 @@ bool write_dot_outputs(const Graph& g, OutputSet& out, const std::string& dot_fi
   {
     std::ofstream f(tmp, std::ios::binary);
     f << emit_dot(g);
-    if (!f) throw Error(ExitCode::Usage, "cannot write '" + out.final_path(dot_filename) +
-                                             "' — check the directory is writable");
+    if (!f)
+      throw Error(ExitCode::Usage, "cannot write '" + out.final_path(dot_filename) +
+                                       "' — check the directory is writable");
   }
   if (!find_dot_program()) return false;
   std::string stem = dot_filename;
-  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".dot") == 0) stem.resize(stem.size() - 4);
+  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".dot") == 0)
+    stem.resize(stem.size() - 4);
   std::optional<std::string> svg = render_svg(tmp);
   if (!svg) return false;
   out.write_text(stem + ".svg", *svg);

@@ -15,11 +15,10 @@ namespace tt::pysrc {
 
 bool is_keyword(const std::string& s) {
   static const std::set<std::string> kw = {
-      "False", "None",   "True",    "and",      "as",     "assert", "async",  "await",
-      "break", "class",  "continue", "def",     "del",    "elif",   "else",   "except",
-      "finally", "for",  "from",    "global",   "if",     "import", "in",     "is",
-      "lambda", "nonlocal", "not",  "or",       "pass",   "raise",  "return", "try",
-      "while", "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return kw.count(s) != 0;
 }
 
@@ -44,11 +43,21 @@ std::string py_str(const std::string& s, bool octal) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buf[8];
@@ -89,7 +98,8 @@ std::string float_repr(T value) {
     if (exp >= 0) {
       std::string int_part = digits.substr(0, std::min<size_t>(digits.size(), exp + 1));
       while (int_part.size() < static_cast<size_t>(exp + 1)) int_part += '0';
-      std::string frac = digits.size() > static_cast<size_t>(exp + 1) ? digits.substr(exp + 1) : "0";
+      std::string frac =
+          digits.size() > static_cast<size_t>(exp + 1) ? digits.substr(exp + 1) : "0";
       out = int_part + "." + frac;
     } else {
       out = "0." + std::string(-exp - 1, '0') + digits;
@@ -177,7 +187,8 @@ std::string assign_attr(const std::string& owner, const std::string& name, const
   return "setattr(" + owner + ", " + py_str(name) + ", " + rhs + ")";
 }
 
-std::string parallel_assign(const std::vector<std::string>& lhs, const std::vector<std::string>& rhs) {
+std::string parallel_assign(const std::vector<std::string>& lhs,
+                            const std::vector<std::string>& rhs) {
   std::vector<std::string> l, r;
   for (size_t i = 0; i < lhs.size(); ++i)
     if (!lhs[i].empty() && lhs[i] != rhs[i]) {

@@ -99,7 +99,8 @@ std::string dotted_attr(const std::string& base, const std::string& dotted);
 std::string assign_attr(const std::string& owner, const std::string& name, const std::string& rhs);
 
 // `a, b = x, y` for the pairs whose two sides differ, skipping empty left sides ("" when none).
-std::string parallel_assign(const std::vector<std::string>& lhs, const std::vector<std::string>& rhs);
+std::string parallel_assign(const std::vector<std::string>& lhs,
+                            const std::vector<std::string>& rhs);
 
 // ---------------------------------------------------------------------------------------------
 // names

@@ -37,8 +37,8 @@ std::string describe(const Node& n) {
 }  // namespace
 
 [[noreturn]] void unsupported(const Node& n, const std::string& what, const std::string& fix) {
-  throw Error(ExitCode::Unsupported, "cannot write node " + describe(n) + " as Python: " + what +
-                                         " — " + fix);
+  throw Error(ExitCode::Unsupported,
+              "cannot write node " + describe(n) + " as Python: " + what + " — " + fix);
 }
 
 std::string PyEmitter::run() {
@@ -71,11 +71,15 @@ std::string PyEmitter::run() {
   os << "        super().__init__()\n";
   for (const auto& l : init) os << "        " << l << "\n";
   os << "\n";
-  os << "    def forward(" << join([&] {
-    std::vector<std::string> p = {"self"};
-    p.insert(p.end(), params.begin(), params.end());
-    return p;
-  }(), ", ") << "):\n";
+  os << "    def forward("
+     << join(
+            [&] {
+              std::vector<std::string> p = {"self"};
+              p.insert(p.end(), params.begin(), params.end());
+              return p;
+            }(),
+            ", ")
+     << "):\n";
   for (const auto& l : body) os << "        " << l << "\n";
   os << "\n\n";
   os << "if __name__ == \"__main__\":\n";
@@ -96,7 +100,9 @@ void PyEmitter::check_structure() {
       for (const auto& b : n->blocks())
         ok = ok && b->inputs().empty() && b->outputs().size() == n->num_outputs();
       if (!ok)
-        unsupported(*n, "prim.If needs one condition and two blocks without arguments, each returning one value per output",
+        unsupported(*n,
+                    "prim.If needs one condition and two blocks without arguments, each returning "
+                    "one value per output",
                     "fix the node (see testdata/tir/control_flow.tir)");
     } else if (n->is("prim.Loop")) {
       bool ok = n->num_inputs() >= 2 && n->blocks().size() == 1 &&
@@ -104,8 +110,11 @@ void PyEmitter::check_structure() {
                 n->block(0)->outputs().size() == n->num_inputs() - 1 &&
                 n->num_outputs() == n->num_inputs() - 2;
       if (!ok)
-        unsupported(*n, "prim.Loop needs inputs (max_trip_count, condition, carried...), one block with arguments "
-                        "(iteration, carried...) returning (condition, carried...) and one output per carried value",
+        unsupported(*n,
+                    "prim.Loop needs inputs (max_trip_count, condition, carried...), one block "
+                    "with arguments "
+                    "(iteration, carried...) returning (condition, carried...) and one output per "
+                    "carried value",
                     "fix the node (see testdata/tir/control_flow.tir)");
     } else {
       unsupported(*n, n->op() + " has nested blocks, which the Python emitter cannot write",

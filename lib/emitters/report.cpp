@@ -70,7 +70,8 @@ json tensor_json(const at::Tensor& t) {
     json values = json::array();
     if (t.is_floating_point()) {
       at::Tensor f = flat.to(at::kDouble);
-      for (int64_t i = 0; i < f.numel(); ++i) values.push_back(number_json(f.data_ptr<double>()[i]));
+      for (int64_t i = 0; i < f.numel(); ++i)
+        values.push_back(number_json(f.data_ptr<double>()[i]));
     } else if (t.scalar_type() == at::kBool) {
       at::Tensor b = flat.to(at::kBool);
       for (int64_t i = 0; i < b.numel(); ++i) values.push_back(b.data_ptr<bool>()[i]);
@@ -114,11 +115,16 @@ json value_json(const Value* v) {
 
 const char* kind_name(OpKind k) {
   switch (k) {
-    case OpKind::Prim: return "prim";
-    case OpKind::Module: return "module";
-    case OpKind::Function: return "function";
-    case OpKind::Method: return "method";
-    case OpKind::Aten: return "aten";
+    case OpKind::Prim:
+      return "prim";
+    case OpKind::Module:
+      return "module";
+    case OpKind::Function:
+      return "function";
+    case OpKind::Method:
+      return "method";
+    case OpKind::Aten:
+      return "aten";
   }
   return "unknown";
 }
@@ -155,7 +161,8 @@ json block_json(const Graph& g, const Block& b) {
 }
 
 json node_json(const Graph& g, const Node& n) {
-  json inputs = json::array(), outputs = json::array(), attrs = json::object(), weights = json::array();
+  json inputs = json::array(), outputs = json::array(), attrs = json::object(),
+       weights = json::array();
   for (const Value* v : n.inputs()) inputs.push_back(v->name());
   for (const Value* v : n.outputs()) outputs.push_back(value_json(v));
   for (const auto& [name, value] : n.attrs().items()) attrs[name] = attr_json(value);
@@ -183,9 +190,12 @@ json node_json(const Graph& g, const Node& n) {
 
 const char* severity_name(Severity s) {
   switch (s) {
-    case Severity::Note: return "note";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "warning";
 }
@@ -196,7 +206,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
   TT_ASSERT(m.graph != nullptr, "build_report needs a loaded graph");
   const Graph& g = *m.graph;
 
-  json inputs = json::array(), outputs = json::array(), nodes = json::array(), weights = json::array();
+  json inputs = json::array(), outputs = json::array(), nodes = json::array(),
+       weights = json::array();
   for (const Value* v : g.inputs()) inputs.push_back(value_json(v));
   for (const Value* v : g.outputs()) outputs.push_back(value_json(v));
   for (const Node* n : g.block()->nodes()) nodes.push_back(node_json(g, *n));
@@ -243,7 +254,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
   for (const PassStat& p : extras.pipeline) {
     json log = json::array();
     for (const RewriteRecord& r : p.log)
-      log.push_back(json{{"rule", r.rule}, {"node", str_or_null(r.node)}, {"scope", str_or_null(r.scope)}});
+      log.push_back(
+          json{{"rule", r.rule}, {"node", str_or_null(r.node)}, {"scope", str_or_null(r.scope)}});
     pipeline.push_back(json{{"name", p.name},
                             {"changed", p.changed},
                             {"nodes_before", p.nodes_before},
@@ -262,7 +274,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
   json module_copies = json::array();
   for (const PassStat& p : extras.pipeline)
     for (const auto& [copy, original] : p.module_copies)
-      if (called.count(copy)) module_copies.push_back(json{{"module", copy}, {"copy_of", original}});
+      if (called.count(copy))
+        module_copies.push_back(json{{"module", copy}, {"copy_of", original}});
 
   json report = json::object();
   report["format"] = "tinytrace-report";
@@ -276,18 +289,15 @@ json build_report(const Model& m, const ReportExtras& extras) {
                          {"outputs", outputs},
                          {"nodes", nodes},
                          {"weights", weights}};
-  report["summary"] = json{{"node_count", g.num_nodes()},
-                           {"op_histogram", histogram},
-                           {"parameter_count", param_numel},
-                           {"parameter_tensors", param_tensors},
-                           {"buffer_count", buffer_numel},
-                           {"buffer_tensors", buffer_tensors},
-                           {"weight_bytes", bytes},
-                           {"aten_fallbacks", fallbacks},
+  report["summary"] = json{{"node_count", g.num_nodes()},    {"op_histogram", histogram},
+                           {"parameter_count", param_numel}, {"parameter_tensors", param_tensors},
+                           {"buffer_count", buffer_numel},   {"buffer_tensors", buffer_tensors},
+                           {"weight_bytes", bytes},          {"aten_fallbacks", fallbacks},
                            {"warning_count", warning_count}};
   report["pipeline"] = pipeline;
   report["module_copies"] = module_copies;
-  report["verification"] = extras.verification.is_null() ? json(nullptr) : json(extras.verification);
+  report["verification"] =
+      extras.verification.is_null() ? json(nullptr) : json(extras.verification);
   report["diagnostics"] = diagnostics;
   report["outputs"] = extras.outputs;
   // After --quant-prep: the float fallback regions (lib/ir/quant.h).
@@ -300,7 +310,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
       for (const Node* n : r.nodes) {
         names.push_back(str_or_null(n->num_outputs() ? n->output(0)->name() : ""));
         std::string reason = float_only_reason(n);
-        if (!reason.empty() && std::find(why.begin(), why.end(), reason) == why.end()) why.push_back(reason);
+        if (!reason.empty() && std::find(why.begin(), why.end(), reason) == why.end())
+          why.push_back(reason);
       }
       std::string reason = "eager-mode quantization cannot run these on quantized tensors: ";
       for (size_t i = 0; i < why.size(); ++i) reason += (i ? ", " : "") + why[i];

@@ -13,8 +13,8 @@
 namespace tt {
 
 struct ReportExtras {
-  std::vector<PassStat> pipeline;  // one entry per pass run
-  nlohmann::json verification;     // null when --verify did not run
+  std::vector<PassStat> pipeline;    // one entry per pass run
+  nlohmann::json verification;       // null when --verify did not run
   std::vector<std::string> outputs;  // files written
 };
 

@@ -46,12 +46,13 @@ using namespace pysrc;
 // Names a local variable must not take: Python keywords and what the generated code refers to.
 bool is_reserved(const std::string& s) {
   static const std::set<std::string> r = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-      "try", "while", "with", "yield", "self", "torch", "math", "int", "float", "bool", "str",
-      "len", "range", "getattr", "print", "List", "Tuple", "Optional", "Tensor", "Dict",
-      "Device", "NoneType", "annotate", "__torch__"};
+      "False",    "None",     "True",     "and",    "as",       "assert",   "async",    "await",
+      "break",    "class",    "continue", "def",    "del",      "elif",     "else",     "except",
+      "finally",  "for",      "from",     "global", "if",       "import",   "in",       "is",
+      "lambda",   "nonlocal", "not",      "or",     "pass",     "raise",    "return",   "try",
+      "while",    "with",     "yield",    "self",   "torch",    "math",     "int",      "float",
+      "bool",     "str",      "len",      "range",  "getattr",  "print",    "List",     "Tuple",
+      "Optional", "Tensor",   "Dict",     "Device", "NoneType", "annotate", "__torch__"};
   return r.count(s) != 0;
 }
 
@@ -77,17 +78,25 @@ std::string ts_type(const Type& t) {
   using K = Type::Kind;
   switch (t.kind) {
     case K::Any:
-    case K::Tensor: return "Tensor";
+    case K::Tensor:
+      return "Tensor";
     case K::Int:
     case K::ScalarType:
     case K::Layout:
-    case K::MemoryFormat: return "int";
-    case K::Float: return "float";
-    case K::Bool: return "bool";
-    case K::Str: return "str";
-    case K::None: return "NoneType";
-    case K::Device: return "Device";
-    case K::List: return "List[" + (t.elems.empty() ? std::string("Tensor") : ts_type(t.elems[0])) + "]";
+    case K::MemoryFormat:
+      return "int";
+    case K::Float:
+      return "float";
+    case K::Bool:
+      return "bool";
+    case K::Str:
+      return "str";
+    case K::None:
+      return "NoneType";
+    case K::Device:
+      return "Device";
+    case K::List:
+      return "List[" + (t.elems.empty() ? std::string("Tensor") : ts_type(t.elems[0])) + "]";
     case K::Optional:
       return "Optional[" + (t.elems.empty() ? std::string("Tensor") : ts_type(t.elems[0])) + "]";
     case K::Tuple: {
@@ -118,7 +127,9 @@ std::string where(const Node& n) {
 bool plain_attr(const std::string& c) { return is_name(c) && !is_reserved(c); }
 
 // `self.a.b` with getattr for components that are not identifiers ("0").
-std::string self_attr(const std::string& dotted) { return attr_path("self", split(dotted, '.'), plain_attr); }
+std::string self_attr(const std::string& dotted) {
+  return attr_path("self", split(dotted, '.'), plain_attr);
+}
 
 class Lowerer {
  public:
@@ -132,9 +143,12 @@ class Lowerer {
     const auto& outs = g_.outputs();
     std::vector<std::string> items;
     for (Value* v : outs) items.push_back(ex(v));
-    if (outs.empty()) line(1, "return None");
-    else if (outs.size() == 1) line(1, "return " + items[0]);
-    else line(1, "return (" + join(items) + ")");
+    if (outs.empty())
+      line(1, "return None");
+    else if (outs.size() == 1)
+      line(1, "return " + items[0]);
+    else
+      line(1, "return (" + join(items) + ")");
     return out_.str();
   }
 
@@ -144,7 +158,8 @@ class Lowerer {
   // Every overload of `ns::name` (cached: the registry is asked once per name).
   const std::vector<c10::FunctionSchema>& overloads(const std::string& qualified_name) {
     auto it = overloads_.find(qualified_name);
-    if (it == overloads_.end()) it = overloads_.emplace(qualified_name, schemas_(qualified_name)).first;
+    if (it == overloads_.end())
+      it = overloads_.emplace(qualified_name, schemas_(qualified_name)).first;
     return it->second;
   }
 
@@ -183,12 +198,15 @@ class Lowerer {
   std::string ex(const Value* v) {
     auto it = expr_.find(v);
     if (it == expr_.end())
-      throw Error(ExitCode::Internal, "--emit torchscript: %" + v->name() +
-                                          " is used before it is defined — report it as a tinytrace bug");
+      throw Error(ExitCode::Internal,
+                  "--emit torchscript: %" + v->name() +
+                      " is used before it is defined — report it as a tinytrace bug");
     return it->second;
   }
 
-  void line(int indent, const std::string& s) { out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << s << "\n"; }
+  void line(int indent, const std::string& s) {
+    out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << s << "\n";
+  }
 
   void emit_nodes(const Block& b, int ind) {
     for (Node* n = b.front(); n; n = n->next()) emit_node(*n, ind);
@@ -197,7 +215,8 @@ class Lowerer {
   std::string constant_src(const Node& n) {
     const AttrValue& v = n.attrs().at("value");
     const Type& t = n.output()->type();
-    Type::Kind elem = t.kind == Type::Kind::List && !t.elems.empty() ? t.elems[0].kind : Type::Kind::Any;
+    Type::Kind elem =
+        t.kind == Type::Kind::List && !t.elems.empty() ? t.elems[0].kind : Type::Kind::Any;
     struct V {
       Lowerer& self;
       const Type& t;
@@ -212,7 +231,10 @@ class Lowerer {
       std::string operator()(double d) const { return float_src(d); }
       std::string operator()(const std::string& s) const { return str_src(s); }
       std::string operator()(const std::vector<int64_t>& l) const {
-        if (l.empty()) return "annotate(" + ts_type(t.kind == Type::Kind::List ? t : Type::list(Type::of(Type::Kind::Int))) + ", [])";
+        if (l.empty())
+          return "annotate(" +
+                 ts_type(t.kind == Type::Kind::List ? t : Type::list(Type::of(Type::Kind::Int))) +
+                 ", [])";
         if (elem == Type::Kind::Float) return floats_src(std::vector<double>(l.begin(), l.end()));
         if (elem == Type::Kind::Bool) {
           std::vector<std::string> items;
@@ -232,7 +254,9 @@ class Lowerer {
         return "[" + join(items) + "]";
       }
       std::string operator()(DType d) const { return std::to_string(dtype_to_scalar_type(d)); }
-      std::string operator()(const DeviceAttr& d) const { return "torch.device(" + str_src(d.name) + ")"; }
+      std::string operator()(const DeviceAttr& d) const {
+        return "torch.device(" + str_src(d.name) + ")";
+      }
       std::string operator()(const at::Tensor& x) const {
         std::string name = "_tt_constant_" + std::to_string(self.consts_.size());
         self.consts_.emplace_back(name, x);
@@ -257,7 +281,8 @@ class Lowerer {
     }
     if (op == "prim.GetAttr") {
       std::string w = n.weight("value");
-      if (w.empty() || !g_.weights().has(w)) unsupported(n, "reads weight '" + w + "' that the model does not have");
+      if (w.empty() || !g_.weights().has(w))
+        unsupported(n, "reads weight '" + w + "' that the model does not have");
       assign1(n, self_attr(w), ind);
       return;
     }
@@ -266,13 +291,15 @@ class Lowerer {
     if (op == "prim.ListConstruct") {
       bool has_none = false;
       for (Value* v : n.inputs())
-        if (const AttrValue* c = v->constant()) has_none = has_none || std::holds_alternative<NoneAttr>(*c);
+        if (const AttrValue* c = v->constant())
+          has_none = has_none || std::holds_alternative<NoneAttr>(*c);
       std::string lit = "[" + join(in) + "]";
       const Type& t = n.output()->type();
       if (in.empty() || has_none) {
-        Type lt = t.kind == Type::Kind::List && !t.elems.empty() && t.elems[0].kind != Type::Kind::Any
-                      ? t
-                      : Type::list(has_none ? Type::optional(Type::tensor()) : Type::tensor());
+        Type lt =
+            t.kind == Type::Kind::List && !t.elems.empty() && t.elems[0].kind != Type::Kind::Any
+                ? t
+                : Type::list(has_none ? Type::optional(Type::tensor()) : Type::tensor());
         lit = "annotate(" + ts_type(lt) + ", " + lit + ")";
       }
       assign1(n, lit, ind);
@@ -304,13 +331,19 @@ class Lowerer {
     if (op == "prim.NumToTensor") {
       // prim::NumToTensor keeps the number's own dtype (int -> int64, float -> float64).
       Type::Kind k = n.input(0)->type().kind;
-      std::string dtype = k == Type::Kind::Int ? "4" : k == Type::Kind::Float ? "7" : k == Type::Kind::Bool ? "11" : "";
-      assign1(n, dtype.empty() ? "torch.tensor(" + in.at(0) + ")"
-                               : "torch.scalar_tensor(" + in.at(0) + ", dtype=" + dtype + ")", ind);
+      std::string dtype = k == Type::Kind::Int     ? "4"
+                          : k == Type::Kind::Float ? "7"
+                          : k == Type::Kind::Bool  ? "11"
+                                                   : "";
+      assign1(n,
+              dtype.empty() ? "torch.tensor(" + in.at(0) + ")"
+                            : "torch.scalar_tensor(" + in.at(0) + ", dtype=" + dtype + ")",
+              ind);
       return;
     }
     if (op == "prim.If") {
-      if (n.num_inputs() != 1 || n.blocks().size() != 2) unsupported(n, "expected one condition and two blocks");
+      if (n.num_inputs() != 1 || n.blocks().size() != 2)
+        unsupported(n, "expected one condition and two blocks");
       std::vector<std::string> outs;
       for (Value* v : n.outputs()) outs.push_back(bind(v));
       line(ind, "if bool(" + in[0] + "):");
@@ -318,13 +351,15 @@ class Lowerer {
         if (b == 1) line(ind, "else:");
         const Block& blk = *n.block(b);
         emit_nodes(blk, ind + 1);
-        for (size_t i = 0; i < outs.size(); ++i) line(ind + 1, outs[i] + " = " + ex(blk.outputs().at(i)));
+        for (size_t i = 0; i < outs.size(); ++i)
+          line(ind + 1, outs[i] + " = " + ex(blk.outputs().at(i)));
         line(ind + 1, "pass");
       }
       return;
     }
     if (op == "prim.Loop") {
-      if (n.num_inputs() < 2 || n.blocks().size() != 1) unsupported(n, "expected (max_trips, cond, carried...) and one block");
+      if (n.num_inputs() < 2 || n.blocks().size() != 1)
+        unsupported(n, "expected (max_trips, cond, carried...) and one block");
       const Block& body = *n.block(0);
       std::vector<std::string> outs;
       for (Value* v : n.outputs()) outs.push_back(bind(v));
@@ -336,10 +371,12 @@ class Lowerer {
       bool unbounded = max_c && std::holds_alternative<NoneAttr>(*max_c);
       line(ind, "while " + (unbounded ? "" : it + " < " + in[0] + " and ") + cond + ":");
       line(ind + 1, bind(body.inputs().at(0)) + " = " + it);
-      for (size_t i = 1; i < body.inputs().size(); ++i) line(ind + 1, bind(body.inputs()[i]) + " = " + outs.at(i - 1));
+      for (size_t i = 1; i < body.inputs().size(); ++i)
+        line(ind + 1, bind(body.inputs()[i]) + " = " + outs.at(i - 1));
       emit_nodes(body, ind + 1);
       line(ind + 1, cond + " = bool(" + ex(body.outputs().at(0)) + ")");
-      for (size_t i = 0; i < outs.size(); ++i) line(ind + 1, outs[i] + " = " + ex(body.outputs().at(i + 1)));
+      for (size_t i = 0; i < outs.size(); ++i)
+        line(ind + 1, outs[i] + " = " + ex(body.outputs().at(i + 1)));
       line(ind + 1, it + " = " + it + " + 1");
       return;
     }
@@ -374,7 +411,8 @@ class Lowerer {
       return "(" + in[0] + ") " + sym + " (" + in[1] + ")";
     if (const char* sym = python_unary_operator(n.op()); sym && in.size() == 1)
       return std::string(sym) + " (" + in[0] + ")";
-    if (n.op() == "operator.contains" && in.size() == 2) return "(" + in[1] + ") in (" + in[0] + ")";
+    if (n.op() == "operator.contains" && in.size() == 2)
+      return "(" + in[1] + ") in (" + in[0] + ")";
     if (is_attribute_op(n.op()) && in.size() == 1)  // x.dtype, x.device, device.type
       return "(" + in[0] + ")" + n.op().substr(n.op().find('.'));
     if (n.op() == "list.slice" && in.size() == 4) {
@@ -426,7 +464,8 @@ class Lowerer {
         args.push_back(in[i]);
     }
     // Module::define's resolver maps `torch.<name>` to aten::<name> (torch.ops is Python-only).
-    if (ns != "aten") unsupported(n, "only aten operators can be called from the generated TorchScript");
+    if (ns != "aten")
+      unsupported(n, "only aten operators can be called from the generated TorchScript");
     return "torch." + name + "(" + join(args) + ")";
   }
 
@@ -441,9 +480,11 @@ class Lowerer {
     const std::string& op = n.op();
     // --quant-prep's intrinsic modules are meant for the Python quantization workflow.
     if (composite_parts(op))
-      unsupported(n, "the intrinsic module " + op + " of --quant-prep is meant for the Python "
-                     "quantization workflow");
-    if (!has_module_lowering(op)) unsupported(n, "module op " + op + " has no TorchScript lowering");
+      unsupported(n, "the intrinsic module " + op +
+                         " of --quant-prep is meant for the Python "
+                         "quantization workflow");
+    if (!has_module_lowering(op))
+      unsupported(n, "module op " + op + " has no TorchScript lowering");
     std::string why;
     std::unique_ptr<Graph> lowered = lower_module(n, why);
     if (!lowered) unsupported(n, why);

@@ -17,7 +17,8 @@ namespace tt {
 
 // Every overload of the operator `qualified_name` ("aten::add") the JIT knows; empty when none.
 // Supplied by the caller (lib/loaders, the one folder that includes the JIT headers).
-using OperatorSchemas = std::function<std::vector<c10::FunctionSchema>(const std::string& qualified_name)>;
+using OperatorSchemas =
+    std::function<std::vector<c10::FunctionSchema>(const std::string& qualified_name)>;
 
 struct TorchScriptForward {
   std::string source;  // "def forward(self, x: Tensor):\n    ..."

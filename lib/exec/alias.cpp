@@ -137,7 +137,8 @@ std::vector<size_t> aliased_inputs(const Node& n) {
   // Python builtins on numbers and strings (int, len, operator.add, str.format, math.floor)
   // make new objects.
   if (info && info->kind == OpKind::Function) return {};
-  if (std::string base = spelled_aten_base(op); !base.empty()) return aten_aliased_inputs({base}, n);
+  if (std::string base = spelled_aten_base(op); !base.empty())
+    return aten_aliased_inputs({base}, n);
   return all_inputs(n);
 }
 
@@ -146,7 +147,8 @@ bool may_return_alias(const Node& n) { return !aliased_inputs(n).empty(); }
 std::vector<size_t> written_inputs(const Node& n) {
   const std::string& op = n.op();
   if (n.num_inputs() == 0) return {};
-  if (op.rfind("Tensor.", 0) == 0) return is_inplace_name(op.substr(7)) ? std::vector<size_t>{0} : std::vector<size_t>{};
+  if (op.rfind("Tensor.", 0) == 0)
+    return is_inplace_name(op.substr(7)) ? std::vector<size_t>{0} : std::vector<size_t>{};
   if (op.rfind("aten::", 0) != 0) return {};
   AtenName a = split(op);
   if (is_inplace_name(short_name(a.base))) return {0};

@@ -81,9 +81,10 @@ const std::vector<c10::OperatorHandle>& overloads_of(const std::string& base) {
     table = new std::unordered_map<std::string, std::vector<c10::OperatorHandle>>();
     auto& d = c10::Dispatcher::singleton();
     auto names = d.getAllOpNames();
-    std::sort(names.begin(), names.end(), [](const c10::OperatorName& a, const c10::OperatorName& b) {
-      return a.name != b.name ? a.name < b.name : a.overload_name < b.overload_name;
-    });
+    std::sort(names.begin(), names.end(),
+              [](const c10::OperatorName& a, const c10::OperatorName& b) {
+                return a.name != b.name ? a.name < b.name : a.overload_name < b.overload_name;
+              });
     for (const auto& on : names) {
       auto h = d.findSchema(on);
       if (h) (*table)[on.name].push_back(*h);
@@ -142,7 +143,8 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
         case K::IntType:
         case K::SymIntType:
           if (v.isIntList()) return v;
-          if (v.isInt() && n) return IValue(c10::List<int64_t>(std::vector<int64_t>(*n, v.toInt())));
+          if (v.isInt() && n)
+            return IValue(c10::List<int64_t>(std::vector<int64_t>(*n, v.toInt())));
           return std::nullopt;
         case K::FloatType:
           if (v.isDoubleList()) return v;
@@ -193,7 +195,8 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
   }
 }
 
-std::optional<torch::jit::Stack> bind_schema(const c10::FunctionSchema& s, const std::vector<IValue>& in,
+std::optional<torch::jit::Stack> bind_schema(const c10::FunctionSchema& s,
+                                             const std::vector<IValue>& in,
                                              bool allow_mutation = false) {
   if ((s.is_mutable() && !allow_mutation) || s.is_vararg()) return std::nullopt;
   const auto& args = s.arguments();
@@ -281,7 +284,9 @@ std::string py_format(const std::vector<IValue>& in) {
 
 std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vector<IValue>& in) {
   const std::string& b = n.base;
-  auto one = [](IValue v) { return std::optional<std::vector<IValue>>(std::vector<IValue>{std::move(v)}); };
+  auto one = [](IValue v) {
+    return std::optional<std::vector<IValue>>(std::vector<IValue>{std::move(v)});
+  };
 
   // Conversions.
   if (in.size() == 1 && (b == "aten::Int" || b == "aten::Float" || b == "aten::Bool")) {
@@ -300,7 +305,8 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
       return std::nullopt;
     }
     if (b == "aten::Int")
-      return one(s.isDouble() ? IValue(static_cast<int64_t>(std::trunc(s.toDouble()))) : IValue(as_int(s)));
+      return one(s.isDouble() ? IValue(static_cast<int64_t>(std::trunc(s.toDouble())))
+                              : IValue(as_int(s)));
     if (b == "aten::Float") return one(as_double(s));
     return one(s.isDouble() ? s.toDouble() != 0 : as_int(s) != 0);
   }
@@ -316,7 +322,8 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   }
 
   // Scripted-model builtins on lists and None (operator.getitem / is_ / is_not).
-  if (b == "aten::__getitem__" && in.size() == 2 && in[1].isInt() && (in[0].isList() || in[0].isTuple())) {
+  if (b == "aten::__getitem__" && in.size() == 2 && in[1].isInt() &&
+      (in[0].isList() || in[0].isTuple())) {
     auto items = in[0].isList() ? in[0].toListRef().vec() : in[0].toTupleRef().elements().vec();
     int64_t i = in[1].toInt(), len = static_cast<int64_t>(items.size());
     if (i < 0) i += len;
@@ -333,13 +340,16 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     auto adjust = [&](const IValue& v, int64_t dflt) {
       if (v.isNone()) return dflt;
       int64_t i = v.toInt();
-      if (i < 0) i = std::max(i + len, step < 0 ? int64_t(-1) : int64_t(0));
-      else if (i >= len) i = step < 0 ? len - 1 : len;
+      if (i < 0)
+        i = std::max(i + len, step < 0 ? int64_t(-1) : int64_t(0));
+      else if (i >= len)
+        i = step < 0 ? len - 1 : len;
       return i;
     };
     int64_t start = adjust(in[1], step < 0 ? len - 1 : 0), end = adjust(in[2], step < 0 ? -1 : len);
     std::vector<size_t> picked;
-    for (int64_t i = start; step > 0 ? i < end : i > end; i += step) picked.push_back(static_cast<size_t>(i));
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
+      picked.push_back(static_cast<size_t>(i));
     if (in[0].isString()) {
       std::string out;
       for (size_t i : picked) out += in[0].toStringRef()[i];
@@ -357,9 +367,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   }
   if ((b == "aten::__is__" || b == "aten::__isnot__") && in.size() == 2) {
     bool same;
-    if (in[0].isNone() || in[1].isNone()) same = in[0].isNone() && in[1].isNone();
-    else if (in[0].isTensor() && in[1].isTensor()) same = in[0].toTensor().is_same(in[1].toTensor());
-    else return std::nullopt;
+    if (in[0].isNone() || in[1].isNone())
+      same = in[0].isNone() && in[1].isNone();
+    else if (in[0].isTensor() && in[1].isTensor())
+      same = in[0].toTensor().is_same(in[1].toTensor());
+    else
+      return std::nullopt;
     return one(b == "aten::__is__" ? same : !same);
   }
 
@@ -372,9 +385,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   }
   if (b == "prim::dtype" && in.size() == 1 && in[0].isTensor())
     return one(static_cast<int64_t>(in[0].toTensor().scalar_type()));
-  if (b == "prim::device" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().device());
-  if (b == "prim::is_nested" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_nested());
-  if (b == "prim::is_cuda" && in.size() == 1 && in[0].isTensor()) return one(in[0].toTensor().is_cuda());
+  if (b == "prim::device" && in.size() == 1 && in[0].isTensor())
+    return one(in[0].toTensor().device());
+  if (b == "prim::is_nested" && in.size() == 1 && in[0].isTensor())
+    return one(in[0].toTensor().is_nested());
+  if (b == "prim::is_cuda" && in.size() == 1 && in[0].isTensor())
+    return one(in[0].toTensor().is_cuda());
   if (b == "prim::requires_grad" && in.size() == 1 && in[0].isTensor())
     return one(in[0].toTensor().requires_grad());
   if (b == "prim::type" && in.size() == 1 && in[0].isDevice())
@@ -416,19 +432,24 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
       return true;
     };
     if (!walk(in[0], 0)) return std::nullopt;
-    at::ScalarType dtype = !in[1].isNone() ? static_cast<at::ScalarType>(in[1].toInt())
-                           : any_float     ? at::get_default_dtype_as_scalartype()
+    at::ScalarType dtype = !in[1].isNone()             ? static_cast<at::ScalarType>(in[1].toInt())
+                           : any_float                 ? at::get_default_dtype_as_scalartype()
                            : all_bool && !flat.empty() ? at::kBool
                            : flat.empty() && in[0].isList() ? at::get_default_dtype_as_scalartype()
                                                             : at::kLong;
     // the values as doubles, int64 or bools first, then converted as torch.tensor does
-    at::ScalarType read = any_float ? at::kDouble : all_bool && !flat.empty() ? at::kBool : at::kLong;
+    at::ScalarType read = any_float                   ? at::kDouble
+                          : all_bool && !flat.empty() ? at::kBool
+                                                      : at::kLong;
     at::Tensor t = at::empty(shape, at::TensorOptions().dtype(read));
     for (size_t i = 0; i < flat.size(); ++i) {
       const IValue& e = flat[i];
-      if (read == at::kDouble) t.data_ptr<double>()[i] = as_double(e);
-      else if (read == at::kBool) t.data_ptr<bool>()[i] = e.toBool();
-      else t.data_ptr<int64_t>()[i] = as_int(e);
+      if (read == at::kDouble)
+        t.data_ptr<double>()[i] = as_double(e);
+      else if (read == at::kBool)
+        t.data_ptr<bool>()[i] = e.toBool();
+      else
+        t.data_ptr<int64_t>()[i] = as_int(e);
     }
     // the device of the tensor written into (meta while shapes are inferred)
     auto opts = at::TensorOptions().dtype(dtype);
@@ -451,13 +472,16 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   if ((b == "aten::any" || b == "aten::all") && in.size() == 1 && in[0].isList()) {
     bool any = b == "aten::any";
     for (const IValue& e : in[0].toListRef()) {
-      bool truthy = e.isBool() ? e.toBool() : e.isInt() ? e.toInt() != 0 : e.isDouble() ? e.toDouble() != 0.0
-                                                         : !e.toStringRef().empty();
+      bool truthy = e.isBool()     ? e.toBool()
+                    : e.isInt()    ? e.toInt() != 0
+                    : e.isDouble() ? e.toDouble() != 0.0
+                                   : !e.toStringRef().empty();
       if (truthy == any) return one(any);
     }
     return one(!any);
   }
-  if (b == "aten::list" && in.size() == 1 && in[0].isList()) return one(IValue(in[0].toList().copy()));
+  if (b == "aten::list" && in.size() == 1 && in[0].isList())
+    return one(IValue(in[0].toList().copy()));
   if ((b == "aten::eq" || b == "aten::ne") && in.size() == 2 && in[0].isList() && in[1].isList()) {
     auto x = in[0].toListRef(), y = in[1].toListRef();
     bool same = x.size() == y.size();
@@ -471,17 +495,23 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   if (in.size() == 1) {
     const IValue& a = in[0];
     if (b == "aten::neg") return one(a.isDouble() ? IValue(-a.toDouble()) : IValue(-as_int(a)));
-    if (b == "aten::floor") return one(a.isDouble() ? static_cast<int64_t>(std::floor(a.toDouble())) : as_int(a));
-    if (b == "aten::ceil") return one(a.isDouble() ? static_cast<int64_t>(std::ceil(a.toDouble())) : as_int(a));
+    if (b == "aten::floor")
+      return one(a.isDouble() ? static_cast<int64_t>(std::floor(a.toDouble())) : as_int(a));
+    if (b == "aten::ceil")
+      return one(a.isDouble() ? static_cast<int64_t>(std::ceil(a.toDouble())) : as_int(a));
     if (b == "aten::sqrt") return one(std::sqrt(as_double(a)));
-    if (b == "aten::abs") return one(a.isDouble() ? IValue(std::fabs(a.toDouble())) : IValue(static_cast<int64_t>(std::llabs(as_int(a)))));
+    if (b == "aten::abs")
+      return one(a.isDouble() ? IValue(std::fabs(a.toDouble()))
+                              : IValue(static_cast<int64_t>(std::llabs(as_int(a)))));
     if (b == "aten::__not__" && a.isBool()) return one(!a.toBool());
     return std::nullopt;
   }
   if (in.size() != 2) return std::nullopt;
   const IValue &x = in[0], &y = in[1];
   const bool fp = x.isDouble() || y.isDouble();
-  auto cmp = [&](auto op) { return one(fp ? op(as_double(x), as_double(y)) : op(as_int(x), as_int(y))); };
+  auto cmp = [&](auto op) {
+    return one(fp ? op(as_double(x), as_double(y)) : op(as_int(x), as_int(y)));
+  };
   if (b == "aten::eq") return cmp([](auto p, auto q) { return p == q; });
   if (b == "aten::ne") return cmp([](auto p, auto q) { return p != q; });
   if (b == "aten::lt") return cmp([](auto p, auto q) { return p < q; });
@@ -491,9 +521,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   if (b == "aten::__and__" && !fp) return one(as_int(x) & as_int(y));
   if (b == "aten::__or__" && !fp) return one(as_int(x) | as_int(y));
   if (b == "aten::__xor__" && !fp) return one(as_int(x) ^ as_int(y));
-  if (b == "aten::add") return one(fp ? IValue(as_double(x) + as_double(y)) : IValue(as_int(x) + as_int(y)));
-  if (b == "aten::sub") return one(fp ? IValue(as_double(x) - as_double(y)) : IValue(as_int(x) - as_int(y)));
-  if (b == "aten::mul") return one(fp ? IValue(as_double(x) * as_double(y)) : IValue(as_int(x) * as_int(y)));
+  if (b == "aten::add")
+    return one(fp ? IValue(as_double(x) + as_double(y)) : IValue(as_int(x) + as_int(y)));
+  if (b == "aten::sub")
+    return one(fp ? IValue(as_double(x) - as_double(y)) : IValue(as_int(x) - as_int(y)));
+  if (b == "aten::mul")
+    return one(fp ? IValue(as_double(x) * as_double(y)) : IValue(as_int(x) * as_int(y)));
   if (b == "aten::div") {
     if (as_double(y) == 0) throw std::runtime_error("division by zero");
     return one(as_double(x) / as_double(y));
@@ -524,7 +557,8 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
 }  // namespace
 
 std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
-                                                  std::vector<c10::IValue> inputs, bool allow_mutation) {
+                                                  std::vector<c10::IValue> inputs,
+                                                  bool allow_mutation) {
   auto cands = candidates_for(op);
   for (const auto& c : cands) {
     for (const auto& h : handles_for(c)) {
@@ -532,8 +566,9 @@ std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
       const std::string& b = c.base;
       // So may an explicitly named out= overload (aten::add.out), which the loader keeps only
       // where its write matters (Note [In-place writes while lifting]).
-      bool inplace = allow_mutation && ((b.size() > 2 && b.back() == '_' && b[b.size() - 2] != '_') ||
-                                        (!c.any_overload && !c.overload.empty()));
+      bool inplace =
+          allow_mutation && ((b.size() > 2 && b.back() == '_' && b[b.size() - 2] != '_') ||
+                             (!c.any_overload && !c.overload.empty()));
       auto st = bind_schema(h.schema(), inputs, inplace);
       if (!st) continue;
       h.callBoxed(*st);

@@ -51,15 +51,19 @@ namespace {
 
 // A list IValue of the right element kind for ListConstruct.
 c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
-  Type::Kind elem = type.kind == Type::Kind::List && !type.elems.empty() ? type.elems[0].kind
-                                                                          : Type::Kind::Any;
+  Type::Kind elem =
+      type.kind == Type::Kind::List && !type.elems.empty() ? type.elems[0].kind : Type::Kind::Any;
   if (elem == Type::Kind::Any && !items.empty()) {
     // Untyped: decide from the values.
     const auto& f = items.front();
-    if (f.isInt()) elem = Type::Kind::Int;
-    else if (f.isDouble()) elem = Type::Kind::Float;
-    else if (f.isBool()) elem = Type::Kind::Bool;
-    else if (f.isTensor()) elem = Type::Kind::Tensor;
+    if (f.isInt())
+      elem = Type::Kind::Int;
+    else if (f.isDouble())
+      elem = Type::Kind::Float;
+    else if (f.isBool())
+      elem = Type::Kind::Bool;
+    else if (f.isTensor())
+      elem = Type::Kind::Tensor;
   }
   switch (elem) {
     case Type::Kind::Int: {
@@ -69,7 +73,8 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
     }
     case Type::Kind::Float: {
       c10::List<double> l;
-      for (const auto& i : items) l.push_back(i.isInt() ? static_cast<double>(i.toInt()) : i.toDouble());
+      for (const auto& i : items)
+        l.push_back(i.isInt() ? static_cast<double>(i.toInt()) : i.toDouble());
       return l;
     }
     case Type::Kind::Bool: {
@@ -85,7 +90,8 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
     case Type::Kind::Optional: {
       c10::List<c10::optional<at::Tensor>> l;
       for (const auto& i : items)
-        l.push_back(i.isNone() ? c10::optional<at::Tensor>() : c10::optional<at::Tensor>(i.toTensor()));
+        l.push_back(i.isNone() ? c10::optional<at::Tensor>()
+                               : c10::optional<at::Tensor>(i.toTensor()));
       return l;
     }
     default: {
@@ -118,8 +124,10 @@ c10::IValue interpolate(const std::vector<c10::IValue>& in) {
   std::vector<double> scale_v;
   if (!arg(2).isNone()) {
     const c10::IValue& s = arg(2);
-    if (s.isDouble() || s.isInt()) scale_v.assign(r, s.isInt() ? double(s.toInt()) : s.toDouble());
-    else scale_v = s.toDoubleVector();
+    if (s.isDouble() || s.isInt())
+      scale_v.assign(r, s.isInt() ? double(s.toInt()) : s.toDouble());
+    else
+      scale_v = s.toDoubleVector();
     if (scale_v.size() == 1) scale_v.assign(r, scale_v[0]);
   }
   c10::optional<at::IntArrayRef> size;
@@ -142,10 +150,13 @@ c10::IValue interpolate(const std::vector<c10::IValue>& in) {
   if (mode == "bilinear" && r == 2) return at::upsample_bilinear2d(x, size, align, scales);
   if (mode == "bicubic" && r == 2) return at::upsample_bicubic2d(x, size, align, scales);
   if (mode == "trilinear" && r == 3) return at::upsample_trilinear3d(x, size, align, scales);
-  if (mode == "area") return r == 1 ? at::adaptive_avg_pool1d(x, size_v)
-                         : r == 2 ? at::adaptive_avg_pool2d(x, size_v) : at::adaptive_avg_pool3d(x, size_v);
+  if (mode == "area")
+    return r == 1   ? at::adaptive_avg_pool1d(x, size_v)
+           : r == 2 ? at::adaptive_avg_pool2d(x, size_v)
+                    : at::adaptive_avg_pool3d(x, size_v);
   throw Error(ExitCode::Unsupported, "F.interpolate mode '" + mode + "' on a " +
-                                         std::to_string(x.dim()) + "-d input is not supported by the interpreter");
+                                         std::to_string(x.dim()) +
+                                         "-d input is not supported by the interpreter");
 }
 
 }  // namespace
@@ -231,10 +242,14 @@ void Interpreter::run_node(const Node& n) {
     const Type& t = n.output()->type();
     auto jit_type = [](const Type& e) -> c10::TypePtr {
       switch (e.kind) {
-        case Type::Kind::Str: return c10::StringType::get();
-        case Type::Kind::Int: return c10::IntType::get();
-        case Type::Kind::Tensor: return c10::TensorType::get();
-        default: return c10::AnyType::get();
+        case Type::Kind::Str:
+          return c10::StringType::get();
+        case Type::Kind::Int:
+          return c10::IntType::get();
+        case Type::Kind::Tensor:
+          return c10::TensorType::get();
+        default:
+          return c10::AnyType::get();
       }
     };
     c10::impl::GenericDict d(t.elems.size() == 2 ? jit_type(t.elems[0]) : c10::StringType::get(),
@@ -262,7 +277,7 @@ void Interpreter::run_node(const Node& n) {
   }
   if (op == "prim.NumToTensor") {
     const auto& s = in.at(0);
-    set(n.output(), s.isInt() ? at::scalar_tensor(s.toInt(), at::kLong)
+    set(n.output(), s.isInt()      ? at::scalar_tensor(s.toInt(), at::kLong)
                     : s.isDouble() ? at::scalar_tensor(s.toDouble(), at::kDouble)
                                    : at::scalar_tensor(s.toBool(), at::kBool));
     return;
@@ -330,8 +345,8 @@ void Interpreter::run_node(const Node& n) {
     }
     auto outs = call_aten(op, std::move(in), /*allow_mutation=*/true);
     if (!outs)
-      throw Error(ExitCode::Unsupported, "the interpreter cannot run " + where(n) +
-                                             " (no ATen lowering for this op)");
+      throw Error(ExitCode::Unsupported,
+                  "the interpreter cannot run " + where(n) + " (no ATen lowering for this op)");
     set_outputs(std::move(*outs));
   } catch (const Error&) {
     if (fallback()) return;

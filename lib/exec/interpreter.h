@@ -51,11 +51,13 @@ class Interpreter {
   std::function<void(const Value*, const c10::IValue&)> on_value;
   // Called when a non-prim op fails, with its inputs; outputs it returns replace the failure
   // (infer-shapes runs ops that have no meta kernel for real). nullopt: the error propagates.
-  std::function<std::optional<std::vector<c10::IValue>>(const Node&, const std::vector<c10::IValue>&)>
+  std::function<std::optional<std::vector<c10::IValue>>(const Node&,
+                                                        const std::vector<c10::IValue>&)>
       on_failure;
   // Called before a non-prim op runs; outputs it returns are used instead of running the op
   // (infer-shapes: shape rules for ops known to lack a meta kernel, as failing costs a backtrace).
-  std::function<std::optional<std::vector<c10::IValue>>(const Node&, const std::vector<c10::IValue>&)>
+  std::function<std::optional<std::vector<c10::IValue>>(const Node&,
+                                                        const std::vector<c10::IValue>&)>
       intercept;
   // false: an op's own error (c10::Error, ...) propagates as raised instead of becoming a
   // tt::Error naming the node (a module's lowering runs inside the module node, which is named).

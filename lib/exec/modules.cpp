@@ -13,7 +13,8 @@ std::unique_ptr<Graph> lower_module_or_throw(const Node& n) {
                                            " (" + n.module() + ")");
   std::string why;
   auto g = lower_module(n, why);
-  if (!g) throw Error(ExitCode::Unsupported, "the interpreter cannot run " + n.module() + ": " + why);
+  if (!g)
+    throw Error(ExitCode::Unsupported, "the interpreter cannot run " + n.module() + ": " + why);
   return g;
 }
 

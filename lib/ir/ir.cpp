@@ -85,16 +85,26 @@ bool Type::is_complete() const {
 
 std::string Type::str() const {
   switch (kind) {
-    case Kind::Any: return "Any";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::Bool: return "bool";
-    case Kind::Str: return "str";
-    case Kind::None: return "None";
-    case Kind::Device: return "Device";
-    case Kind::ScalarType: return "ScalarType";
-    case Kind::Layout: return "Layout";
-    case Kind::MemoryFormat: return "MemoryFormat";
+    case Kind::Any:
+      return "Any";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Str:
+      return "str";
+    case Kind::None:
+      return "None";
+    case Kind::Device:
+      return "Device";
+    case Kind::ScalarType:
+      return "ScalarType";
+    case Kind::Layout:
+      return "Layout";
+    case Kind::MemoryFormat:
+      return "MemoryFormat";
     case Kind::Tensor: {
       if (dtype == DType::Unknown && !shape) return "Tensor";
       std::string s = dtype_name(dtype);
@@ -112,8 +122,10 @@ std::string Type::str() const {
     case Kind::Optional:
     case Kind::Dict:
     case Kind::Tuple: {
-      std::string s = kind == Kind::List ? "List[" : kind == Kind::Optional ? "Optional["
-                      : kind == Kind::Dict ? "Dict[" : "Tuple[";
+      std::string s = kind == Kind::List       ? "List["
+                      : kind == Kind::Optional ? "Optional["
+                      : kind == Kind::Dict     ? "Dict["
+                                               : "Tuple[";
       for (size_t i = 0; i < elems.size(); ++i) {
         if (i) s += ", ";
         s += elems[i].str();
@@ -147,10 +159,18 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -207,7 +227,9 @@ std::string attr_str(const AttrValue& v) {
     std::string operator()(const std::vector<int64_t>& l) const {
       return list_str(l, [](int64_t i) { return std::to_string(i); });
     }
-    std::string operator()(const std::vector<double>& l) const { return list_str(l, format_double); }
+    std::string operator()(const std::vector<double>& l) const {
+      return list_str(l, format_double);
+    }
     std::string operator()(const std::vector<std::string>& l) const { return list_str(l, quote); }
     std::string operator()(DType d) const { return dtype_name(d); }
     std::string operator()(const DeviceAttr& d) const { return "device(" + quote(d.name) + ")"; }
@@ -615,7 +637,8 @@ void Node::move_after(Node* pos) {
 
 void Node::destroy() {
   for (Value* v : outputs_)
-    TT_ASSERT(v->uses_.empty(), "destroy of " + op_ + " whose output %" + v->name() + " is still used");
+    TT_ASSERT(v->uses_.empty(),
+              "destroy of " + op_ + " whose output %" + v->name() + " is still used");
   // Nested blocks first: their nodes may use our inputs or each other.
   for (auto& b : blocks_) b->clear();
   remove_all_inputs();

@@ -64,8 +64,8 @@ int64_t dtype_to_scalar_type(DType d);  // -1 for Unknown
 
 struct Type {
   enum class Kind : int8_t {
-    Any,       // unknown / anything
-    Tensor,    // dtype + optional shape
+    Any,     // unknown / anything
+    Tensor,  // dtype + optional shape
     Int,
     Float,
     Bool,
@@ -82,9 +82,10 @@ struct Type {
   };
 
   Kind kind = Kind::Any;
-  DType dtype = DType::Unknown;               // Tensor only
-  std::optional<std::vector<int64_t>> shape;  // Tensor only; nullopt = unknown rank; -1 = unknown dim
-  std::vector<Type> elems;                    // List / Tuple / Optional / Dict
+  DType dtype = DType::Unknown;  // Tensor only
+  std::optional<std::vector<int64_t>>
+      shape;                // Tensor only; nullopt = unknown rank; -1 = unknown dim
+  std::vector<Type> elems;  // List / Tuple / Optional / Dict
 
   static Type any() { return Type{}; }
   static Type tensor(DType d = DType::Unknown) {
@@ -148,9 +149,9 @@ struct DeviceAttr {
 // Attribute / constant values. Integers stay int64; lists are homogeneous.
 // Printed in .tir as: none, true/false, 3, 0.5 (always with '.' or exponent), "str", [1,2],
 // [0.5,1.0], ["a","b"], f32 (dtype), device("cpu"), tensor<f32[2]>[1.0,2.0] / tensor<...>@weight.
-using AttrValue = std::variant<NoneAttr, bool, int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, DType, DeviceAttr,
-                               at::Tensor>;
+using AttrValue =
+    std::variant<NoneAttr, bool, int64_t, double, std::string, std::vector<int64_t>,
+                 std::vector<double>, std::vector<std::string>, DType, DeviceAttr, at::Tensor>;
 
 std::string attr_str(const AttrValue& v);  // .tir text of a value (tensors printed inline)
 bool attr_equal(const AttrValue& a, const AttrValue& b);
@@ -161,7 +162,7 @@ class Attrs {
   bool has(const std::string& name) const;
   const AttrValue* find(const std::string& name) const;
   const AttrValue& at(const std::string& name) const;  // asserts present
-  void set(const std::string& name, AttrValue v);       // replaces in place or appends
+  void set(const std::string& name, AttrValue v);      // replaces in place or appends
   bool erase(const std::string& name);
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
@@ -253,7 +254,8 @@ class Value {
   friend class Node;
   friend class Block;
   friend class Graph;
-  Value(Node* node, size_t offset, Type type) : node_(node), offset_(offset), type_(std::move(type)) {}
+  Value(Node* node, size_t offset, Type type)
+      : node_(node), offset_(offset), type_(std::move(type)) {}
   Node* node_;
   size_t offset_;
   Type type_;
@@ -323,7 +325,7 @@ class Node {
   Node* next() const;  // nullptr at the end of the block (never the return node)
   Node* prev() const;  // nullptr at the start
   bool is_before(const Node* other) const;  // same block only
-  void insert_before(Node* pos);  // node must not be in a block yet
+  void insert_before(Node* pos);            // node must not be in a block yet
   void insert_after(Node* pos);
   void move_before(Node* pos);
   void move_after(Node* pos);
@@ -408,7 +410,8 @@ class Graph {
   void add_output(Value* v) { top_->add_output(v); }
 
   // Creates a detached node; insert it with Block::append / Node::insert_before.
-  Node* create(const std::string& op, const std::vector<Value*>& inputs = {}, size_t num_outputs = 0);
+  Node* create(const std::string& op, const std::vector<Value*>& inputs = {},
+               size_t num_outputs = 0);
   // Creates and inserts before `pos` (or appends to the top block when pos is nullptr).
   Node* insert(const std::string& op, const std::vector<Value*>& inputs, size_t num_outputs,
                Node* pos);

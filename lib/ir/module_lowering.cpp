@@ -148,7 +148,8 @@ using Lowering = Value* (*)(Builder&);
 
 // "nn.Conv2d" -> 2, "nn.BatchNorm1d" -> 1; 0 when the name has no NNd suffix.
 size_t rank_of(const std::string& op) {
-  if (op.size() >= 2 && op.back() == 'd' && std::isdigit(static_cast<unsigned char>(op[op.size() - 2])))
+  if (op.size() >= 2 && op.back() == 'd' &&
+      std::isdigit(static_cast<unsigned char>(op[op.size() - 2])))
     return static_cast<size_t>(op[op.size() - 2] - '0');
   return 0;
 }
@@ -172,10 +173,9 @@ Value* conv(Builder& l) {
     x = l.call("aten::pad", {x, l.ints(p), l.s(mode), l.none()}, Type::tensor(), "padded");
     pad.assign(r, 0);
   }
-  return l.call("aten::convolution",
-                {x, l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)), l.ints(pad),
-                 l.ints(l.ints("dilation", r, 1)), l.b(false), l.ints(Ints(r, 0)),
-                 l.i(l.a().get_int("groups", 1))});
+  return l.call("aten::convolution", {x, l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)),
+                                      l.ints(pad), l.ints(l.ints("dilation", r, 1)), l.b(false),
+                                      l.ints(Ints(r, 0)), l.i(l.a().get_int("groups", 1))});
 }
 
 Value* conv_transpose(Builder& l) {
@@ -199,25 +199,27 @@ Value* batch_norm(Builder& l) { return batch_or_instance_norm(l, "aten::batch_no
 Value* instance_norm(Builder& l) { return batch_or_instance_norm(l, "aten::instance_norm"); }
 
 Value* layer_norm(Builder& l) {
-  return l.call("aten::layer_norm", {l.x(), l.ints(l.a().get_ints("normalized_shape")), l.w("weight"),
-                                     l.w("bias"), l.f(l.a().get_float("eps", 1e-5))});
+  return l.call("aten::layer_norm",
+                {l.x(), l.ints(l.a().get_ints("normalized_shape")), l.w("weight"), l.w("bias"),
+                 l.f(l.a().get_float("eps", 1e-5))});
 }
 
 Value* rms_norm(Builder& l) {
   // eps=None: the dtype's machine epsilon, decided inside ATen.
   const AttrValue* e = l.a().find("eps");
   Value* eps = e && !std::holds_alternative<NoneAttr>(*e) ? l.f(l.a().get_float("eps")) : l.none();
-  return l.call("aten::rms_norm", {l.x(), l.ints(l.a().get_ints("normalized_shape")), l.w("weight"), eps});
+  return l.call("aten::rms_norm",
+                {l.x(), l.ints(l.a().get_ints("normalized_shape")), l.w("weight"), eps});
 }
 
 Value* group_norm(Builder& l) {
-  return l.call("aten::group_norm", {l.x(), l.i(l.a().get_int("num_groups")), l.w("weight"), l.w("bias"),
-                                     l.f(l.a().get_float("eps", 1e-5))});
+  return l.call("aten::group_norm", {l.x(), l.i(l.a().get_int("num_groups")), l.w("weight"),
+                                     l.w("bias"), l.f(l.a().get_float("eps", 1e-5))});
 }
 
 Value* embedding(Builder& l) {
-  return l.call("aten::embedding",
-                {l.w("weight"), l.x(), l.i(l.a().get_int("padding_idx", -1)), l.b(false), l.b(false)});
+  return l.call("aten::embedding", {l.w("weight"), l.x(), l.i(l.a().get_int("padding_idx", -1)),
+                                    l.b(false), l.b(false)});
 }
 
 // nn.TransformerEncoderLayer (eval, no masks): the fused kernel its fast path runs, on (batch,
@@ -230,14 +232,14 @@ Value* transformer_encoder_layer(Builder& l) {
   auto transposed = [&](Value* t) { return l.call("aten::transpose.int", {t, l.i(0), l.i(1)}); };
   std::vector<Value*> args = {batch_first ? l.x() : transposed(l.x()), l.i(a.get_int("d_model")),
                               l.i(a.get_int("nhead"))};
-  for (const char* k : {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
-                        "self_attn.out_proj.bias"})
+  for (const char* k : {"self_attn.in_proj_weight", "self_attn.in_proj_bias",
+                        "self_attn.out_proj.weight", "self_attn.out_proj.bias"})
     args.push_back(l.w(k));
   args.push_back(l.b(a.get_str("activation", "relu") == "gelu"));
   args.push_back(l.b(a.get_bool("norm_first", false)));
   args.push_back(l.f(a.get_float("layer_norm_eps", 1e-5)));
-  for (const char* k : {"norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias", "linear1.weight",
-                        "linear1.bias", "linear2.weight", "linear2.bias"})
+  for (const char* k : {"norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
+                        "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"})
     args.push_back(l.w(k));
   args.push_back(l.none());
   args.push_back(l.none());
@@ -256,15 +258,17 @@ Value* sigmoid(Builder& l) { return unary(l, "aten::sigmoid"); }
 Value* tanh_(Builder& l) { return unary(l, "aten::tanh"); }
 Value* relu6(Builder& l) { return l.call("aten::hardtanh", {l.x(), l.f(0.0), l.f(6.0)}); }
 Value* hardtanh(Builder& l) {
-  return l.call("aten::hardtanh",
-                {l.x(), l.f(l.a().get_float("min_val", -1.0)), l.f(l.a().get_float("max_val", 1.0))});
+  return l.call("aten::hardtanh", {l.x(), l.f(l.a().get_float("min_val", -1.0)),
+                                   l.f(l.a().get_float("max_val", 1.0))});
 }
 Value* leaky_relu(Builder& l) {
   return l.call("aten::leaky_relu", {l.x(), l.f(l.a().get_float("negative_slope", 0.01))});
 }
 Value* prelu(Builder& l) { return l.call("aten::prelu", {l.x(), l.w("weight")}); }
 Value* elu(Builder& l) { return l.call("aten::elu", {l.x(), l.f(l.a().get_float("alpha", 1.0))}); }
-Value* gelu(Builder& l) { return l.call("aten::gelu", {l.x(), l.s(l.a().get_str("approximate", "none"))}); }
+Value* gelu(Builder& l) {
+  return l.call("aten::gelu", {l.x(), l.s(l.a().get_str("approximate", "none"))});
+}
 Value* softmax(Builder& l) {
   const AttrValue* dim = l.a().find("dim");
   if (!dim || !std::holds_alternative<int64_t>(*dim))
@@ -290,16 +294,19 @@ Value* max_pool(Builder& l) {
   size_t r = rank_of(l.op());
   Ints k = l.ints("kernel_size", r, 1);
   Ints s = l.a().get_ints("stride", {}).empty() ? k : l.ints("stride", r, 1);
-  return l.call(nd("aten::max_pool", r), {l.x(), l.ints(k), l.ints(s), l.ints(l.ints("padding", r, 0)),
-                                          l.ints(l.ints("dilation", r, 1)),
-                                          l.b(l.a().get_bool("ceil_mode", false))});
+  return l.call(nd("aten::max_pool", r),
+                {l.x(), l.ints(k), l.ints(s), l.ints(l.ints("padding", r, 0)),
+                 l.ints(l.ints("dilation", r, 1)), l.b(l.a().get_bool("ceil_mode", false))});
 }
 
 Value* avg_pool(Builder& l) {
   size_t r = rank_of(l.op());
   Ints k = l.ints("kernel_size", r, 1);
   Ints s = l.a().get_ints("stride", {}).empty() ? k : l.ints("stride", r, 1);
-  std::vector<Value*> args = {l.x(), l.ints(k), l.ints(s), l.ints(l.ints("padding", r, 0)),
+  std::vector<Value*> args = {l.x(),
+                              l.ints(k),
+                              l.ints(s),
+                              l.ints(l.ints("padding", r, 0)),
                               l.b(l.a().get_bool("ceil_mode", false)),
                               l.b(l.a().get_bool("count_include_pad", true))};
   if (r > 1) {  // avg_pool1d has no divisor_override
@@ -318,9 +325,11 @@ Value* output_size(Builder& l, size_t r) {
   if (all_known) return l.ints(o);
   std::vector<Value*> items;
   for (size_t k = 0; k < o.size(); ++k)
-    items.push_back(o[k] >= 0 ? l.i(o[k])
-                              : l.call("aten::size.int", {l.x(), l.i(static_cast<int64_t>(k) - static_cast<int64_t>(r))},
-                                       Type::of(Type::Kind::Int), "size"));
+    items.push_back(o[k] >= 0
+                        ? l.i(o[k])
+                        : l.call("aten::size.int",
+                                 {l.x(), l.i(static_cast<int64_t>(k) - static_cast<int64_t>(r))},
+                                 Type::of(Type::Kind::Int), "size"));
   return l.list(items, Type::of(Type::Kind::Int));
 }
 
@@ -356,14 +365,17 @@ Value* upsample(Builder& l) {
   if (const AttrValue* v = a.find("scale_factor")) {
     if (const auto* d = std::get_if<double>(v)) scale = l.f(*d);
     if (const auto* k = std::get_if<int64_t>(v)) scale = l.f(static_cast<double>(*k));
-    if (const auto* d = std::get_if<std::vector<double>>(v)) scale = d->size() == 1 ? l.f((*d)[0]) : l.floats(*d);
+    if (const auto* d = std::get_if<std::vector<double>>(v))
+      scale = d->size() == 1 ? l.f((*d)[0]) : l.floats(*d);
   }
   std::string mode = a.get_str("mode", "nearest");
-  if (mode != "nearest" && mode != "linear" && mode != "bilinear" && mode != "bicubic" && mode != "trilinear")
+  if (mode != "nearest" && mode != "linear" && mode != "bilinear" && mode != "bicubic" &&
+      mode != "trilinear")
     throw Refuse{"nn.Upsample mode '" + mode + "'"};
   bool corners = mode != "nearest";
-  return l.call("F.interpolate", {l.x(), size ? size : l.none(), scale ? scale : l.none(), l.s(mode),
-                                  corners ? l.b(a.get_bool("align_corners", false)) : l.none()});
+  return l.call("F.interpolate",
+                {l.x(), size ? size : l.none(), scale ? scale : l.none(), l.s(mode),
+                 corners ? l.b(a.get_bool("align_corners", false)) : l.none()});
 }
 
 // ---- recurrent layers and attention --------------------------------------------------------
@@ -372,7 +384,8 @@ Value* upsample(Builder& l) {
 // unbatched input gets a batch dim of 1 (decided at run time, like the module).
 Value* rnn(Builder& l, bool lstm) {
   const Attrs& a = l.a();
-  int64_t layers = a.get_int("num_layers", 1), hidden = a.get_int("hidden_size"), proj = a.get_int("proj_size", 0);
+  int64_t layers = a.get_int("num_layers", 1), hidden = a.get_int("hidden_size"),
+          proj = a.get_int("proj_size", 0);
   bool bidir = a.get_bool("bidirectional", false), bias = a.get_bool("bias", true);
   bool bf = a.get_bool("batch_first", false);
   std::vector<Value*> params;
@@ -391,38 +404,51 @@ Value* rnn(Builder& l, bool lstm) {
   Value* batched = l.dim_is(l.x(), 3);
   auto unsqueezed = [&](Value* t, int64_t d) { return l.call("aten::unsqueeze", {t, l.i(d)}); };
   auto squeezed = [&](Value* t, int64_t d) { return l.call("aten::squeeze.dim", {t, l.i(d)}); };
-  Value* x = l.if_(batched, [&] { return std::vector<Value*>{l.x()}; },
-                   [&] { return std::vector<Value*>{unsqueezed(l.x(), bd)}; })[0];
+  Value* x = l.if_(
+      batched, [&] { return std::vector<Value*>{l.x()}; },
+      [&] { return std::vector<Value*>{unsqueezed(l.x(), bd)}; })[0];
   std::vector<Value*> state;  // h0 (and c0)
   if (!l.none_input(1)) {
     std::vector<Value*> given = {l.x(1)};
-    if (lstm) given = l.call_n("prim.TupleUnpack", {l.x(1)}, {Type::tensor(), Type::tensor()}, "h0");
-    state = l.if_(batched, [&] { return given; }, [&] {
-      std::vector<Value*> out;
-      for (Value* t : given) out.push_back(unsqueezed(t, 1));
-      return out;
-    });
+    if (lstm)
+      given = l.call_n("prim.TupleUnpack", {l.x(1)}, {Type::tensor(), Type::tensor()}, "h0");
+    state = l.if_(
+        batched, [&] { return given; },
+        [&] {
+          std::vector<Value*> out;
+          for (Value* t : given) out.push_back(unsqueezed(t, 1));
+          return out;
+        });
   } else {
     Value* states = l.i(layers * (bidir ? 2 : 1));
     Value* batch = l.call("aten::size.int", {x, l.i(bd)}, Type::of(Type::Kind::Int), "batch");
     auto zeros = [&](int64_t features) {
-      return l.call("aten::new_zeros", {x, l.list({states, batch, l.i(features)}, Type::of(Type::Kind::Int))},
+      return l.call("aten::new_zeros",
+                    {x, l.list({states, batch, l.i(features)}, Type::of(Type::Kind::Int))},
                     Type::tensor(), "h0");
     };
     state.push_back(zeros(lstm && proj > 0 ? proj : hidden));
     if (lstm) state.push_back(zeros(hidden));
   }
-  std::vector<Value*> tail = {l.list(params, Type::tensor()), l.b(bias), l.i(layers), l.f(0.0), l.b(false),
-                              l.b(bidir), l.b(bf)};
+  std::vector<Value*> tail = {l.list(params, Type::tensor()),
+                              l.b(bias),
+                              l.i(layers),
+                              l.f(0.0),
+                              l.b(false),
+                              l.b(bidir),
+                              l.b(bf)};
   std::vector<Value*> args = {x, lstm ? l.list(state, Type::tensor()) : state[0]};
   args.insert(args.end(), tail.begin(), tail.end());
   std::vector<Type> types(lstm ? 3 : 2, Type::tensor());
-  std::vector<Value*> res = l.call_n(lstm ? "aten::lstm.input" : "aten::gru.input", args, types, "rnn");
-  res = l.if_(batched, [&] { return res; }, [&] {
-    std::vector<Value*> out = {squeezed(res[0], bd)};
-    for (size_t k = 1; k < res.size(); ++k) out.push_back(squeezed(res[k], 1));
-    return out;
-  });
+  std::vector<Value*> res =
+      l.call_n(lstm ? "aten::lstm.input" : "aten::gru.input", args, types, "rnn");
+  res = l.if_(
+      batched, [&] { return res; },
+      [&] {
+        std::vector<Value*> out = {squeezed(res[0], bd)};
+        for (size_t k = 1; k < res.size(); ++k) out.push_back(squeezed(res[k], 1));
+        return out;
+      });
   return lstm ? l.tuple({res[0], l.tuple({res[1], res[2]})}) : l.tuple({res[0], res[1]});
 }
 Value* lstm(Builder& l) { return rnn(l, true); }
@@ -444,10 +470,11 @@ bool const_bool_input(const Builder& l, size_t i, bool def, const char* what) {
 Value* multihead_attention(Builder& l) {
   const Attrs& a = l.a();
   int64_t e = a.get_int("embed_dim");
-  if (a.get_bool("add_bias_kv", false) || a.get_bool("add_zero_attn", false) || a.get_int("kdim", e) != e ||
-      a.get_int("vdim", e) != e || !l.has_w("in_proj_weight"))
-    throw Refuse{"nn.MultiheadAttention only with packed q/k/v projections (no add_bias_kv, "
-                 "add_zero_attn or kdim/vdim != embed_dim)"};
+  if (a.get_bool("add_bias_kv", false) || a.get_bool("add_zero_attn", false) ||
+      a.get_int("kdim", e) != e || a.get_int("vdim", e) != e || !l.has_w("in_proj_weight"))
+    throw Refuse{
+        "nn.MultiheadAttention only with packed q/k/v projections (no add_bias_kv, "
+        "add_zero_attn or kdim/vdim != embed_dim)"};
   if (l.num_inputs() < 3) throw Refuse{"nn.MultiheadAttention needs query, key and value"};
   if (!l.none_input(5)) throw Refuse{"nn.MultiheadAttention with an attn_mask"};
   bool need_weights = const_bool_input(l, 4, true, "need_weights");
@@ -463,23 +490,28 @@ Value* multihead_attention(Builder& l) {
     return ts;
   };
   std::vector<Value*> qkv = {l.x(0), l.x(1), l.x(2)};
-  qkv = l.if_(batched, [&] { return batch_first ? qkv : each(qkv, "aten::transpose.int", {0, 1}); },
-              [&] { return each(qkv, "aten::unsqueeze", {0}); });
+  qkv = l.if_(
+      batched,
+      [&] {
+        return batch_first ? qkv : each(qkv, "aten::transpose.int", {0, 1});
+      },
+      [&] { return each(qkv, "aten::unsqueeze", {0}); });
   bool masked = !l.none_input(3);
-  auto res = l.call_n("aten::_native_multi_head_attention",
-                      {qkv[0], qkv[1], qkv[2], l.i(e), l.i(a.get_int("num_heads")), l.w("in_proj_weight"),
-                       l.w("in_proj_bias"), l.w("out_proj.weight"), l.w("out_proj.bias"),
-                       masked ? l.x(3) : l.none(), l.b(need_weights), l.b(average),
-                       masked ? l.i(1) : l.none()},
-                      {Type::tensor(), Type::tensor()}, "mha");
+  auto res = l.call_n(
+      "aten::_native_multi_head_attention",
+      {qkv[0], qkv[1], qkv[2], l.i(e), l.i(a.get_int("num_heads")), l.w("in_proj_weight"),
+       l.w("in_proj_bias"), l.w("out_proj.weight"), l.w("out_proj.bias"),
+       masked ? l.x(3) : l.none(), l.b(need_weights), l.b(average), masked ? l.i(1) : l.none()},
+      {Type::tensor(), Type::tensor()}, "mha");
   if (!need_weights) res.pop_back();
-  res = l.if_(batched,
-              [&] {
-                std::vector<Value*> out = res;
-                if (!batch_first) out[0] = each({res[0]}, "aten::transpose.int", {0, 1})[0];
-                return out;
-              },
-              [&] { return each(res, "aten::squeeze.dim", {0}); });
+  res = l.if_(
+      batched,
+      [&] {
+        std::vector<Value*> out = res;
+        if (!batch_first) out[0] = each({res[0]}, "aten::transpose.int", {0, 1})[0];
+        return out;
+      },
+      [&] { return each(res, "aten::squeeze.dim", {0}); });
   return l.tuple({res[0], need_weights ? res[1] : l.none()});
 }
 
@@ -491,7 +523,9 @@ Value* ff_add(Builder& l) { return l.call("aten::add.Tensor", {l.x(0), l.x(1)});
 Value* ff_add_scalar(Builder& l) { return l.call("aten::add.Scalar", {l.x(0), l.x(1)}); }
 Value* ff_mul(Builder& l) { return l.call("aten::mul.Tensor", {l.x(0), l.x(1)}); }
 Value* ff_mul_scalar(Builder& l) { return l.call("aten::mul.Scalar", {l.x(0), l.x(1)}); }
-Value* ff_cat(Builder& l) { return l.call("aten::cat", {l.x(0), l.none_input(1) ? l.i(0) : l.x(1)}); }
+Value* ff_cat(Builder& l) {
+  return l.call("aten::cat", {l.x(0), l.none_input(1) ? l.i(0) : l.x(1)});
+}
 Value* ff_add_relu(Builder& l) { return l.call("aten::relu", {ff_add(l)}); }
 
 const std::unordered_map<std::string_view, Lowering>& lowerings() {
@@ -592,7 +626,8 @@ std::unique_ptr<Graph> lower_module(const Node& n, std::string& why) {
                     : "module op " + op + " has no lowering";
         return nullptr;
       }
-      l.set_part(op, parts ? part_attrs[k] : n.attrs(), parts ? composite_weight_key(k, "") : "", cur, k == 0);
+      l.set_part(op, parts ? part_attrs[k] : n.attrs(), parts ? composite_weight_key(k, "") : "",
+                 cur, k == 0);
       cur = {it->second(l)};
     }
   } catch (const Refuse& r) {

@@ -14,6 +14,8 @@ namespace {
 
 // Module ops: torch.nn constructor signatures, generated from inspect.signature of torch 1.13
 // (loss modules and containers left out). Function rows: the parameters their py_args name.
+// clang-format off
+// (One signature per line, as inspect.signature prints it.)
 const std::pair<const char*, const char*> kSignatures[] = {
     {"nn.AdaptiveAvgPool1d", "output_size"},
     {"nn.AdaptiveAvgPool2d", "output_size"},
@@ -132,6 +134,7 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None"},
     {"torch.tensor", "data, dtype=None, device=None, requires_grad=False"},
 };
+// clang-format on
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -146,14 +149,16 @@ std::vector<PyParam> parse_signature(const char* op, const std::string& sig) {
   size_t start = 0;
   while (!sig.empty() && start <= sig.size()) {
     size_t comma = sig.find(',', start);
-    std::string item = sig.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        sig.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     while (!item.empty() && item.front() == ' ') item.erase(0, 1);
     size_t eq = item.find('=');
     if (eq == std::string::npos)
       params.push_back({item, std::nullopt});
     else
       params.push_back({item.substr(0, eq), item.substr(eq + 1)});
-    if (!is_identifier(params.back().name) || (!params.back().def && params.size() > 1 && params[params.size() - 2].def))
+    if (!is_identifier(params.back().name) ||
+        (!params.back().def && params.size() > 1 && params[params.size() - 2].def))
       throw std::logic_error(std::string("op table: bad Python signature of ") + op + ": " + sig);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -187,11 +192,11 @@ std::string spelled_aten_base(std::string_view op) {
 
 const char* python_binary_operator(std::string_view op) {
   static const std::unordered_map<std::string_view, const char*> ops = {
-      {"operator.add", "+"},      {"operator.sub", "-"},       {"operator.mul", "*"},
-      {"operator.truediv", "/"},  {"operator.floordiv", "//"}, {"operator.mod", "%"},
-      {"operator.lt", "<"},       {"operator.le", "<="},       {"operator.gt", ">"},
-      {"operator.ge", ">="},      {"operator.eq", "=="},       {"operator.ne", "!="},
-      {"operator.is_", "is"},     {"operator.is_not", "is not"}, {"operator.pow", "**"}};
+      {"operator.add", "+"},     {"operator.sub", "-"},         {"operator.mul", "*"},
+      {"operator.truediv", "/"}, {"operator.floordiv", "//"},   {"operator.mod", "%"},
+      {"operator.lt", "<"},      {"operator.le", "<="},         {"operator.gt", ">"},
+      {"operator.ge", ">="},     {"operator.eq", "=="},         {"operator.ne", "!="},
+      {"operator.is_", "is"},    {"operator.is_not", "is not"}, {"operator.pow", "**"}};
   auto it = ops.find(op);
   return it == ops.end() ? nullptr : it->second;
 }
@@ -203,12 +208,14 @@ const char* python_unary_operator(std::string_view op) {
 }
 
 bool is_attribute_op(std::string_view op) {
-  static const std::set<std::string_view> attrs = {"Tensor.dtype",   "Tensor.device",        "Tensor.is_nested",
-                                                   "Tensor.is_cuda", "Tensor.requires_grad", "Device.type"};
+  static const std::set<std::string_view> attrs = {"Tensor.dtype",         "Tensor.device",
+                                                   "Tensor.is_nested",     "Tensor.is_cuda",
+                                                   "Tensor.requires_grad", "Device.type"};
   return attrs.count(op) != 0;
 }
 
-std::string python_slice(const std::string& start, const std::string& end, const std::string& step) {
+std::string python_slice(const std::string& start, const std::string& end,
+                         const std::string& step) {
   std::string s = start + ":" + end;
   if (!step.empty() && step != "1") s += ":" + step;
   return s;
@@ -216,8 +223,8 @@ std::string python_slice(const std::string& start, const std::string& end, const
 
 const char* python_tensor_comparison(std::string_view op) {
   static const std::unordered_map<std::string_view, const char*> ops = {
-      {"torch.gt", ">"}, {"torch.lt", "<"}, {"torch.ge", ">="}, {"torch.le", "<="},
-      {"torch.eq", "=="}, {"torch.ne", "!="}};
+      {"torch.gt", ">"},  {"torch.lt", "<"},  {"torch.ge", ">="},
+      {"torch.le", "<="}, {"torch.eq", "=="}, {"torch.ne", "!="}};
   auto it = ops.find(op);
   return it == ops.end() ? nullptr : it->second;
 }

@@ -37,6 +37,8 @@ using Q = QuantClass;
 // Shorthands for py_args.
 const std::vector<std::string> kAllPositional = {};
 
+// clang-format off
+// (The fact lists and the rows below are tables: one op or row per line, kept as written.)
 // Note [Op facts] (op_table.h): which rows have which fact, and the functional form of the
 // module rows that functional-to-module makes. Every name must be a row (checked here and by
 // test_op_table).
@@ -496,13 +498,15 @@ std::vector<OpInfo> make_table() {
       {"Tensor.new_ones", K::Method, {"aten::new_ones"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_ones(size)"},
       {"Tensor.new_full", K::Method, {"aten::new_full"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_full(size, fill_value)"},
   };
+  // clang-format on
   add_facts(t);
   return t;
 }
 
 // Rows that find_op_by_aten must not return because their inputs are not the ATen layout.
 bool aten_indexable(const OpInfo& op) {
-  return (op.kind == OpKind::Function || op.kind == OpKind::Method) && !(op.facts & kInputsNotAtenOrder);
+  return (op.kind == OpKind::Function || op.kind == OpKind::Method) &&
+         !(op.facts & kInputsNotAtenOrder);
 }
 
 struct Index {
@@ -563,6 +567,7 @@ const OpInfo* find_op_by_aten(std::string_view aten_overload) {
 bool is_tensor_inplace_method(std::string_view name) {
   // The in-place data methods of torch.Tensor (torch 1.13 and 2.x); shape-changing ones
   // (unsqueeze_, t_, resize_, ...) are left out: the loaders refuse those on shared tensors.
+  // clang-format off
   static const std::unordered_set<std::string_view> methods = {
       "abs_", "absolute_", "acos_", "acosh_", "add_", "addbmm_", "addcdiv_", "addcmul_", "addmm_",
       "addmv_", "addr_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan2_", "arctan_",
@@ -583,6 +588,7 @@ bool is_tensor_inplace_method(std::string_view name) {
       "scatter_add_", "scatter_reduce_", "sgn_", "sigmoid_", "sign_", "sin_", "sinc_", "sinh_",
       "sqrt_", "square_", "sub_", "subtract_", "tan_", "tanh_", "tril_", "triu_", "true_divide_",
       "trunc_", "uniform_", "xlogy_", "zero_"};
+  // clang-format on
   return methods.count(name) != 0;
 }
 
@@ -632,6 +638,7 @@ bool aten_has(std::string_view name, AtenFact f) {
     auto add = [&](std::initializer_list<const char*> names, AtenFact fact) {
       for (const char* n : names) m[n] |= fact;
     };
+    // clang-format off
     add({"append", "insert", "pop", "remove", "clear", "extend", "_set_item", "__setitem__",
          "__delitem__", "setdefault", "update", "popitem", "warn", "print", "manual_seed", "seed",
          "backward", "set_grad_enabled", "_assert_async", "Delete", "reverse", "sort_list"},
@@ -656,6 +663,7 @@ bool aten_has(std::string_view name, AtenFact f) {
         kNonFloatResult);
     add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin"},
         kIndicesSecond);
+    // clang-format on
     return m;
   }();
   auto it = facts.find(name);

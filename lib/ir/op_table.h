@@ -41,7 +41,7 @@ enum class QuantClass : int8_t {
 };
 
 struct OpInfo {
-  std::string name;   // IR op name: "F.relu", "Tensor.view", "nn.Conv2d"
+  std::string name;  // IR op name: "F.relu", "Tensor.view", "nn.Conv2d"
   OpKind kind;
   // ATen overloads this op lowers to, in order of preference ("aten::add.Tensor",
   // "aten::add.Scalar"); for module ops, the ATen op found in the module's forward.

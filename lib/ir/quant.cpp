@@ -33,7 +33,9 @@ const std::map<std::string, std::vector<CompositePart>, std::less<>>& composite_
   return t;
 }
 
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool starts_with(const std::string& s, const std::string& p) {
+  return s.compare(0, p.size(), p) == 0;
+}
 
 bool has_tensor_input(const Node* n) {
   for (const Value* v : n->inputs())
@@ -87,18 +89,21 @@ std::string float_only_reason(const Node* n) {
   QuantClass q = info ? info->qclass : QuantClass::Unknown;
   // Quantized clamp (QNNPACK) needs both bounds, as numbers: clamp(x, max=m), clamp_min and
   // clamp(x, tensor, tensor) raise after convert.
-  if (info && q == QuantClass::Native && n->num_inputs() >= 1 && (op.find("clamp") != std::string::npos || op.find("clip") != std::string::npos)) {
+  if (info && q == QuantClass::Native && n->num_inputs() >= 1 &&
+      (op.find("clamp") != std::string::npos || op.find("clip") != std::string::npos)) {
     if (n->num_inputs() < 3) return op + " (quantized clamp needs both bounds)";
     for (size_t i = 1; i < 3; ++i) {
       const Value* b = n->input(i);
       const AttrValue* c = b->constant();
-      bool number = c ? !std::holds_alternative<NoneAttr>(*c) && !std::holds_alternative<at::Tensor>(*c)
-                      : b->type().kind == Type::Kind::Int || b->type().kind == Type::Kind::Float;
+      bool number =
+          c ? !std::holds_alternative<NoneAttr>(*c) && !std::holds_alternative<at::Tensor>(*c)
+            : b->type().kind == Type::Kind::Int || b->type().kind == Type::Kind::Float;
       if (!number) return op + " (quantized clamp needs both bounds, as numbers)";
     }
   }
   switch (q) {
-    case QuantClass::Float: return op;
+    case QuantClass::Float:
+      return op;
     // torch.add / torch.mul / torch.cat ... left as functions (not FloatFunctional modules) only
     // run in float: float-functional rewrites the others, float-fallback demotes those that sit
     // inside a float region.
@@ -106,7 +111,8 @@ std::string float_only_reason(const Node* n) {
       return info->kind != OpKind::Module && has_tensor_input(n) ? op : "";
     case QuantClass::Unknown:
       return has_tensor_input(n) ? op + " (unknown to eager quantization)" : "";
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -115,10 +121,12 @@ DomainRule domain_rule(const Node* n) {
   if (is_dequant_stub(n)) return DomainRule::ToFloat;
   if (!float_only_reason(n).empty()) return DomainRule::Float;
   const std::string& op = n->op();
-  if (starts_with(op, "nni.") || starts_with(op, "FloatFunctional.") || starts_with(op, "QFunctional."))
+  if (starts_with(op, "nni.") || starts_with(op, "FloatFunctional.") ||
+      starts_with(op, "QFunctional."))
     return DomainRule::NeedsQuant;
   const OpInfo* info = find_op(op);
-  if (info && (info->qclass == QuantClass::NeedsModule || info->qclass == QuantClass::FloatFunctional))
+  if (info &&
+      (info->qclass == QuantClass::NeedsModule || info->qclass == QuantClass::FloatFunctional))
     return DomainRule::NeedsQuant;
   return DomainRule::Keep;
 }
@@ -163,8 +171,10 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
           if (int j = in_region(v); j >= 0) id = id < 0 ? j : (unite(id, j), find(id));
         }
         for (const Value* o : n->outputs()) {
-          if (q && may_hold_tensor(o->type())) quantized.insert(o);
-          else if (id >= 0) region[o] = id;
+          if (q && may_hold_tensor(o->type()))
+            quantized.insert(o);
+          else if (id >= 0)
+            region[o] = id;
         }
       } else if (r == DomainRule::ToQuant || r == DomainRule::NeedsQuant) {
         for (const Value* o : n->outputs()) quantized.insert(o);
@@ -176,8 +186,10 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
           // prim.Loop: block inputs are (iteration, carried...), node inputs (max, cond, carried...)
           size_t src = i + 1;
           if (n->is("prim.Loop") && i > 0 && src < n->num_inputs()) {
-            if (quantized.count(n->input(src))) quantized.insert(params[i]);
-            else if (int j = in_region(n->input(src)); j >= 0) region[params[i]] = j;
+            if (quantized.count(n->input(src)))
+              quantized.insert(params[i]);
+            else if (int j = in_region(n->input(src)); j >= 0)
+              region[params[i]] = j;
           }
         }
         walk(sub.get());
@@ -187,8 +199,10 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
         size_t off = n->is("prim.Loop") ? 1 : 0;  // a loop block returns (cond, carried...)
         for (size_t i = 0; i < n->num_outputs() && i + off < b0->outputs().size(); ++i) {
           const Value* src = b0->outputs()[i + off];
-          if (quantized.count(src)) quantized.insert(n->output(i));
-          else if (int j = in_region(src); j >= 0) region[n->output(i)] = j;
+          if (quantized.count(src))
+            quantized.insert(n->output(i));
+          else if (int j = in_region(src); j >= 0)
+            region[n->output(i)] = j;
         }
       }
     }

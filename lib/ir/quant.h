@@ -47,11 +47,11 @@ std::string float_only_reason(const Node* n);
 // What an op does to the quantization "domain" of tensor values (quantized after convert, or
 // float), from the QuantStubs on.
 enum class DomainRule : int8_t {
-  Keep,       // Native and Shape ops, prim ops: the output has the domain of the inputs
-  NeedsQuant, // Conv/Linear/BN modules, FloatFunctional, intrinsic modules: quantized in and out
-  Float,      // float-only ops (float_only_reason): float in and out
-  ToQuant,    // quant.QuantStub
-  ToFloat,    // quant.DeQuantStub
+  Keep,        // Native and Shape ops, prim ops: the output has the domain of the inputs
+  NeedsQuant,  // Conv/Linear/BN modules, FloatFunctional, intrinsic modules: quantized in and out
+  Float,       // float-only ops (float_only_reason): float in and out
+  ToQuant,     // quant.QuantStub
+  ToFloat,     // quant.DeQuantStub
 };
 DomainRule domain_rule(const Node* n);
 // Values of this type can be (or hold) a quantized tensor; ints, floats, bools, strings cannot

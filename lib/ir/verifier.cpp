@@ -55,10 +55,12 @@ class Verifier {
   std::string node_desc(const Node* n) const {
     auto it = special_.find(n);
     if (it != special_.end()) {
-      return (n == it->second->return_node() ? "the return of " : "the arguments of ") + block_desc(it->second);
+      return (n == it->second->return_node() ? "the return of " : "the arguments of ") +
+             block_desc(it->second);
     }
     if (n->num_outputs()) return "node %" + n->output(0)->name() + " (" + n->op() + ")";
-    return "node " + n->op() + " (no outputs, in " + (n->owning_block() ? block_desc(n->owning_block()) : "no block") + ")";
+    return "node " + n->op() + " (no outputs, in " +
+           (n->owning_block() ? block_desc(n->owning_block()) : "no block") + ")";
   }
 
   void report(std::string m) { msgs_.push_back(std::move(m)); }
@@ -83,8 +85,8 @@ class Verifier {
       }
       auto ins = names_.emplace(v->name(), v);
       if (!ins.second)
-        report("value name %" + v->name() + " is used by two values (" + node_desc(ins.first->second->node()) +
-               " and " + node_desc(n) + ")");
+        report("value name %" + v->name() + " is used by two values (" +
+               node_desc(ins.first->second->node()) + " and " + node_desc(n) + ")");
       else if (g_.find_value(v->name()) != v)
         report("value %" + v->name() + " is missing from the graph's name table");
     }
@@ -92,7 +94,9 @@ class Verifier {
 
   void collect(const Block* b, const Node* owner) {
     if (b->graph() != &g_) report(block_desc(b) + " belongs to another graph");
-    if (b->owning_node() != owner) report("a block of " + (owner ? node_desc(owner) : std::string("the graph")) + " records another owning node");
+    if (b->owning_node() != owner)
+      report("a block of " + (owner ? node_desc(owner) : std::string("the graph")) +
+             " records another owning node");
     const Node* param = b->param_node();
     const Node* ret = b->return_node();
     special_[param] = b;
@@ -117,7 +121,8 @@ class Verifier {
       if (n->op() == "prim.Constant") {
         if (!n->attrs().has("value")) report(node_desc(n) + " has no 'value' attribute");
         if (n->num_outputs() != 1)
-          report(node_desc(n) + " has " + std::to_string(n->num_outputs()) + " outputs, expected 1");
+          report(node_desc(n) + " has " + std::to_string(n->num_outputs()) +
+                 " outputs, expected 1");
       } else if (n->op() == "prim.If" && n->blocks().size() != 2) {
         report(node_desc(n) + " has " + std::to_string(n->blocks().size()) + " blocks, expected 2");
       } else if (n->op() == "prim.Loop" && n->blocks().size() != 1) {
@@ -147,7 +152,8 @@ class Verifier {
       }
       if (visible_.count(v)) continue;
       if (seen_.count(v))
-        report(where + " %" + v->name() + " is not visible here (defined inside a block that does not enclose this use)");
+        report(where + " %" + v->name() +
+               " is not visible here (defined inside a block that does not enclose this use)");
       else
         report(where + " %" + v->name() + " is defined after its use");
     }
@@ -176,17 +182,18 @@ class Verifier {
     for (const Value* v : value_list_) {
       for (const Use& u : v->uses()) {
         if (!nodes_.count(u.user)) {
-          report("value %" + v->name() + " records a use by a node that is not in this graph (detached or destroyed)");
+          report("value %" + v->name() +
+                 " records a use by a node that is not in this graph (detached or destroyed)");
           continue;
         }
         if (u.index >= u.user->inputs().size() || u.user->inputs()[u.index] != v) {
-          report("value %" + v->name() + " records a use as input #" + std::to_string(u.index) + " of " +
-                 node_desc(u.user) + ", which does not use it there");
+          report("value %" + v->name() + " records a use as input #" + std::to_string(u.index) +
+                 " of " + node_desc(u.user) + ", which does not use it there");
           continue;
         }
         if (!recorded.emplace(UseKey{u.user, u.index}, v).second)
-          report("value %" + v->name() + " records the use as input #" + std::to_string(u.index) + " of " +
-                 node_desc(u.user) + " twice");
+          report("value %" + v->name() + " records the use as input #" + std::to_string(u.index) +
+                 " of " + node_desc(u.user) + " twice");
       }
     }
     for (const Node* n : node_list_) {
@@ -195,8 +202,8 @@ class Verifier {
         if (!values_.count(v)) continue;  // reported by check_inputs
         auto it = recorded.find(UseKey{n, i});
         if (it == recorded.end() || it->second != v)
-          report(node_desc(n) + ": input #" + std::to_string(i) + " %" + v->name() + " is missing from the use list of %" +
-                 v->name());
+          report(node_desc(n) + ": input #" + std::to_string(i) + " %" + v->name() +
+                 " is missing from the use list of %" + v->name());
       }
     }
   }

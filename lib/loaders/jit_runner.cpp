@@ -30,9 +30,9 @@ torch::jit::Module load_for_running(const std::string& path) {
 
 }  // namespace
 
-std::unordered_map<std::string, at::Tensor> record_torchscript_values(const std::string& path,
-                                                                      const std::vector<c10::IValue>& inputs,
-                                                                      const std::vector<std::string>& names) {
+std::unordered_map<std::string, at::Tensor> record_torchscript_values(
+    const std::string& path, const std::vector<c10::IValue>& inputs,
+    const std::vector<std::string>& names) {
   torch::jit::Module m = load_for_running(path);
   // The module's own graph (a private load), not a copy: a copy renumbers the values that have
   // no name of their own, and the names must be the ones the loader saw.

@@ -21,8 +21,8 @@ c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10:
 // Runs the archive's forward on `inputs` and returns a copy of each tensor computed by a node of
 // its graph's top block whose debug name is in `names`, as it was right after that node (later
 // in-place writes do not show). Throws tt::Error like run_torchscript_file.
-std::unordered_map<std::string, at::Tensor> record_torchscript_values(const std::string& path,
-                                                                      const std::vector<c10::IValue>& inputs,
-                                                                      const std::vector<std::string>& names);
+std::unordered_map<std::string, at::Tensor> record_torchscript_values(
+    const std::string& path, const std::vector<c10::IValue>& inputs,
+    const std::vector<std::string>& names);
 
 }  // namespace tt

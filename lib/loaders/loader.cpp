@@ -27,8 +27,7 @@ std::string read_all(const std::string& path) {
                                         ") — check the path and its permissions");
   std::ostringstream os;
   os << in.rdbuf();
-  if (in.bad())
-    throw Error(ExitCode::BadInput, "read error — check the file and the disk");
+  if (in.bad()) throw Error(ExitCode::BadInput, "read error — check the file and the disk");
   return os.str();
 }
 
@@ -161,17 +160,21 @@ void check_torchscript_zip(const std::string& path) {
     // A torch.save'd state_dict pickles an OrderedDict (or dict) of tensors; a pickled module
     // refers to its class and torch.nn.
     bool is_dict = pkl.find("collections\nOrderedDict") != std::string::npos ||
-                   (pkl.size() > 2 && (pkl[2] == '}' || pkl.find("torch._utils\n_rebuild") != std::string::npos));
+                   (pkl.size() > 2 &&
+                    (pkl[2] == '}' || pkl.find("torch._utils\n_rebuild") != std::string::npos));
     bool is_module = pkl.find("torch.nn.modules") != std::string::npos ||
                      pkl.find("_modules") != std::string::npos;
     if (is_module)
       throw Error(ExitCode::BadInput,
                   std::string("this is a pickled nn.Module written by torch.save(model), not a "
-                              "TorchScript archive — ") + kSaveHint);
+                              "TorchScript archive — ") +
+                      kSaveHint);
     if (is_dict)
-      throw Error(ExitCode::BadInput,
-                  std::string("this is a state_dict (or other tensors) written by torch.save, not a "
-                              "TorchScript model: it has weights but no code — ") + kSaveHint);
+      throw Error(
+          ExitCode::BadInput,
+          std::string("this is a state_dict (or other tensors) written by torch.save, not a "
+                      "TorchScript model: it has weights but no code — ") +
+              kSaveHint);
     throw Error(ExitCode::BadInput,
                 std::string("this is a file written by torch.save, not a TorchScript archive — ") +
                     kSaveHint);
@@ -231,18 +234,20 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
   bool zip64 = false;
   if (!read_zip_directory(f, entries, zip64)) corrupt_zip();
   if (zip64)
-    throw Error(ExitCode::BadInput, "a ZIP64 archive (over 4 GiB or 65535 entries) is not supported");
+    throw Error(ExitCode::BadInput,
+                "a ZIP64 archive (over 4 GiB or 65535 entries) is not supported");
   ZipContents out;
   for (const auto& e : entries) {
     out.names.push_back(e.name);
     if (!want(e.name)) continue;
     if (e.method != 0)
-      throw Error(ExitCode::BadInput, "zip entry " + e.name + " is compressed (method " +
-                                          std::to_string(e.method) +
-                                          "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
+      throw Error(ExitCode::BadInput,
+                  "zip entry " + e.name + " is compressed (method " + std::to_string(e.method) +
+                      "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
     std::string b = e.compressed_size == 0 ? std::string() : zip_entry_bytes(f, e);
     if (b.size() != e.compressed_size)
-      throw Error(ExitCode::BadInput, "zip entry " + e.name + " is truncated or corrupt — re-save the file");
+      throw Error(ExitCode::BadInput,
+                  "zip entry " + e.name + " is truncated or corrupt — re-save the file");
     out.data[e.name] = std::move(b);
   }
   return out;
@@ -251,17 +256,16 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
 std::string detect_format(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT)
-      throw Error(ExitCode::BadInput, "no such file — check the path");
+    if (errno == ENOENT) throw Error(ExitCode::BadInput, "no such file — check the path");
     throw Error(ExitCode::BadInput, std::string("cannot access the file (") + std::strerror(errno) +
                                         ") — check the path and its permissions");
   }
   if (S_ISDIR(st.st_mode))
-    throw Error(ExitCode::BadInput, "is a directory, not a model file — pass the .pt/.onnx/.tir file inside it");
+    throw Error(ExitCode::BadInput,
+                "is a directory, not a model file — pass the .pt/.onnx/.tir file inside it");
   if (!S_ISREG(st.st_mode))
     throw Error(ExitCode::BadInput, "not a regular file — pass a model file (.pt, .onnx or .tir)");
-  if (st.st_size == 0)
-    throw Error(ExitCode::BadInput, "the file is empty — re-export the model");
+  if (st.st_size == 0) throw Error(ExitCode::BadInput, "the file is empty — re-export the model");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
@@ -286,14 +290,16 @@ Model load_model(const std::string& path) {
     if (head.size() == 2 && uint8_t(head[0]) == 0x80 && uint8_t(head[1]) <= 5)
       throw Error(ExitCode::BadInput,
                   std::string("this is a legacy (non-zip) torch.save pickle, not a TorchScript "
-                              "model — ") + kSaveHint);
+                              "model — ") +
+                      kSaveHint);
     throw Error(ExitCode::BadInput,
                 "not a model file (unrecognised content) — expected a TorchScript archive (.pt), "
                 "an ONNX file (.onnx) or .tir text");
   }
   // The report's sha256 is computed on the second core while the model loads (hashing a
   // 100 MB archive takes about as long as torch::jit::load itself).
-  std::future<std::string> sha = std::async(std::launch::async, [path] { return sha256_file(path); });
+  std::future<std::string> sha =
+      std::async(std::launch::async, [path] { return sha256_file(path); });
   if (m.source.format == "torchscript") {
     check_torchscript_zip(path);
     m.graph = load_torchscript(path, m.diags, &m.source_values);

@@ -41,20 +41,23 @@ std::string detect_format(const std::string& path);
 
 // The TorchScript loader (lib/loaders/torchscript/: load.cpp, the lifter and the leaf recipes).
 // Throws tt::Error; adds warnings to diags.
-std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
-                                        std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+std::unique_ptr<Graph> load_torchscript(
+    const std::string& path, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // Lifts an in-memory TorchScript module like load_torchscript lifts a loaded one (the torch.export
 // loader builds one). Throws tt::Error or LibTorch's exceptions.
-std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
-                                       std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+std::unique_ptr<Graph> lift_jit_module(
+    const torch::jit::Module& module, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // The torch.export loader (lib/loaders/export/): a .pt2 archive of torch 2.6's
 // torch.export.save, turned into the module torch.jit.trace would give and lifted with
 // lift_jit_module; source_values as for TorchScript. Throws tt::Error (BadInput for malformed
 // archives, Unsupported for ops and constructs without a mapping or another archive layout).
-std::unique_ptr<Graph> load_export(const std::string& path, Diagnostics& diags,
-                                   std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
+std::unique_ptr<Graph> load_export(
+    const std::string& path, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp): the
 // central directory is read once; `names` lists every entry, `data` holds the bytes of the entries

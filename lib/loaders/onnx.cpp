@@ -73,7 +73,8 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
   std::string bytes = read_file(path);
   ox::ModelProto model;
   if (!model.ParseFromString(bytes))
-    bad("not a valid ONNX file (the protobuf does not parse: truncated or corrupt) — re-export the model "
+    bad("not a valid ONNX file (the protobuf does not parse: truncated or corrupt) — re-export the "
+        "model "
         "with torch.onnx.export");
   if (!model.has_graph() || model.ir_version() <= 0 || model.graph().node_size() == 0)
     bad("the protobuf is not an ONNX ModelProto (no ir_version or no graph) — pass the .onnx model "
@@ -91,15 +92,18 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
     ox::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     diags.add({Severity::Note, "onnx-shape-inference",
-               std::string("ONNX shape inference failed (") + first_line(e.what()) + "); shapes come from the file only",
+               std::string("ONNX shape inference failed (") + first_line(e.what()) +
+                   "); shapes come from the file only",
                "", "", ""});
   }
   try {
     Importer imp(model, path, diags);
     auto g = imp.run();
     if (g->name().empty() || g->name() == "torch_jit" || g->name() == "main_graph") {
-      std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-      if (base.size() > 5 && base.compare(base.size() - 5, 5, ".onnx") == 0) base.resize(base.size() - 5);
+      std::string base =
+          path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+      if (base.size() > 5 && base.compare(base.size() - 5, 5, ".onnx") == 0)
+        base.resize(base.size() - 5);
       g->set_name(sanitize_name(base));
     }
     return g;
@@ -110,7 +114,8 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
     msg = msg.substr(0, msg.find('\n'));
     throw Error(ExitCode::BadInput, "the ONNX model is inconsistent (" + msg + ") — re-export it");
   } catch (const std::exception& e) {
-    throw Error(ExitCode::BadInput, std::string("the ONNX model could not be read (") + e.what() + ") — re-export it");
+    throw Error(ExitCode::BadInput,
+                std::string("the ONNX model could not be read (") + e.what() + ") — re-export it");
   }
 }
 

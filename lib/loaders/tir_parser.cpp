@@ -44,7 +44,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 const char* kValueHint =
     "attribute values are none, true, false, 3, 0.5, \"text\", [1,2], [0.5,1.0], [\"a\"], a dtype "
     "(f32), device(\"cpu\") or tensor<f32[2]>[1.0,2.0]";
-const char* kElemHint = "tensor values are a flat list of numbers, inf, nan, true or false: [1.0, -2.5]";
+const char* kElemHint =
+    "tensor values are a flat list of numbers, inf, nan, true or false: [1.0, -2.5]";
 const char* kListHint = "lists hold only ints [1,2], only floats [0.5,1.0] or only strings [\"a\"]";
 const char* kGraphHint = "a .tir text starts with graph @name(%x : Type, ...) {";
 const char* kBlockHint = "nested blocks are written block0(%arg : Type, ...) { ... return ... }";
@@ -155,7 +156,8 @@ class Parser {
   std::string string_lit() {
     skip_ws();
     size_t start = pos_;
-    if (here() != '"') fail(pos_, "expected a string, found " + found(pos_), "strings are written in double quotes");
+    if (here() != '"')
+      fail(pos_, "expected a string, found " + found(pos_), "strings are written in double quotes");
     ++pos_;
     std::string out;
     while (true) {
@@ -170,11 +172,21 @@ class Parser {
       if (pos_ >= src_.size()) fail(start, "unterminated string", "close the string with '\"'");
       char e = src_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
         case 'x': {
           auto hex = [](char h) -> int {
             if (h >= '0' && h <= '9') return h - '0';
@@ -184,7 +196,8 @@ class Parser {
           };
           int hi = pos_ < src_.size() ? hex(src_[pos_]) : -1;
           int lo = pos_ + 1 < src_.size() ? hex(src_[pos_ + 1]) : -1;
-          if (hi < 0 || lo < 0) fail(pos_ - 2, "bad \\x escape in string", "write \\x followed by two hex digits");
+          if (hi < 0 || lo < 0)
+            fail(pos_ - 2, "bad \\x escape in string", "write \\x followed by two hex digits");
           out += static_cast<char>(hi * 16 + lo);
           pos_ += 2;
           break;
@@ -229,7 +242,8 @@ class Parser {
     if (here() == '-' || here() == '+') text += src_[pos_++];
     if (is_ident_start(here())) {
       std::string w = read_while(is_ident_char);
-      if (w != "inf" && w != "nan") fail(start, "expected a number, found '" + text + w + "'", hint);
+      if (w != "inf" && w != "nan")
+        fail(start, "expected a number, found '" + text + w + "'", hint);
       return {Scalar::Float, text + w, false, start};
     }
     bool is_float = false;
@@ -243,7 +257,8 @@ class Parser {
       } else if (c == 'e' || c == 'E') {
         is_float = true;
         text += c;
-        if (pos_ + 1 < src_.size() && (src_[pos_ + 1] == '-' || src_[pos_ + 1] == '+')) text += src_[++pos_];
+        if (pos_ + 1 < src_.size() && (src_[pos_ + 1] == '-' || src_[pos_ + 1] == '+'))
+          text += src_[++pos_];
       } else {
         break;
       }
@@ -256,7 +271,9 @@ class Parser {
 
   int64_t to_int(const Scalar& s) {
     if (s.kind != Scalar::Int)
-      fail(s.pos, "expected an integer, found '" + (s.kind == Scalar::Bool ? std::string(s.b ? "true" : "false") : s.text) + "'",
+      fail(s.pos,
+           "expected an integer, found '" +
+               (s.kind == Scalar::Bool ? std::string(s.b ? "true" : "false") : s.text) + "'",
            "write a whole number without '.' or exponent");
     errno = 0;
     char* end = nullptr;
@@ -270,7 +287,8 @@ class Parser {
     if (s.kind == Scalar::Bool) fail(s.pos, "expected a number, found a bool", kValueHint);
     char* end = nullptr;
     double v = std::strtod(s.text.c_str(), &end);
-    if (*end != '\0') fail(s.pos, "malformed number '" + s.text + "'", "write numbers like 3, -0.5 or 1e-05");
+    if (*end != '\0')
+      fail(s.pos, "malformed number '" + s.text + "'", "write numbers like 3, -0.5 or 1e-05");
     return v;
   }
 
@@ -278,7 +296,8 @@ class Parser {
     if (s.kind == Scalar::Bool) fail(s.pos, "expected a number, found a bool", kValueHint);
     char* end = nullptr;
     float v = std::strtof(s.text.c_str(), &end);
-    if (*end != '\0') fail(s.pos, "malformed number '" + s.text + "'", "write numbers like 3, -0.5 or 1e-05");
+    if (*end != '\0')
+      fail(s.pos, "malformed number '" + s.text + "'", "write numbers like 3, -0.5 or 1e-05");
     return v;
   }
 
@@ -353,11 +372,11 @@ class Parser {
     // "bool" is the Python bool type unless a shape follows ("bool[2,3]" is a bool tensor).
     if (here() != '[') {
       static const std::pair<const char*, Type::Kind> kinds[] = {
-          {"Any", Type::Kind::Any},         {"int", Type::Kind::Int},
-          {"float", Type::Kind::Float},     {"bool", Type::Kind::Bool},
-          {"str", Type::Kind::Str},         {"None", Type::Kind::None},
-          {"Device", Type::Kind::Device},   {"ScalarType", Type::Kind::ScalarType},
-          {"Layout", Type::Kind::Layout},   {"MemoryFormat", Type::Kind::MemoryFormat},
+          {"Any", Type::Kind::Any},       {"int", Type::Kind::Int},
+          {"float", Type::Kind::Float},   {"bool", Type::Kind::Bool},
+          {"str", Type::Kind::Str},       {"None", Type::Kind::None},
+          {"Device", Type::Kind::Device}, {"ScalarType", Type::Kind::ScalarType},
+          {"Layout", Type::Kind::Layout}, {"MemoryFormat", Type::Kind::MemoryFormat},
       };
       if (w == "Tensor") return Type::tensor();
       for (const auto& k : kinds)
@@ -377,7 +396,9 @@ class Parser {
     int64_t numel = 1;
     for (int64_t d : *t.shape) numel *= d;
     if (static_cast<int64_t>(elems.size()) != numel)
-      fail(pos, t.str() + " needs " + std::to_string(numel) + " values, found " + std::to_string(elems.size()),
+      fail(pos,
+           t.str() + " needs " + std::to_string(numel) + " values, found " +
+               std::to_string(elems.size()),
            "write one value per element, row-major, in a flat list");
     const int64_t code = dtype_to_scalar_type(t.dtype);
     const auto st = static_cast<at::ScalarType>(code);
@@ -396,18 +417,33 @@ class Parser {
     } else if (t.dtype == DType::Bool) {
       std::vector<uint8_t> v;
       for (const Scalar& s : elems) {
-        if (s.kind != Scalar::Bool) fail(s.pos, "expected true or false in a bool tensor, found '" + s.text + "'", "bool tensors hold true/false");
+        if (s.kind != Scalar::Bool)
+          fail(s.pos, "expected true or false in a bool tensor, found '" + s.text + "'",
+               "bool tensors hold true/false");
         v.push_back(s.b ? 1 : 0);
       }
       out = at::from_blob(v.data(), {numel}, at::kByte).clone();
     } else {
       int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
       switch (t.dtype) {
-        case DType::I32: lo = INT32_MIN; hi = INT32_MAX; break;
-        case DType::I16: lo = INT16_MIN; hi = INT16_MAX; break;
-        case DType::I8: lo = INT8_MIN; hi = INT8_MAX; break;
-        case DType::U8: lo = 0; hi = 255; break;
-        default: break;
+        case DType::I32:
+          lo = INT32_MIN;
+          hi = INT32_MAX;
+          break;
+        case DType::I16:
+          lo = INT16_MIN;
+          hi = INT16_MAX;
+          break;
+        case DType::I8:
+          lo = INT8_MIN;
+          hi = INT8_MAX;
+          break;
+        case DType::U8:
+          lo = 0;
+          hi = 255;
+          break;
+        default:
+          break;
       }
       std::vector<int64_t> v;
       for (const Scalar& s : elems) {
@@ -533,7 +569,8 @@ class Parser {
 
   void check_new_name(const std::string& name, size_t pos) {
     if (g_->find_value(name))
-      fail(pos, "redefinition of %" + name, "value names are unique within a graph; rename one of them");
+      fail(pos, "redefinition of %" + name,
+           "value names are unique within a graph; rename one of them");
   }
 
   Value* checked_name(Value* v, const std::string& name, size_t pos) {
@@ -570,7 +607,8 @@ class Parser {
     while (true) {
       skip_ws();
       if (pos_ >= src_.size())
-        fail(pos_, "unexpected end of input inside a block", "end every block with 'return ...' and '}'");
+        fail(pos_, "unexpected end of input inside a block",
+             "end every block with 'return ...' and '}'");
       if (peek_ident("return")) {
         pos_ += 6;
         if (peek() == '%') {
@@ -617,8 +655,10 @@ class Parser {
         do {
           size_t p = (skip_ws(), pos_);
           std::string key = ident();
-          if (key.empty()) fail(p, "expected an attribute name, found " + found(p), "write name=value");
-          if (attrs.has(key)) fail(p, "duplicate attribute '" + key + "'", "give each attribute once");
+          if (key.empty())
+            fail(p, "expected an attribute name, found " + found(p), "write name=value");
+          if (attrs.has(key))
+            fail(p, "duplicate attribute '" + key + "'", "give each attribute once");
           expect('=', "after attribute '" + key + "'", "write name=value");
           attrs.set(key, attr_value());
         } while (eat(','));
@@ -655,7 +695,8 @@ class Parser {
         // Keys may be dotted: nn.MultiheadAttention owns "out_proj.weight".
         std::string key = read_while(tir_is_name_char);
         if (key.empty()) fail(p, "expected a weight key after '@'", "write @weight=layer.weight");
-        if (!n->weight(key).empty()) fail(p, "duplicate weight ref @" + key, "give each weight key once");
+        if (!n->weight(key).empty())
+          fail(p, "duplicate weight ref @" + key, "give each weight key once");
         expect('=', "after @" + key, "write @weight=layer.weight");
         n->set_weight(key, name_or_string("a weight name"));
       } else if (c == '#') {
@@ -676,7 +717,8 @@ class Parser {
           once(seen_loc);
           n->set_loc(string_lit());
         } else {
-          fail(p, "unknown metadata '#" + key + "'", "node metadata is #module=, #scope= and #loc=\"...\"");
+          fail(p, "unknown metadata '#" + key + "'",
+               "node metadata is #module=, #scope= and #loc=\"...\"");
         }
       } else {
         break;
@@ -691,8 +733,11 @@ class Parser {
         std::string kw = ident();
         std::string want = "block" + std::to_string(index);
         if (kw != want)
-          fail(p, "expected '" + want + "' in the blocks of " + op + ", found " + (kw.empty() ? found(p) : "'" + kw + "'"),
-               "nested blocks are written block0(...) { ... } block1(...) { ... } and closed with '}'");
+          fail(p,
+               "expected '" + want + "' in the blocks of " + op + ", found " +
+                   (kw.empty() ? found(p) : "'" + kw + "'"),
+               "nested blocks are written block0(...) { ... } block1(...) { ... } and closed with "
+               "'}'");
         Block* nb = n->add_block();
         scopes_.emplace_back();
         expect('(', "after " + want, kBlockHint);
@@ -732,17 +777,21 @@ class Parser {
     expect('{', "after weights", "write weights { name : f32[2] param ... }");
     while (!eat('}')) {
       size_t np = (skip_ws(), pos_);
-      if (np >= src_.size()) fail(np, "unexpected end of input in the weights section", "close it with '}'");
+      if (np >= src_.size())
+        fail(np, "unexpected end of input in the weights section", "close it with '}'");
       std::string name = name_or_string("a weight name");
-      if (g_->weights().has(name)) fail(np, "duplicate weight '" + name + "'", "declare each weight once");
+      if (g_->weights().has(name))
+        fail(np, "duplicate weight '" + name + "'", "declare each weight once");
       expect(':', "after the weight name", "write name : f32[2,3] param");
       size_t tp = (skip_ws(), pos_);
       Type t = type();
-      if (!t.is_tensor()) fail(tp, "weight type must be a tensor type, found " + t.str(), "write e.g. f32[64,3,7,7]");
+      if (!t.is_tensor())
+        fail(tp, "weight type must be a tensor type, found " + t.str(), "write e.g. f32[64,3,7,7]");
       size_t kp = (skip_ws(), pos_);
       std::string kind = ident();
       if (kind != "param" && kind != "buffer")
-        fail(kp, "expected 'param' or 'buffer', found " + (kind.empty() ? found(kp) : "'" + kind + "'"),
+        fail(kp,
+             "expected 'param' or 'buffer', found " + (kind.empty() ? found(kp) : "'" + kind + "'"),
              "write name : f32[2,3] param (or buffer)");
       Weight w;
       w.is_param = kind == "param";
@@ -759,7 +808,8 @@ class Parser {
           expect('=', "after seed", "write random(seed=N)");
           Scalar s = number("write random(seed=N)");
           int64_t seed = to_int(s);
-          if (seed < 0) fail(s.pos, "seed must not be negative", "write random(seed=N) with N >= 0");
+          if (seed < 0)
+            fail(s.pos, "seed must not be negative", "write random(seed=N) with N >= 0");
           expect(')', "to close random(...)", "write random(seed=N)");
           require_complete(t, tp, "random()");
           w.tensor = random_tensor(t, static_cast<uint64_t>(seed), vp);
@@ -771,12 +821,14 @@ class Parser {
           w.tensor = external_tensor(name, t, file, vp);
         } else {
           fail(vp, "expected a weight value, found " + found(vp),
-               "write [values...], random(seed=N) or external(\"file.pth\"), or leave the value out for zeros");
+               "write [values...], random(seed=N) or external(\"file.pth\"), or leave the value "
+               "out for zeros");
         }
       } else if (t.is_complete()) {
         const auto st = static_cast<at::ScalarType>(dtype_to_scalar_type(t.dtype));
         if (at::isQIntType(st))
-          fail(tp, std::string("cannot create a ") + dtype_name(t.dtype) + " weight from a declaration",
+          fail(tp,
+               std::string("cannot create a ") + dtype_name(t.dtype) + " weight from a declaration",
                "quantized weights can only come from external(\"file.pth\")");
         w.tensor = at::zeros(*t.shape, at::TensorOptions().dtype(st));
       }
@@ -804,7 +856,8 @@ class Parser {
     return at::randint(0, high, *t.shape, gen, at::TensorOptions().dtype(at::kLong)).to(st);
   }
 
-  at::Tensor external_tensor(const std::string& name, const Type& t, const std::string& file, size_t pos) {
+  at::Tensor external_tensor(const std::string& name, const Type& t, const std::string& file,
+                             size_t pos) {
     namespace fs = std::filesystem;
     fs::path path(file);
     if (path.is_relative() && file_ != "<input>") path = fs::path(file_).parent_path() / path;
@@ -828,7 +881,8 @@ class Parser {
     auto f = it->second.find(name);
     if (f == it->second.end())
       fail(pos, "weight '" + name + "' is not in " + key,
-           "the file holds " + std::to_string(it->second.size()) + " tensors; check the weight name");
+           "the file holds " + std::to_string(it->second.size()) +
+               " tensors; check the weight name");
     const at::Tensor& x = f->second;
     Type got = tir_tensor_type(x);
     bool ok = t.dtype == DType::Unknown || t.dtype == got.dtype;
@@ -838,7 +892,8 @@ class Parser {
         ok = (*t.shape)[i] < 0 || (*t.shape)[i] == (*got.shape)[i];
     }
     if (!ok)
-      fail(pos, "weight '" + name + "' is " + got.str() + " in " + key + ", but declared " + t.str(),
+      fail(pos,
+           "weight '" + name + "' is " + got.str() + " in " + key + ", but declared " + t.str(),
            "fix the declared type or the file");
     return x;
   }

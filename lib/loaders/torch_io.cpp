@@ -23,8 +23,9 @@ void save_tensor_dict(const std::string& path,
   const std::string& shown = shown_as.empty() ? path : shown_as;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    throw Error(ExitCode::Usage,
-                "cannot open " + shown + " for writing — check that the directory exists and is writable");
+    throw Error(
+        ExitCode::Usage,
+        "cannot open " + shown + " for writing — check that the directory exists and is writable");
   }
   // What torch::pickle_save does, but the archive goes straight to the file: pickle_save builds
   // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
@@ -55,7 +56,8 @@ void save_tensor_dict(const std::string& path,
       out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
       return n;
     });
-    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
+    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
+                                       writer);
     writer.writeEndOfFile();
   } catch (const std::exception& e) {
     std::string what = e.what();
@@ -64,7 +66,8 @@ void save_tensor_dict(const std::string& path,
   }
   out.close();
   if (!out) {
-    throw Error(ExitCode::Usage, "cannot write " + shown + " — check free disk space and permissions");
+    throw Error(ExitCode::Usage,
+                "cannot write " + shown + " — check free disk space and permissions");
   }
 }
 
@@ -117,8 +120,9 @@ std::vector<c10::IValue> load_input_values(const std::string& path) {
   if (value.isTensor()) return {value};
   if (value.isTuple()) return value.toTupleRef().elements().vec();
   if (value.isList()) return value.toListRef().vec();
-  throw Error(ExitCode::BadInput, "inputs file " + path + " holds a " + value.tagKind() +
-                                      ", not a tuple of inputs — save it with torch.save((x, ...), path)");
+  throw Error(ExitCode::BadInput,
+              "inputs file " + path + " holds a " + value.tagKind() +
+                  ", not a tuple of inputs — save it with torch.save((x, ...), path)");
 }
 
 }  // namespace tt

@@ -29,8 +29,9 @@ namespace {
 // Module::define's default resolver knows only `torch`; the generated source also uses the
 // special form `annotate` (as the TorchScript importer does).
 struct SourceResolver : torch::jit::NativeResolver {
-  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& m,
-                                                         const torch::jit::SourceRange& loc) override {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(
+      const std::string& name, torch::jit::GraphFunction& m,
+      const torch::jit::SourceRange& loc) override {
     if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
     return NativeResolver::resolveValue(name, m, loc);
   }
@@ -79,7 +80,8 @@ void save_torchscript_module(const Graph& g, const std::string& src,
     std::vector<std::string> comps;
     for (size_t start = 0;;) {
       size_t dot = name.find('.', start);
-      comps.push_back(name.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      comps.push_back(
+          name.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
@@ -101,7 +103,8 @@ void save_torchscript_module(const Graph& g, const std::string& src,
     std::string base = "__torch__.tinytrace";
     torch::jit::Module m = build_module(root, base + "." + class_atom(class_name), cu, "");
     for (const auto& [name, t] : constants)
-      m.register_attribute(name, c10::TensorType::get(), t.detach(), /*is_param=*/false, /*is_buffer=*/false);
+      m.register_attribute(name, c10::TensorType::get(), t.detach(), /*is_param=*/false,
+                           /*is_buffer=*/false);
     try {
       m.define(src, std::make_shared<SourceResolver>());
     } catch (const std::exception& e) {
@@ -120,7 +123,8 @@ void save_torchscript_module(const Graph& g, const std::string& src,
   } catch (const std::exception& e) {
     std::string msg = e.what();
     throw Error(ExitCode::Internal, "--emit torchscript: cannot build or save " + path + ": " +
-                                        msg.substr(0, msg.find('\n')) + " — report it as a tinytrace bug");
+                                        msg.substr(0, msg.find('\n')) +
+                                        " — report it as a tinytrace bug");
   }
 }
 

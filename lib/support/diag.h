@@ -16,11 +16,11 @@ namespace tt {
 
 enum class ExitCode : int {
   Ok = 0,
-  Internal = 1,     // a bug in tinytrace
-  Usage = 2,        // bad command line
-  BadInput = 3,     // the input cannot be read or is not a model
-  Unsupported = 4,  // the model uses something tinytrace cannot convert
-  VerifyFailed = 5, // --verify found outputs beyond tolerance
+  Internal = 1,      // a bug in tinytrace
+  Usage = 2,         // bad command line
+  BadInput = 3,      // the input cannot be read or is not a model
+  Unsupported = 4,   // the model uses something tinytrace cannot convert
+  VerifyFailed = 5,  // --verify found outputs beyond tolerance
 };
 
 class Error : public std::runtime_error {
@@ -66,7 +66,7 @@ class Diagnostics {
 
 }  // namespace tt
 
-#define TT_ASSERT(cond, ...)                                                              \
-  do {                                                                                    \
+#define TT_ASSERT(cond, ...)                                                             \
+  do {                                                                                   \
     if (!(cond)) ::tt::assert_fail(#cond, __FILE__, __LINE__, std::string(__VA_ARGS__)); \
   } while (0)

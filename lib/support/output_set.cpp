@@ -63,7 +63,8 @@ void untrack(char** table, const std::string& path) {
 }  // namespace
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
@@ -91,7 +92,8 @@ OutputSet::OutputSet(std::string dir) : dir_(dir.empty() ? "." : std::move(dir))
     track(g_dirs, path);
   }
   if (::access(dir_.c_str(), W_OK) != 0)
-    throw Error(ExitCode::Usage, "output directory '" + dir_ + "' is not writable — choose another -o");
+    throw Error(ExitCode::Usage,
+                "output directory '" + dir_ + "' is not writable — choose another -o");
 }
 
 OutputSet::~OutputSet() {
@@ -128,8 +130,8 @@ std::vector<std::string> OutputSet::commit() {
   std::vector<std::string> done;
   for (const auto& s : staged_) {
     if (std::rename(s.first.c_str(), s.second.c_str()) != 0)
-      throw Error(ExitCode::Usage, "cannot rename into '" + s.second + "' (" + std::strerror(errno) +
-                                       ") — check permissions");
+      throw Error(ExitCode::Usage, "cannot rename into '" + s.second + "' (" +
+                                       std::strerror(errno) + ") — check permissions");
     done.push_back(s.second);
   }
   committed_ = true;

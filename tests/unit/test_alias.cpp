@@ -17,15 +17,15 @@ const Node* node_of(const Graph& g, const char* value) { return g.find_value(val
 TEST_CASE("alias: views, containers and identity-like ops may return an input's memory") {
   CHECK(aten_may_return_alias("aten::slice.Tensor"));
   CHECK(aten_may_return_alias("aten::view"));
-  CHECK(aten_may_return_alias("aten::chunk"));        // Tensor(a)[]
-  CHECK(aten_may_return_alias("aten::contiguous"));   // self when already contiguous
-  CHECK(aten_may_return_alias("aten::dropout"));      // input itself in eval, whatever the schema says
+  CHECK(aten_may_return_alias("aten::chunk"));       // Tensor(a)[]
+  CHECK(aten_may_return_alias("aten::contiguous"));  // self when already contiguous
+  CHECK(aten_may_return_alias("aten::dropout"));  // input itself in eval, whatever the schema says
   CHECK(aten_may_return_alias("aten::type_as"));
-  CHECK(aten_may_return_alias("aten::relu_"));        // returns self
+  CHECK(aten_may_return_alias("aten::relu_"));  // returns self
   CHECK_FALSE(aten_may_return_alias("aten::relu"));
   CHECK_FALSE(aten_may_return_alias("aten::add.Tensor"));
   CHECK_FALSE(aten_may_return_alias("aten::clone"));
-  CHECK(aten_may_return_alias("aten::no_such_op"));    // unknown: the worst is assumed
+  CHECK(aten_may_return_alias("aten::no_such_op"));  // unknown: the worst is assumed
 }
 
 TEST_CASE("alias: aliased inputs follow the schema, not every argument") {

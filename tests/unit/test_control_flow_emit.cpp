@@ -111,34 +111,48 @@ std::string python_check_script(const fs::path& dir, const std::string& stem, si
   std::ostringstream s;
   s << "import importlib.util, os, sys\n"
        "import torch\n"
-       "d = r'" << dir.string() << "'\n"
-       "spec = importlib.util.spec_from_file_location('" << stem << "', os.path.join(d, '" << stem << ".py'))\n"
+       "d = r'"
+    << dir.string()
+    << "'\n"
+       "spec = importlib.util.spec_from_file_location('"
+    << stem << "', os.path.join(d, '" << stem
+    << ".py'))\n"
        "mod = importlib.util.module_from_spec(spec)\n"
        "spec.loader.exec_module(mod)\n"
        "model = mod.M()\n"
-       "model.load_state_dict(torch.load(os.path.join(d, '" << stem << ".pth')), strict=True)\n"
+       "model.load_state_dict(torch.load(os.path.join(d, '"
+    << stem
+    << ".pth')), strict=True)\n"
        "model.eval()\n"
        "data = torch.load(os.path.join(d, 'cases.pth'))\n"
        "def flat(v):\n"
        "    if isinstance(v, (tuple, list)):\n"
        "        return [t for e in v for t in flat(e)]\n"
        "    return [v]\n"
-       "scripted = torch.jit.script(model)  # the generated code is TorchScript's Python subset too\n"
+       "scripted = torch.jit.script(model)  # the generated code is TorchScript's Python subset "
+       "too\n"
        "bad = 0\n"
-       "for c in range(" << num_cases << "):\n"
-       "    args = [data[f'c{c}.in{i}'] for i in range(" << num_inputs << ")]\n"
+       "for c in range("
+    << num_cases
+    << "):\n"
+       "    args = [data[f'c{c}.in{i}'] for i in range("
+    << num_inputs
+    << ")]\n"
        "    with torch.no_grad():\n"
        "        got = flat(model(*args))\n"
        "        again = flat(scripted(*args))\n"
        "    if any(not torch.equal(a, b) for a, b in zip(got, again)):\n"
-       "        print(f'case {c}: torch.jit.script of the module computes something else'); bad += 1\n"
-       "    want = [data[k] for k in sorted((k for k in data if k.startswith(f'c{c}.out')), key=lambda k: int(k.split('out')[1]))]\n"
+       "        print(f'case {c}: torch.jit.script of the module computes something else'); bad += "
+       "1\n"
+       "    want = [data[k] for k in sorted((k for k in data if k.startswith(f'c{c}.out')), "
+       "key=lambda k: int(k.split('out')[1]))]\n"
        "    if len(got) != len(want):\n"
        "        print(f'case {c}: {len(got)} outputs, expected {len(want)}'); bad += 1; continue\n"
        "    for j, (g, w) in enumerate(zip(got, want)):\n"
        "        rel = (g - w).abs().max().item() / max(w.abs().max().item(), 1e-12)\n"
        "        if g.shape != w.shape or rel > 1e-4:\n"
-       "            print(f'case {c} output {j}: rel {rel} shape {tuple(g.shape)} vs {tuple(w.shape)}'); bad += 1\n"
+       "            print(f'case {c} output {j}: rel {rel} shape {tuple(g.shape)} vs "
+       "{tuple(w.shape)}'); bad += 1\n"
        "sys.exit(1 if bad else 0)\n";
   return s.str();
 }
@@ -159,7 +173,8 @@ struct TempDir {
 // Emits Python and TorchScript for testdata/emitters/control_flow/<stem>.tir and checks both
 // against the interpreter on every case; returns the Python source for text checks.
 std::string check_graph(const std::string& stem, const std::vector<Case>& cases) {
-  fs::path tir = fs::path(TT_SOURCE_DIR) / "testdata" / "emitters" / "control_flow" / (stem + ".tir");
+  fs::path tir =
+      fs::path(TT_SOURCE_DIR) / "testdata" / "emitters" / "control_flow" / (stem + ".tir");
   auto g = parse_tir(slurp(tir), tir.string());
   TempDir dir;
 
@@ -216,7 +231,8 @@ std::string check_graph(const std::string& stem, const std::vector<Case>& cases)
   save_tensor_dict((dir.path / (stem + ".pth")).string(), weights);
   save_tensor_dict((dir.path / "cases.pth").string(), data);
   std::string out;
-  int rc = run_cmd(std::string(kPython) + " -m pyflakes " + (dir.path / (stem + ".py")).string(), out);
+  int rc =
+      run_cmd(std::string(kPython) + " -m pyflakes " + (dir.path / (stem + ".py")).string(), out);
   INFO("pyflakes: " << out);
   CHECK(rc == 0);
   CHECK(out.empty());
@@ -230,7 +246,9 @@ std::string check_graph(const std::string& stem, const std::vector<Case>& cases)
   return py;
 }
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
 
 }  // namespace
 
@@ -251,7 +269,8 @@ TEST_CASE("control flow emit: loop over the first dimension calling the cell") {
 }
 
 TEST_CASE("control flow emit: while loop with a data-dependent condition") {
-  std::string py = check_graph("while_grow", {{rn({4}, 9, 0.1)}, {rn({4}, 10, 1.0, 5.0)}, {rn({4}, 11, 0.01)}});
+  std::string py =
+      check_graph("while_grow", {{rn({4}, 9, 0.1)}, {rn({4}, 10, 1.0, 5.0)}, {rn({4}, 11, 0.01)}});
   CHECK(has(py, "while "));
   CHECK(has(py, "i += 1"));
 }
@@ -265,14 +284,17 @@ TEST_CASE("control flow emit: trip count and condition, swapped carried values")
 }
 
 TEST_CASE("control flow emit: if / elif / else and swapped branch results") {
-  std::string py = check_graph("if_chain", {{rn({3}, 15, 0.1, 1.0)}, {rn({3}, 16, 0.1, -1.0)}, {rn({3}, 17, 0.1)}});
+  std::string py = check_graph(
+      "if_chain", {{rn({3}, 15, 0.1, 1.0)}, {rn({3}, 16, 0.1, -1.0)}, {rn({3}, 17, 0.1)}});
   CHECK(has(py, "elif "));
 }
 
 TEST_CASE("control flow emit: a constant branch is resolved, verified and reported") {
   TempDir dir;
   ConvertOptions o;
-  o.model_path = (fs::path(TT_SOURCE_DIR) / "testdata" / "emitters" / "control_flow" / "constant_branch.tir").string();
+  o.model_path =
+      (fs::path(TT_SOURCE_DIR) / "testdata" / "emitters" / "control_flow" / "constant_branch.tir")
+          .string();
   o.out_dir = dir.path.string();
   o.passes.passes = "fold-constants,dce";
   o.input_shapes = {InputSpec{{2, 3}, DType::F32}};
@@ -288,7 +310,8 @@ TEST_CASE("control flow emit: a constant branch is resolved, verified and report
   bool found = false;
   for (const auto& p : report.at("pipeline"))
     if (p.at("name") == "fold-constants")
-      for (const auto& r : p.value("log", nlohmann::json::array())) found |= r.at("rule") == "constant-branch";
+      for (const auto& r : p.value("log", nlohmann::json::array()))
+        found |= r.at("rule") == "constant-branch";
   CHECK(found);
 }
 

@@ -75,7 +75,8 @@ TEST_CASE("import passes: registered apart from all_passes, one file each, liste
     for (char& ch : file)
       if (ch == '-') ch = '_';
     std::ifstream in(std::string(TT_SOURCE_DIR) + "/passes/" + file + ".cpp");
-    CHECK_MESSAGE(in.good(), "import pass '" << p.name << "' has no file passes/" << file << ".cpp");
+    CHECK_MESSAGE(in.good(),
+                  "import pass '" << p.name << "' has no file passes/" << file << ".cpp");
     CHECK(std::string(p.summary).size() > 10);
     CHECK(find_pass(p.name) == &p);
     for (const auto& q : all_passes()) CHECK(std::string(q.name) != p.name);

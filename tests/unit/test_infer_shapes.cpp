@@ -92,7 +92,8 @@ TEST_CASE("infer-shapes: without complete input types nothing changes") {
 TEST_CASE("infer-shapes: a failing op stops inference with a warning, earlier values keep shapes") {
   std::string t = model_text();
   // fc's weight does not fit the flattened input: the real run fails too.
-  t.replace(t.find("fc.weight : f32[5,1728]"), std::string("fc.weight : f32[5,1728]").size(), "fc.weight : f32[5,7]");
+  t.replace(t.find("fc.weight : f32[5,1728]"), std::string("fc.weight : f32[5,1728]").size(),
+            "fc.weight : f32[5,7]");
   auto g = tt::parse_tir(t);
   tt::Diagnostics diags;
   tt::PassContext ctx(diags);

@@ -62,16 +62,16 @@ std::vector<at::Tensor> reference(const tt::Graph& g, const at::Tensor& x) {
   at::Tensor h0 = at::zeros({2, x.size(1), 3});
   auto [y, h, c] = at::lstm(x, {h0, h0}, params, true, 1, 0.0, false, true, false);
   at::Tensor q = y.transpose(0, 1);
-  auto [o, attn] = at::_native_multi_head_attention(q, q, q, 6, 2, w("attn.in_proj_weight"),
-                                                    w("attn.in_proj_bias"), w("attn.out_proj.weight"),
-                                                    w("attn.out_proj.bias"), c10::nullopt, true, true,
-                                                    c10::nullopt);
+  auto [o, attn] = at::_native_multi_head_attention(
+      q, q, q, 6, 2, w("attn.in_proj_weight"), w("attn.in_proj_bias"), w("attn.out_proj.weight"),
+      w("attn.out_proj.bias"), c10::nullopt, true, true, c10::nullopt);
   return {o.transpose(0, 1), attn, h, c};
 }
 
 }  // namespace
 
-TEST_CASE("module lowering: batched and unbatched RNN/attention inputs, interpreter and TorchScript") {
+TEST_CASE(
+    "module lowering: batched and unbatched RNN/attention inputs, interpreter and TorchScript") {
   auto g = tt::parse_tir(kSeqModel);
   for (tt::Node* n : g->all_nodes()) {
     if (n->module().empty()) continue;
@@ -79,13 +79,15 @@ TEST_CASE("module lowering: batched and unbatched RNN/attention inputs, interpre
     auto lowered = tt::lower_module(*n, why);
     REQUIRE_MESSAGE(lowered != nullptr, why);
     // Its weight reads name the parent graph's weights (Note [Module lowering]).
-    for (const std::string& name : g->weights().names()) lowered->weights().set(name, g->weights().at(name));
+    for (const std::string& name : g->weights().names())
+      lowered->weights().set(name, g->weights().at(name));
     std::vector<std::string> problems = tt::verify_graph(*lowered);
     std::string first = problems.empty() ? std::string() : problems[0];
     CHECK_MESSAGE(problems.empty(), first);
   }
   std::string path = (std::filesystem::temp_directory_path() /
-                      ("tt_lowering_seq_" + std::to_string(::getpid()) + ".pt")).string();
+                      ("tt_lowering_seq_" + std::to_string(::getpid()) + ".pt"))
+                         .string();
   tt::save_torchscript(*g, path, "Seq");
 
   at::manual_seed(0);

@@ -24,7 +24,8 @@ TEST_CASE("op table: names are unique and every row is found by its name") {
 TEST_CASE("op table: every ATen overload of a function or method row is found again") {
   for (const OpInfo& op : all_ops()) {
     if (op.kind != OpKind::Function && op.kind != OpKind::Method) continue;
-    if (op.facts & kInputsNotAtenOrder) continue;  // not reachable by ATen name (Note [Op table rows])
+    if (op.facts & kInputsNotAtenOrder)
+      continue;  // not reachable by ATen name (Note [Op table rows])
     for (const std::string& a : op.aten) {
       CAPTURE(op.name);
       CAPTURE(a);
@@ -43,7 +44,8 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
     if (op.facts & kReturnsInput) CHECK(op.kind == OpKind::Module);
     if (op.facts & kInplaceKeyword) CHECK(op.kind == OpKind::Module);
     if (op.facts & kKeepsInputShape) CHECK(op.kind != OpKind::Prim);
-    if (op.facts & kMayAliasInput) CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
+    if (op.facts & kMayAliasInput)
+      CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
     if (op.facts & kSharesInputItems) CHECK(op.kind == OpKind::Function);
     if (op.facts & kInputsNotAtenOrder) CHECK(op.kind == OpKind::Function);
   }
@@ -76,7 +78,7 @@ TEST_CASE("op table: every functional form names a function row and a module wit
 TEST_CASE("op table: the module rows the interpreter cannot run are exactly the known gaps") {
   // Lifted and written as modules, but --verify, constant folding and --emit torchscript refuse
   // them (exit 4). Adding a lowering (lib/ir/module_lowering.cpp) removes a name from this list.
-  const std::set<std::string> gaps = {"nn.AlphaDropout", "nn.Dropout1d", "nn.Dropout3d",
+  const std::set<std::string> gaps = {"nn.AlphaDropout",        "nn.Dropout1d",  "nn.Dropout3d",
                                       "nn.FeatureAlphaDropout", "nn.LogSoftmax", "nn.Unflatten"};
   std::set<std::string> missing;
   for (const OpInfo& op : all_ops())
@@ -94,7 +96,7 @@ TEST_CASE("op table: ATen facts by name") {
   CHECK_FALSE(aten_has("relu", kRandom));
   CHECK_FALSE(aten_has("add_", kMutatesByName));  // in-place by its name, not listed
   CHECK_FALSE(aten_has("aten::randn", kRandom));  // names come without namespace
-  CHECK(aten_base_has("aten::randn", kRandom));    // ... unless asked by qualified base
+  CHECK(aten_base_has("aten::randn", kRandom));   // ... unless asked by qualified base
   CHECK_FALSE(aten_base_has("prim::randn", kRandom));
 }
 

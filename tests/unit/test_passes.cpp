@@ -81,7 +81,8 @@ void check_fold(const ConvSpec& s) {
   conv->attrs().set("bias", s.bias);
   conv->set_weight("weight", "layer.conv.weight");
   if (s.bias) conv->set_weight("bias", "layer.conv.bias");
-  std::string bn_op = s.dims == 0 ? "nn.BatchNorm1d" : "nn.BatchNorm" + std::to_string(s.dims) + "d";
+  std::string bn_op =
+      s.dims == 0 ? "nn.BatchNorm1d" : "nn.BatchNorm" + std::to_string(s.dims) + "d";
   Node* bn = g.insert(bn_op, {conv->output()}, 1, nullptr);
   bn->set_module("layer.bn");
   bn->attrs().set("num_features", s.out);
@@ -211,7 +212,8 @@ TEST_CASE("dispatch: call_aten picks the overload whose schema fits") {
   CHECK(call_aten("aten::remainder.int", {int64_t(-7), int64_t(2)})->at(0).toInt() == 1);
   CHECK(call_aten("aten::div.int", {int64_t(7), int64_t(2)})->at(0).toDouble() == 3.5);
   CHECK(call_aten("int", {at::tensor(5)})->at(0).toInt() == 5);
-  CHECK(call_aten("Tensor.size", {at::zeros({2, 3})})->at(0).toIntVector() == std::vector<int64_t>{2, 3});
+  CHECK(call_aten("Tensor.size", {at::zeros({2, 3})})->at(0).toIntVector() ==
+        std::vector<int64_t>{2, 3});
   CHECK(call_aten("Tensor.size", {at::zeros({2, 3}), int64_t(1)})->at(0).toInt() == 3);
   CHECK_THROWS(call_aten("aten::floordiv.int", {int64_t(1), int64_t(0)}));
 

@@ -41,16 +41,18 @@ TEST_CASE("pipeline: parsing and canonical text") {
   CHECK(parse_pipeline("  ").empty());
   CHECK(parse_pipeline("cse,dce").str() == "cse,dce");
   CHECK(parse_pipeline(" cse , dce ").str() == "cse,dce");
-  CHECK(parse_pipeline("fold-constants{max-numel=16},dce").str() == "fold-constants{max-numel=16},dce");
+  CHECK(parse_pipeline("fold-constants{max-numel=16},dce").str() ==
+        "fold-constants{max-numel=16},dce");
   auto p = parse_pipeline("fixpoint(cse,fixpoint{max-iterations=3}(dce)),fuse");
   CHECK(p.str() ==
-        "fixpoint(cse,fixpoint{max-iterations=3}(dce)),eliminate-noops,fold-constants,fold-batchnorm,dce");
+        "fixpoint(cse,fixpoint{max-iterations=3}(dce)),eliminate-noops,fold-constants,fold-"
+        "batchnorm,dce");
   REQUIRE(p.steps.size() == 5);
   CHECK(p.steps[0].kind == PipelineStep::Kind::Fixpoint);
   CHECK(p.steps[0].max_iterations == 10);
   CHECK(p.steps[0].children[1].max_iterations == 3);
-  CHECK(p.pass_names() == std::vector<std::string>{"cse", "dce", "eliminate-noops", "fold-constants",
-                                                   "fold-batchnorm"});
+  CHECK(p.pass_names() == std::vector<std::string>{"cse", "dce", "eliminate-noops",
+                                                   "fold-constants", "fold-batchnorm"});
 }
 
 TEST_CASE("pipeline: errors name the column and the closest pass") {
@@ -70,8 +72,10 @@ TEST_CASE("pipeline: errors name the column and the closest pass") {
   CHECK(usage_error("fixpoint()").find("empty fixpoint()") != std::string::npos);
   CHECK(usage_error("fixpoint cse").find("expected '(' after fixpoint") != std::string::npos);
   CHECK(usage_error("cse{a=1,a=2}").find("option 'a' given twice") != std::string::npos);
-  CHECK(usage_error("cse{a}").find("expected '=' after option 'a' at column 6") != std::string::npos);
-  CHECK(usage_error("fixpoint{max-iterations=0}(cse)").find("not a positive integer") != std::string::npos);
+  CHECK(usage_error("cse{a}").find("expected '=' after option 'a' at column 6") !=
+        std::string::npos);
+  CHECK(usage_error("fixpoint{max-iterations=0}(cse)").find("not a positive integer") !=
+        std::string::npos);
   CHECK(usage_error("fuse{x=1}").find("not to the pipeline 'fuse'") != std::string::npos);
   CHECK(usage_error("cse dce").find("unexpected 'd' at column 5") != std::string::npos);
   CHECK(edit_distance("kitten", "sitting") == 3);
@@ -109,7 +113,8 @@ TEST_CASE("pass manager: stats per pass run, rewrites, options") {
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::Usage);
-    CHECK(std::string(e.what()).find("pass 'dce' has no option 'depth' (column 1)") != std::string::npos);
+    CHECK(std::string(e.what()).find("pass 'dce' has no option 'depth' (column 1)") !=
+          std::string::npos);
   }
   PassManager bad_value(parse_pipeline("fold-constants{max-numel=lots}"));
   CHECK_THROWS_AS(bad_value.run(*g2, d), Error);
@@ -221,8 +226,7 @@ TEST_CASE("passes_cli: pipeline text, list, opt") {
   CHECK(find_pass("test-perturb-weight") != nullptr);
   CHECK(list.str().find("test-perturb-weight") == std::string::npos);
 
-  std::string path =
-      (std::filesystem::temp_directory_path() / "tt_test_pipeline_opt.tir").string();
+  std::string path = (std::filesystem::temp_directory_path() / "tt_test_pipeline_opt.tir").string();
   {
     std::ofstream f(path);
     f << kDupGraph << "// -----\n" << kDupGraph;

@@ -25,8 +25,8 @@ TEST_CASE("pysrc: py_str quotes quotes, backslashes and control characters") {
 }
 
 TEST_CASE("pysrc: py_str keeps non-ASCII bytes (UTF-8) as they are") {
-  CHECK(py_str("caf\xc3\xa9") == "\"caf\xc3\xa9\"");           // café
-  CHECK(py_str("\xe2\x86\x92") == "\"\xe2\x86\x92\"");         // →
+  CHECK(py_str("caf\xc3\xa9") == "\"caf\xc3\xa9\"");            // café
+  CHECK(py_str("\xe2\x86\x92") == "\"\xe2\x86\x92\"");          // →
   CHECK(py_str("\xf0\x9f\x99\x82") == "\"\xf0\x9f\x99\x82\"");  // 🙂
 }
 
@@ -87,13 +87,15 @@ TEST_CASE("pysrc: number lists, list and tuple displays") {
 }
 
 TEST_CASE("pysrc: keywords and identifiers") {
-  for (const char* kw : {"None", "True", "False", "class", "lambda", "yield", "async", "await", "nonlocal"}) {
+  for (const char* kw :
+       {"None", "True", "False", "class", "lambda", "yield", "async", "await", "nonlocal"}) {
     CHECK(is_keyword(kw));
     CHECK(is_name(kw));
     CHECK_FALSE(is_identifier(kw));
   }
   // Soft keywords and builtins are identifiers.
-  for (const char* id : {"match", "case", "type", "self", "print", "x", "_", "_x1", "conv1", "Model"}) {
+  for (const char* id :
+       {"match", "case", "type", "self", "print", "x", "_", "_x1", "conv1", "Model"}) {
     CHECK_FALSE(is_keyword(id));
     CHECK(is_identifier(id));
   }
@@ -126,10 +128,12 @@ TEST_CASE("pysrc: expressions, attribute paths and assignments") {
   CHECK(dotted_attr("self", "layer1.0.conv1") == "getattr(self.layer1, \"0\").conv1");
   CHECK(dotted_attr("self", "blocks.class") == "getattr(self.blocks, \"class\")");
   CHECK(attr_path("torch.ops", {"aten", "add", "Tensor"}) == "torch.ops.aten.add.Tensor");
-  CHECK(attr_path("m", {"self"}, [](const std::string& c) { return is_identifier(c) && c != "self"; }) ==
-        "getattr(m, \"self\")");
+  CHECK(attr_path("m", {"self"}, [](const std::string& c) {
+          return is_identifier(c) && c != "self";
+        }) == "getattr(m, \"self\")");
   CHECK(assign_attr("self", "fc", "nn.Linear(2, 3)") == "self.fc = nn.Linear(2, 3)");
-  CHECK(assign_attr("self.features", "0", "nn.ReLU()") == "setattr(self.features, \"0\", nn.ReLU())");
+  CHECK(assign_attr("self.features", "0", "nn.ReLU()") ==
+        "setattr(self.features, \"0\", nn.ReLU())");
   CHECK(parallel_assign({"a", "b"}, {"b", "a"}) == "a, b = b, a");
   CHECK(parallel_assign({"a", "b", "c"}, {"a", "x", "y"}) == "b, c = x, y");
   CHECK(parallel_assign({"a", "", "c"}, {"x", "y", "c"}) == "a = x");

@@ -86,8 +86,10 @@ void check_readable_names(const std::string& py) {
   std::string line;
   bool in_forward = false;
   while (std::getline(lines, line)) {
-    if (line.rfind("    def forward", 0) == 0) in_forward = true;
-    else if (line.rfind("    def ", 0) == 0 || line.rfind("if __name__", 0) == 0) in_forward = false;
+    if (line.rfind("    def forward", 0) == 0)
+      in_forward = true;
+    else if (line.rfind("    def ", 0) == 0 || line.rfind("if __name__", 0) == 0)
+      in_forward = false;
     std::smatch m;
     if (!in_forward || !std::regex_search(line, m, assign)) continue;
     std::stringstream names(m[1].str());
@@ -106,8 +108,8 @@ at::Tensor randn(std::vector<int64_t> shape, uint64_t seed) {
   return at::randn(shape, gen);
 }
 
-Node* module_op(Graph& g, const std::string& op, const std::string& path, std::vector<Value*> inputs,
-                std::vector<std::pair<std::string, AttrValue>> attrs,
+Node* module_op(Graph& g, const std::string& op, const std::string& path,
+                std::vector<Value*> inputs, std::vector<std::pair<std::string, AttrValue>> attrs,
                 std::vector<std::string> weight_keys, const std::string& scope = "") {
   Node* n = g.insert(op, inputs, 1, nullptr);
   for (auto& [k, v] : attrs) n->attrs().set(k, v);
@@ -191,7 +193,8 @@ std::unique_ptr<Graph> mixed() {
   Node* unpack = g->insert("prim.ListUnpack", {chunk->output()}, 2, nullptr);
   Node* parts = g->insert("prim.ListConstruct", {unpack->output(1), unpack->output(0)}, 1, nullptr);
   Node* cat = g->insert("torch.cat", {parts->output(), cint(*g, 1)}, 1, nullptr);
-  Node* out = g->insert("prim.TupleConstruct", {act1->output(), slice->output(), cat->output()}, 1, nullptr);
+  Node* out = g->insert("prim.TupleConstruct", {act1->output(), slice->output(), cat->output()}, 1,
+                        nullptr);
   for (Node* n : {fc, mul, act1, add, add2, erfcx, act2, view, slice, cat})
     n->output()->set_type(Type::tensor(DType::F32));
   g->add_output(out->output());
@@ -244,15 +247,18 @@ void run_python_checks(const Graph& g, const std::string& py, const std::string&
   CHECK(out.empty());
 
   nlohmann::json names = g.weights().names();
-  std::string script = "import importlib.util, json, runpy, sys\n"
-                       "import torch\n"
-                       "spec = importlib.util.spec_from_file_location('" + stem + "', r'" +
-                       (dir.path / (stem + ".py")).string() + "')\n"
-                       "module = importlib.util.module_from_spec(spec)\n"
-                       "spec.loader.exec_module(module)\n"
-                       "names = json.loads(r'''" + names.dump() + "''')\n" + check +
-                       "\nprint('--- __main__ ---')\n"
-                       "runpy.run_path(spec.origin, run_name='__main__')\n";
+  std::string script =
+      "import importlib.util, json, runpy, sys\n"
+      "import torch\n"
+      "spec = importlib.util.spec_from_file_location('" +
+      stem + "', r'" + (dir.path / (stem + ".py")).string() +
+      "')\n"
+      "module = importlib.util.module_from_spec(spec)\n"
+      "spec.loader.exec_module(module)\n"
+      "names = json.loads(r'''" +
+      names.dump() + "''')\n" + check +
+      "\nprint('--- __main__ ---')\n"
+      "runpy.run_path(spec.origin, run_name='__main__')\n";
   write_file(dir.path / "check.py", script);
   rc = run(std::string(kPython) + " " + (dir.path / "check.py").string(), out);
   INFO("python: " << out);
@@ -271,7 +277,8 @@ TEST_CASE("python emitter: conv-bn-relu chain") {
   CHECK(py.find("import torch.nn as nn\n") != std::string::npos);
   CHECK(py.find("import torch.nn.functional as F\n") != std::string::npos);
   CHECK(py.find("class TinyNet(nn.Module):\n    def __init__(self):\n") != std::string::npos);
-  CHECK(py.find("self.conv1 = nn.Conv2d(3, 4, kernel_size=3, padding=1, bias=False)\n") != std::string::npos);
+  CHECK(py.find("self.conv1 = nn.Conv2d(3, 4, kernel_size=3, padding=1, bias=False)\n") !=
+        std::string::npos);
   CHECK(py.find("self.bn1 = nn.BatchNorm2d(4)\n") != std::string::npos);
   CHECK(py.find("    def forward(self, x):\n") != std::string::npos);
   CHECK(py.find("conv1 = self.conv1(x)\n") != std::string::npos);
@@ -286,20 +293,21 @@ TEST_CASE("python emitter: conv-bn-relu chain") {
   check_readable_names(py);
   check_golden("conv_bn_relu", py);
 
-  run_python_checks(*g, py, "tiny",
-                    "model = module.TinyNet()\n"
-                    "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
-                    "sd = torch.load(spec.origin[:-3] + '.pth')\n"
-                    "model.load_state_dict(sd, strict=True)\n"
-                    "model.eval()\n"
-                    "x = torch.randn(1, 3, 8, 8)\n"
-                    "ref = torch.nn.functional.relu(torch.nn.functional.batch_norm(\n"
-                    "    torch.nn.functional.conv2d(x, sd['conv1.weight'], None, 1, 1),\n"
-                    "    sd['bn1.running_mean'], sd['bn1.running_var'], sd['bn1.weight'], sd['bn1.bias'],\n"
-                    "    False, 0.1, 1e-5))\n"
-                    "with torch.no_grad():\n"
-                    "    y = model(x)\n"
-                    "assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6), (y - ref).abs().max()\n");
+  run_python_checks(
+      *g, py, "tiny",
+      "model = module.TinyNet()\n"
+      "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
+      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
+      "model.load_state_dict(sd, strict=True)\n"
+      "model.eval()\n"
+      "x = torch.randn(1, 3, 8, 8)\n"
+      "ref = torch.nn.functional.relu(torch.nn.functional.batch_norm(\n"
+      "    torch.nn.functional.conv2d(x, sd['conv1.weight'], None, 1, 1),\n"
+      "    sd['bn1.running_mean'], sd['bn1.running_var'], sd['bn1.weight'], sd['bn1.bias'],\n"
+      "    False, 0.1, 1e-5))\n"
+      "with torch.no_grad():\n"
+      "    y = model(x)\n"
+      "assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6), (y - ref).abs().max()\n");
 }
 
 TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple output") {
@@ -331,7 +339,8 @@ TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple
   CHECK(py.find("act = self.act(mul)\n") != std::string::npos);
   CHECK(py.find("add = act + self.offset\n") != std::string::npos);
   CHECK(py.find("add_1 = torch.add(add, x, alpha=2)\n") != std::string::npos);
-  CHECK(py.find("special_erfcx = torch.ops.aten.special_erfcx.default(add_1)\n") != std::string::npos);
+  CHECK(py.find("special_erfcx = torch.ops.aten.special_erfcx.default(add_1)\n") !=
+        std::string::npos);
   CHECK(py.find("act_1 = self.act(special_erfcx)\n") != std::string::npos);
   CHECK(py.find("size = x.size(0)\n") != std::string::npos);
   CHECK(py.find("view = act_1.view(size, -1)\n") != std::string::npos);
@@ -345,41 +354,46 @@ TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple
   check_readable_names(py);
   check_golden("mixed", py);
 
-  run_python_checks(*g, py, "mixed",
-                    "model = module.Mixed()\n"
-                    "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
-                    "sd = torch.load(spec.origin[:-3] + '.pth')\n"
-                    "model.load_state_dict(sd, strict=True)\n"
-                    "x = torch.randn(2, 4)\n"
-                    "a, s, c = model(x)\n"
-                    "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], sd['layer1.0.fc.bias'])"
-                    " * sd['layer1.0.scale'])\n"
-                    "assert torch.allclose(a, h)\n"
-                    "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
-                    "assert torch.allclose(s, h2, equal_nan=True)\n"
-                    "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n");
+  run_python_checks(
+      *g, py, "mixed",
+      "model = module.Mixed()\n"
+      "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
+      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
+      "model.load_state_dict(sd, strict=True)\n"
+      "x = torch.randn(2, 4)\n"
+      "a, s, c = model(x)\n"
+      "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], "
+      "sd['layer1.0.fc.bias'])"
+      " * sd['layer1.0.scale'])\n"
+      "assert torch.allclose(a, h)\n"
+      "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
+      "assert torch.allclose(s, h2, equal_nan=True)\n"
+      "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n");
 }
 
 TEST_CASE("python emitter: constants, keywords and defaults") {
   Graph g;
   Value* x = g.add_input(Type::tensor(DType::F32, {1, 2, 6, 6}), "x");
   // F.leaky_relu(x, 0.2); F.max_pool2d with int[2] lists collapsed and trailing defaults dropped.
-  Node* lr = g.insert("F.leaky_relu", {x, g.constant(0.2, Type::of(Type::Kind::Float))}, 1, nullptr);
-  auto ints = [&](std::vector<int64_t> v) { return g.constant(v, Type::list(Type::of(Type::Kind::Int))); };
+  Node* lr =
+      g.insert("F.leaky_relu", {x, g.constant(0.2, Type::of(Type::Kind::Float))}, 1, nullptr);
+  auto ints = [&](std::vector<int64_t> v) {
+    return g.constant(v, Type::list(Type::of(Type::Kind::Int)));
+  };
   Node* mp = g.insert("F.max_pool2d",
                       {lr->output(), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}),
                        g.constant(false, Type::of(Type::Kind::Bool))},
                       1, nullptr);
   // softmax's dtype=None keyword is dropped; to(dtype) prints torch.float64.
-  Node* sm = g.insert("F.softmax",
-                      {mp->output(), cint(g, 1), g.constant(NoneAttr{}, Type::of(Type::Kind::None))}, 1,
-                      nullptr);
-  Node* to = g.insert("Tensor.to",
-                      {sm->output(), g.constant(int64_t(7), Type::of(Type::Kind::ScalarType)),
-                       g.constant(false, Type::of(Type::Kind::Bool)),
-                       g.constant(false, Type::of(Type::Kind::Bool)),
-                       g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
-                      1, nullptr);
+  Node* sm = g.insert(
+      "F.softmax", {mp->output(), cint(g, 1), g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
+      1, nullptr);
+  Node* to = g.insert(
+      "Tensor.to",
+      {sm->output(), g.constant(int64_t(7), Type::of(Type::Kind::ScalarType)),
+       g.constant(false, Type::of(Type::Kind::Bool)), g.constant(false, Type::of(Type::Kind::Bool)),
+       g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
+      1, nullptr);
   // torch.div with rounding_mode keeps the call; flatten drops end_dim=-1.
   Node* div = g.insert("torch.div",
                        {to->output(), g.constant(2.0, Type::of(Type::Kind::Float)),
@@ -392,12 +406,12 @@ TEST_CASE("python emitter: constants, keywords and defaults") {
                           g.constant(DeviceAttr{"cpu"}, Type::of(Type::Kind::Device)),
                           g.constant(false, Type::of(Type::Kind::Bool))},
                          1, nullptr);
-  Node* contig = g.insert("Tensor.contiguous",
-                          {zeros->output(), g.constant(int64_t(1), Type::of(Type::Kind::MemoryFormat))}, 1,
-                          nullptr);
+  Node* contig = g.insert(
+      "Tensor.contiguous",
+      {zeros->output(), g.constant(int64_t(1), Type::of(Type::Kind::MemoryFormat))}, 1, nullptr);
   Node* tens = g.insert("torch.add",
-                        {contig->output(),
-                         g.constant(at::tensor({1.5f, -0.1f, 1e-7f}), Type::tensor(DType::F32, {3}))},
+                        {contig->output(), g.constant(at::tensor({1.5f, -0.1f, 1e-7f}),
+                                                      Type::tensor(DType::F32, {3}))},
                         1, nullptr);
   Node* tup = g.insert("prim.TupleConstruct", {flat->output(), tens->output()}, 1, nullptr);
   g.add_output(tup->output());
@@ -421,7 +435,8 @@ TEST_CASE("python emitter: constants, keywords and defaults") {
                     "x = torch.randn(1, 2, 6, 6)\n"
                     "f, a = model(x)\n"
                     "r = torch.div(torch.softmax(torch.nn.functional.max_pool2d(\n"
-                    "    torch.nn.functional.leaky_relu(x, 0.2), 3, 2, 1), 1).double(), 2.0, rounding_mode='floor')\n"
+                    "    torch.nn.functional.leaky_relu(x, 0.2), 3, 2, 1), 1).double(), 2.0, "
+                    "rounding_mode='floor')\n"
                     "assert torch.equal(f, r.flatten(1))\n"
                     "assert a.dtype == torch.float32 and a.shape == (2, 3)\n");
 }
@@ -437,9 +452,10 @@ TEST_CASE("python emitter: module constructor arguments") {
                         {"return_indices", false},
                         {"ceil_mode", false}},
                        {});
-  Node* ln = module_op(g, "nn.LayerNorm", "norm", {mp->output()},
-                       {{"normalized_shape", std::vector<int64_t>{4}}, {"eps", 1e-6}, {"elementwise_affine", true}},
-                       {"weight", "bias"});
+  Node* ln = module_op(
+      g, "nn.LayerNorm", "norm", {mp->output()},
+      {{"normalized_shape", std::vector<int64_t>{4}}, {"eps", 1e-6}, {"elementwise_affine", true}},
+      {"weight", "bias"});
   Node* pool = module_op(g, "nn.AdaptiveAvgPool2d", "avgpool", {ln->output()},
                          {{"output_size", std::vector<int64_t>{1, 2}}}, {});
   g.add_output(pool->output());
@@ -449,8 +465,8 @@ TEST_CASE("python emitter: module constructor arguments") {
   INFO(py);
   CHECK(py.find("self.features = nn.Module()\n") != std::string::npos);
   CHECK(py.find("setattr(self.features, \"0\", nn.Module())\n") != std::string::npos);
-  CHECK(py.find("getattr(self.features, \"0\").pool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)\n") !=
-        std::string::npos);
+  CHECK(py.find("getattr(self.features, \"0\").pool = nn.MaxPool2d(kernel_size=3, stride=2, "
+                "padding=1)\n") != std::string::npos);
   CHECK(py.find("self.norm = nn.LayerNorm(4, eps=1e-06)\n") != std::string::npos);
   CHECK(py.find("self.avgpool = nn.AdaptiveAvgPool2d((1, 2))\n") != std::string::npos);
   CHECK(py.find("pool = getattr(self.features, \"0\").pool(input)\n") != std::string::npos);
@@ -468,7 +484,8 @@ TEST_CASE("python emitter: example inputs") {
   SUBCASE("unknown shapes: the weights still load, and the user is told how to get examples") {
     std::string py = emit(g, "M", "m.pth");
     INFO(py);
-    CHECK(py.find("model.load_state_dict(torch.load(weights_path), strict=True)") != std::string::npos);
+    CHECK(py.find("model.load_state_dict(torch.load(weights_path), strict=True)") !=
+          std::string::npos);
     CHECK(py.find("--input-shape") != std::string::npos);
     CHECK(py.find("model(") == std::string::npos);
   }
@@ -479,8 +496,8 @@ TEST_CASE("python emitter: example inputs") {
     CHECK(py.find("mask = torch.randn(2, 5, dtype=torch.float16)\n") != std::string::npos);
     CHECK(py.find("output = model(ids, mask)\n") != std::string::npos);
     // The output's type is unknown: shapes are printed only for tensors.
-    CHECK(py.find("print(\"output:\", tuple(output.shape) if isinstance(output, torch.Tensor) else output)") !=
-          std::string::npos);
+    CHECK(py.find("print(\"output:\", tuple(output.shape) if isinstance(output, torch.Tensor) else "
+                  "output)") != std::string::npos);
   }
   SUBCASE("the wrong number of shapes is a usage error") {
     PythonEmitOptions o;
@@ -558,7 +575,8 @@ TEST_CASE("python emitter: unsupported constructs throw Unsupported") {
   SUBCASE("a module op whose weight name does not match its path") {
     Graph g;
     Value* x = g.add_input(Type::tensor(), "x");
-    Node* n = module_op(g, "nn.Linear", "fc", {x}, {{"in_features", int64_t(2)}, {"out_features", int64_t(2)}}, {});
+    Node* n = module_op(g, "nn.Linear", "fc", {x},
+                        {{"in_features", int64_t(2)}, {"out_features", int64_t(2)}}, {});
     n->set_weight("weight", "other.weight");
     g.weights().set("other.weight", {at::zeros({2, 2}), true});
     g.add_output(n->output());
@@ -578,7 +596,8 @@ TEST_CASE("python emitter: other torch.ops namespaces and kwarg-only arguments")
   g.add_output(s->output());
   std::string py = emit(g, "Ops", "ops.pth");
   INFO(py);
-  CHECK(py.find("sum_ = torch.ops.aten.sum.dim_IntList(x, 0, True, dtype=torch.float64)") != std::string::npos);
+  CHECK(py.find("sum_ = torch.ops.aten.sum.dim_IntList(x, 0, True, dtype=torch.float64)") !=
+        std::string::npos);
   run_python_checks(g, py, "ops",
                     "y = module.Ops()(torch.ones(3, 4))\n"
                     "assert y.dtype == torch.float64 and y.shape == (1, 4)\n");
@@ -593,10 +612,12 @@ TEST_CASE("python emitter: F.* Python defaults agree with the ATen schema defaul
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const OpInfo& op : all_ops()) {
-    if (op.kind != OpKind::Function || op.name.rfind("F.", 0) != 0 || op.name == "F.interpolate") continue;
+    if (op.kind != OpKind::Function || op.name.rfind("F.", 0) != 0 || op.name == "F.interpolate")
+      continue;
     for (const std::string& q : op.aten) {
       size_t dot = q.find('.', q.find("::") + 2);
-      std::string name = q.substr(0, dot), overload = dot == std::string::npos ? "" : q.substr(dot + 1);
+      std::string name = q.substr(0, dot),
+                  overload = dot == std::string::npos ? "" : q.substr(dot + 1);
       auto h = c10::Dispatcher::singleton().findSchema({name, overload});
       REQUIRE_MESSAGE(h.has_value(), "no schema for " << q);
       const auto& args = h->schema().arguments();
@@ -605,20 +626,28 @@ TEST_CASE("python emitter: F.* Python defaults agree with the ATen schema defaul
         std::string role = i < op.py_args.size() ? op.py_args[i] : "";
         if (role == "-") continue;
         nlohmann::json row = {{"op", op.name}, {"aten", q}, {"arg", args[i].name()}};
-        if (role.empty()) row["position"] = positional++;
-        else row["keyword"] = role;
+        if (role.empty())
+          row["position"] = positional++;
+        else
+          row["keyword"] = role;
         const auto& d = args[i].default_value();
         if (!d) continue;
-        if (d->isNone()) row["default"] = nullptr;
-        else if (d->isBool()) row["default"] = d->toBool();
-        else if (d->isInt()) row["default"] = d->toInt();
-        else if (d->isDouble()) row["default"] = d->toDouble();
-        else if (d->isString()) row["default"] = d->toStringRef();
+        if (d->isNone())
+          row["default"] = nullptr;
+        else if (d->isBool())
+          row["default"] = d->toBool();
+        else if (d->isInt())
+          row["default"] = d->toInt();
+        else if (d->isDouble())
+          row["default"] = d->toDouble();
+        else if (d->isString())
+          row["default"] = d->toStringRef();
         else if (d->isList()) {
           nlohmann::json l = nlohmann::json::array();
           for (const auto& e : d->toListRef()) l.push_back(e.toInt());
           row["default"] = l;
-        } else continue;
+        } else
+          continue;
         rows.push_back(row);
       }
     }
@@ -670,7 +699,8 @@ TEST_CASE("python emitter: modules without weights are declared where they are f
   Value* x = g.add_input(Type::tensor(DType::F32, {1, 4}), "x");
   auto linear = [&](const std::string& path, Value* in) {
     return module_op(g, "nn.Linear", path, {in},
-                     {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}, {"bias", false}}, {"weight"});
+                     {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}, {"bias", false}},
+                     {"weight"});
   };
   Node* a = linear("fc1", x);
   Node* r = module_op(g, "nn.ReLU", "relu", {a->output()}, {}, {});
@@ -708,25 +738,27 @@ TEST_CASE("python emitter: modules without weights are declared where they are f
 TEST_CASE("python emitter: F.interpolate keeps only non-default keywords") {
   Graph g;
   Value* x = g.add_input(Type::tensor(DType::F32, {1, 2, 4, 4}), "x");
-  Node* up = g.insert("F.interpolate",
-                      {x, g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
-                       g.constant(std::vector<double>{2.0, 2.0}, Type::list(Type::of(Type::Kind::Float))),
-                       g.constant(std::string("nearest"), Type::of(Type::Kind::Str)),
-                       g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
-                      1, nullptr);
-  Node* up2 = g.insert("F.interpolate",
-                       {up->output(), g.constant(std::vector<int64_t>{5, 6}, Type::list(Type::of(Type::Kind::Int))),
-                        g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
-                        g.constant(std::string("bilinear"), Type::of(Type::Kind::Str)),
-                        g.constant(false, Type::of(Type::Kind::Bool))},
-                       1, nullptr);
+  Node* up =
+      g.insert("F.interpolate",
+               {x, g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
+                g.constant(std::vector<double>{2.0, 2.0}, Type::list(Type::of(Type::Kind::Float))),
+                g.constant(std::string("nearest"), Type::of(Type::Kind::Str)),
+                g.constant(NoneAttr{}, Type::of(Type::Kind::None))},
+               1, nullptr);
+  Node* up2 = g.insert(
+      "F.interpolate",
+      {up->output(), g.constant(std::vector<int64_t>{5, 6}, Type::list(Type::of(Type::Kind::Int))),
+       g.constant(NoneAttr{}, Type::of(Type::Kind::None)),
+       g.constant(std::string("bilinear"), Type::of(Type::Kind::Str)),
+       g.constant(false, Type::of(Type::Kind::Bool))},
+      1, nullptr);
   g.add_output(up2->output());
   std::string py = emit(g, "F", "interp.pth");  // a class named F must not shadow the F import
   INFO(py);
   CHECK(py.find("class FModel(nn.Module):") != std::string::npos);
   CHECK(py.find("interpolate = F.interpolate(x, scale_factor=[2.0, 2.0])\n") != std::string::npos);
-  CHECK(py.find("interpolate_1 = F.interpolate(interpolate, size=[5, 6], mode=\"bilinear\", align_corners=False)\n") !=
-        std::string::npos);
+  CHECK(py.find("interpolate_1 = F.interpolate(interpolate, size=[5, 6], mode=\"bilinear\", "
+                "align_corners=False)\n") != std::string::npos);
   run_python_checks(g, py, "interp",
                     "y = module.FModel()(torch.randn(1, 2, 4, 4))\n"
                     "assert y.shape == (1, 2, 5, 6), y.shape\n");
@@ -736,8 +768,9 @@ TEST_CASE("python emitter: inplace=True only where nothing else sees the mutated
   auto build = [](int variant) {
     auto g = std::make_unique<Graph>();
     Value* x = g->add_input(Type::tensor(DType::F32, {1, 4}), "x");
-    Node* fc = module_op(*g, "nn.Linear", "fc", {x},
-                         {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}}, {"weight", "bias"});
+    Node* fc =
+        module_op(*g, "nn.Linear", "fc", {x},
+                  {{"in_features", int64_t(4)}, {"out_features", int64_t(4)}}, {"weight", "bias"});
     g->weights().set("fc.weight", {at::zeros({4, 4}), true});
     g->weights().set("fc.bias", {at::zeros({4}), true});
     Value* in = variant == 0 ? fc->output() : x;  // variant 1: the graph input itself
@@ -750,7 +783,8 @@ TEST_CASE("python emitter: inplace=True only where nothing else sees the mutated
     g->add_output(out);
     return g;
   };
-  CHECK(emit(*build(0), "M", "m.pth").find("self.relu = nn.ReLU(inplace=True)\n") != std::string::npos);
+  CHECK(emit(*build(0), "M", "m.pth").find("self.relu = nn.ReLU(inplace=True)\n") !=
+        std::string::npos);
   CHECK(emit(*build(1), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
   CHECK(emit(*build(2), "M", "m.pth").find("self.relu = nn.ReLU()\n") != std::string::npos);
 }
@@ -763,19 +797,23 @@ TEST_CASE("python emitter: slicing forms") {
   Node* n = g.insert("Tensor.size", {x, cint(g, 0)}, 1, nullptr);
   n->output()->set_name("n");
   Node* a = g.insert("Tensor.slice", {x, cint(g, -1), cint(g, 2), max, cint(g, 3)}, 1, nullptr);
-  Node* b = g.insert("Tensor.slice", {a->output(), cint(g, 0), none, n->output(), cint(g, 1)}, 1, nullptr);
+  Node* b = g.insert("Tensor.slice", {a->output(), cint(g, 0), none, n->output(), cint(g, 1)}, 1,
+                     nullptr);
   Value* y = g.add_input(Type::tensor(DType::F32, {1}), "y");
   Node* dim = g.insert("Tensor.size", {y, cint(g, 0)}, 1, nullptr);
   dim->output()->set_name("dim");
-  Node* c = g.insert("Tensor.slice", {b->output(), dim->output(), cint(g, 0), cint(g, 1), cint(g, 1)}, 1, nullptr);
-  Node* d = g.insert("Tensor.slice", {c->output(), cint(g, -2), cint(g, -3), max, cint(g, 1)}, 1, nullptr);
+  Node* c = g.insert("Tensor.slice",
+                     {b->output(), dim->output(), cint(g, 0), cint(g, 1), cint(g, 1)}, 1, nullptr);
+  Node* d = g.insert("Tensor.slice", {c->output(), cint(g, -2), cint(g, -3), max, cint(g, 1)}, 1,
+                     nullptr);
   g.add_output(d->output());
   std::string py = emit(g, "Slices", "slices.pth");
   INFO(py);
   CHECK(py.find("slice = x[..., 2::3]\n") != std::string::npos);
   CHECK(py.find("slice_1 = slice[:n]\n") != std::string::npos);
   // A dim that is not a constant: the ATen op itself (Tensor has no .slice method).
-  CHECK(py.find("slice_2 = torch.ops.aten.slice.Tensor(slice_1, dim, 0, 1)\n") != std::string::npos);
+  CHECK(py.find("slice_2 = torch.ops.aten.slice.Tensor(slice_1, dim, 0, 1)\n") !=
+        std::string::npos);
   CHECK(py.find("slice_3 = slice_2[..., -3:, :]\n") != std::string::npos);
   run_python_checks(g, py, "slices",
                     "x = torch.randn(4, 6, 8)\n"

@@ -131,8 +131,15 @@ Model sample_model() {
 
 ReportExtras sample_extras() {
   ReportExtras e;
-  e.pipeline.push_back({"eliminate-noops", true, 30, 28, 2, 0.25,
-                        {{"detach", "h", "block"}, {"dropout", "", ""}}, {}, {{"dropouts removed", 1}}});
+  e.pipeline.push_back({"eliminate-noops",
+                        true,
+                        30,
+                        28,
+                        2,
+                        0.25,
+                        {{"detach", "h", "block"}, {"dropout", "", ""}},
+                        {},
+                        {{"dropouts removed", 1}}});
   e.pipeline.push_back({"dce", false, 28, 28, 0, 0.01});
   e.verification = json{{"passed", true}, {"max_rel_diff", 1e-6}};
   e.outputs = {"out/sample.py", "out/sample.pth", "out/sample.json"};
@@ -175,8 +182,8 @@ sys.exit(1 if failed else 0)
 )PY";
   std::string out;
   fs::path schema = fs::path(TT_SOURCE_DIR) / "lib" / "emitters" / "report.schema.json";
-  int rc = run_command("/usr/bin/python3 " + (dir.path / "check.py").string() + " " + schema.string() +
-                           " " + (dir.path / "cases.json").string(),
+  int rc = run_command("/usr/bin/python3 " + (dir.path / "check.py").string() + " " +
+                           schema.string() + " " + (dir.path / "cases.json").string(),
                        out);
   INFO(out);
   CHECK(rc == 0);
@@ -192,13 +199,19 @@ TEST_CASE("report: required fields and values") {
   CHECK(r["version"] == kReportVersion);
   CHECK(r["tool"]["name"] == "tinytrace");
   CHECK(r["tool"]["version"] == TT_VERSION);
-  CHECK(r["source"] == json{{"path", "models/sample.pt"}, {"format", "torchscript"}, {"sha256", std::string(64, 'a')}});
+  CHECK(r["source"] == json{{"path", "models/sample.pt"},
+                            {"format", "torchscript"},
+                            {"sha256", std::string(64, 'a')}});
 
   const json& graph = r["graph"];
   CHECK(graph["name"] == "sample");
   REQUIRE(graph["inputs"].size() == 2);
-  CHECK(graph["inputs"][0] == json{{"name", "x"}, {"type", "f32[1,3,?,8]"}, {"dtype", "f32"}, {"shape", {1, 3, nullptr, 8}}});
-  CHECK(graph["inputs"][1] == json{{"name", "flag"}, {"type", "bool"}, {"dtype", nullptr}, {"shape", nullptr}});
+  CHECK(graph["inputs"][0] == json{{"name", "x"},
+                                   {"type", "f32[1,3,?,8]"},
+                                   {"dtype", "f32"},
+                                   {"shape", {1, 3, nullptr, 8}}});
+  CHECK(graph["inputs"][1] ==
+        json{{"name", "flag"}, {"type", "bool"}, {"dtype", nullptr}, {"shape", nullptr}});
   REQUIRE(graph["outputs"].size() == 1);
   CHECK(graph["outputs"][0]["type"] == "Tuple[f32, int]");
 
@@ -213,8 +226,11 @@ TEST_CASE("report: required fields and values") {
   CHECK((*conv)["outputs"][0]["shape"] == json{1, 4, nullptr, 8});
   CHECK((*conv)["attrs"]["kernel_size"] == json{3, 3});
   CHECK((*conv)["attrs"]["padding_mode"] == "zeros");
-  CHECK((*conv)["weights"][0] == json{{"key", "weight"}, {"name", "conv1.weight"}, {"kind", "param"},
-                                      {"dtype", "f32"}, {"shape", {4, 3, 3, 3}}});
+  CHECK((*conv)["weights"][0] == json{{"key", "weight"},
+                                      {"name", "conv1.weight"},
+                                      {"kind", "param"},
+                                      {"dtype", "f32"},
+                                      {"shape", {4, 3, 3, 3}}});
 
   const json* getattr = find_node(graph["nodes"], "prim.GetAttr");
   REQUIRE(getattr);
@@ -242,7 +258,9 @@ TEST_CASE("report: required fields and values") {
   std::vector<json> values;
   for (const auto& n : graph["nodes"])
     if (n["op"] == "prim.Constant") values.push_back(n["attrs"]["value"]);
-  auto has = [&](const json& v) { return std::find(values.begin(), values.end(), v) != values.end(); };
+  auto has = [&](const json& v) {
+    return std::find(values.begin(), values.end(), v) != values.end();
+  };
   CHECK(has("inf"));
   CHECK(has("nan"));
   CHECK(has(json{{"dtype", "f16"}}));
@@ -250,12 +268,17 @@ TEST_CASE("report: required fields and values") {
   CHECK(has(json{"a", "b"}));
   CHECK(has(json{0.5, "-inf"}));
   CHECK(has(nullptr));
-  CHECK(has(json{{"tensor", {{"dtype", "i64"}, {"shape", {3}}, {"numel", 3}, {"values", {0, 1, 2}}}}}));
+  CHECK(has(
+      json{{"tensor", {{"dtype", "i64"}, {"shape", {3}}, {"numel", 3}, {"values", {0, 1, 2}}}}}));
   CHECK(has(json{{"tensor", {{"dtype", "f32"}, {"shape", {64}}, {"numel", 64}}}}));
 
   CHECK(graph["weights"].size() == 4);
-  CHECK(graph["weights"][3] == json{{"name", "steps"}, {"kind", "buffer"}, {"dtype", "i64"}, {"shape", json::array()},
-                                    {"numel", 1}, {"bytes", 8}});
+  CHECK(graph["weights"][3] == json{{"name", "steps"},
+                                    {"kind", "buffer"},
+                                    {"dtype", "i64"},
+                                    {"shape", json::array()},
+                                    {"numel", 1},
+                                    {"bytes", 8}});
 
   const json& s = r["summary"];
   CHECK(s["node_count"] == m.graph->num_nodes());
@@ -270,20 +293,29 @@ TEST_CASE("report: required fields and values") {
   CHECK(s["warning_count"] == 1);
 
   REQUIRE(r["pipeline"].size() == 2);
-  CHECK(r["pipeline"][0] == json{{"name", "eliminate-noops"}, {"changed", true}, {"nodes_before", 30},
-                                 {"nodes_after", 28}, {"rewrites", 2}, {"milliseconds", 0.25},
-                                 {"log", json::array({json{{"rule", "detach"}, {"node", "h"}, {"scope", "block"}},
-                                                      json{{"rule", "dropout"}, {"node", nullptr},
-                                                           {"scope", nullptr}}})},
-                                 {"statistics", json{{"dropouts removed", 1}}}});
+  CHECK(
+      r["pipeline"][0] ==
+      json{{"name", "eliminate-noops"},
+           {"changed", true},
+           {"nodes_before", 30},
+           {"nodes_after", 28},
+           {"rewrites", 2},
+           {"milliseconds", 0.25},
+           {"log", json::array({json{{"rule", "detach"}, {"node", "h"}, {"scope", "block"}},
+                                json{{"rule", "dropout"}, {"node", nullptr}, {"scope", nullptr}}})},
+           {"statistics", json{{"dropouts removed", 1}}}});
   CHECK(r["pipeline"][1]["log"] == json::array());
   CHECK(r["pipeline"][1]["statistics"] == json::object());
   CHECK(r["verification"]["passed"] == true);
 
   REQUIRE(r["diagnostics"].size() == 2);
-  CHECK(r["diagnostics"][0] == json{{"severity", "warning"}, {"code", "aten-fallback"},
-                                    {"message", "aten::special_erfcx.default is not in the op table"},
-                                    {"node", fallback->at("name")}, {"scope", "block"}, {"loc", "model.py:20"}});
+  CHECK(r["diagnostics"][0] ==
+        json{{"severity", "warning"},
+             {"code", "aten-fallback"},
+             {"message", "aten::special_erfcx.default is not in the op table"},
+             {"node", fallback->at("name")},
+             {"scope", "block"},
+             {"loc", "model.py:20"}});
   CHECK(r["diagnostics"][1]["severity"] == "note");
   CHECK(r["diagnostics"][1]["node"].is_null());
   CHECK(r["outputs"] == json{"out/sample.py", "out/sample.pth", "out/sample.json"});
@@ -311,5 +343,10 @@ TEST_CASE("report: validates against report.schema.json") {
   json bad_sha = full;
   bad_sha["source"]["sha256"] = "xyz";
 
-  validate({{full, true}, {minimal, true}, {missing, false}, {extra, false}, {bad_node, false}, {bad_sha, false}});
+  validate({{full, true},
+            {minimal, true},
+            {missing, false},
+            {extra, false},
+            {bad_node, false},
+            {bad_sha, false}});
 }

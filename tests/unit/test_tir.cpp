@@ -42,7 +42,8 @@ PrintOptions options_for(const std::string& text) {
     o.weights = PrintOptions::Weights::External;
     auto b = ext + 12;
     o.weights_file = text.substr(b, text.find('"', b) - b);
-  } else if (text.find("param = [") != std::string::npos || text.find("buffer = [") != std::string::npos) {
+  } else if (text.find("param = [") != std::string::npos ||
+             text.find("buffer = [") != std::string::npos) {
     o.weights = PrintOptions::Weights::Inline;
   }
   return o;
@@ -98,7 +99,8 @@ TEST_CASE("tir: inline cases round-trip") {
       "}\n",
       // quoted metadata, several outputs, weight refs in order
       "graph @m(%x : Tensor) {\n"
-      "  %a : Tensor, %b : Tensor = nn.LSTM[input_size=4, hidden_size=8](%x) @weight_ih_l0=\"rnn weight\" "
+      "  %a : Tensor, %b : Tensor = nn.LSTM[input_size=4, hidden_size=8](%x) @weight_ih_l0=\"rnn "
+      "weight\" "
       "@bias_ih_l0=rnn.b #module=\"a b\" #scope=s.0 #loc=\"x.py:3\"\n"
       "  return %a, %b\n"
       "}\n",
@@ -181,7 +183,8 @@ TEST_CASE("tir: parsed structure, attribute kinds and types") {
   CHECK(std::get<double>(val("c6")) == INFINITY);
   CHECK(std::isnan(std::get<double>(val("c8"))));
   CHECK(std::get<double>(val("c9")) == 3.0);
-  CHECK(std::get<std::string>(val("c10")) == "quote \" backslash \\ newline \n tab \t bell \x07 ok");
+  CHECK(std::get<std::string>(val("c10")) ==
+        "quote \" backslash \\ newline \n tab \t bell \x07 ok");
   CHECK(std::get<std::vector<int64_t>>(val("c11")) == std::vector<int64_t>{1, -2, 3});
   CHECK(std::get<std::vector<double>>(val("c12")) == std::vector<double>{0.5, 1.0, 1e20});
   CHECK(std::get<std::vector<std::string>>(val("c13")) == std::vector<std::string>{"a", "b c"});
@@ -228,7 +231,8 @@ TEST_CASE("tir: nested blocks see enclosing values") {
 
 TEST_CASE("tir: weights sections") {
   SUBCASE("declarations are zeros of the declared type") {
-    auto g = parse_tir("graph @w() {\n  return\n}\nweights {\n  a : i64[] buffer\n  b : f16[2,3] param\n}\n");
+    auto g = parse_tir(
+        "graph @w() {\n  return\n}\nweights {\n  a : i64[] buffer\n  b : f16[2,3] param\n}\n");
     const Weight& a = g->weights().at("a");
     CHECK_FALSE(a.is_param);
     CHECK((a.tensor.scalar_type() == at::kLong));
@@ -279,7 +283,8 @@ TEST_CASE("tir: weights sections") {
     inl.weights = PrintOptions::Weights::Inline;
     std::string printed = print_graph(*g1, inl);
     auto g3 = parse_tir(printed);
-    for (const char* n : {"a", "b", "c", "d", "e"}) CHECK(at::equal(g1->weights().at(n).tensor, g3->weights().at(n).tensor));
+    for (const char* n : {"a", "b", "c", "d", "e"})
+      CHECK(at::equal(g1->weights().at(n).tensor, g3->weights().at(n).tensor));
     CHECK(print_graph(*g3, inl) == printed);
   }
   SUBCASE("external files resolve relative to the .tir file") {
@@ -310,8 +315,10 @@ TEST_CASE("tir: weights sections") {
       FAIL_CHECK("no error for " << line);
       return std::string();
     };
-    CHECK(err("  missing : f32[2,3] param = external(\"sub/m.pth\")").find("is not in") != std::string::npos);
-    CHECK(err("  fc.weight : f32[3,2] param = external(\"sub/m.pth\")").find("is f32[2,3]") != std::string::npos);
+    CHECK(err("  missing : f32[2,3] param = external(\"sub/m.pth\")").find("is not in") !=
+          std::string::npos);
+    CHECK(err("  fc.weight : f32[3,2] param = external(\"sub/m.pth\")").find("is f32[2,3]") !=
+          std::string::npos);
     std::string msg = err("  fc.weight : f32[2,3] param = external(\"nope.pth\")");
     CHECK_MESSAGE(msg.find("m.tir:5:32: cannot read external weights") != std::string::npos, msg);
     fs::remove_all(dir);
@@ -344,7 +351,8 @@ TEST_CASE("tir: inline printing of weights is exact for every printable dtype") 
   PrintOptions ext;
   ext.weights = PrintOptions::Weights::External;
   ext.weights_file = "w.pth";
-  CHECK(print_graph(g, ext).find("  s : f32[] buffer = external(\"w.pth\")\n") != std::string::npos);
+  CHECK(print_graph(g, ext).find("  s : f32[] buffer = external(\"w.pth\")\n") !=
+        std::string::npos);
   PrintOptions none;
   none.print_weights_section = false;
   CHECK(print_graph(g, none).find("weights") == std::string::npos);
@@ -375,25 +383,33 @@ TEST_CASE("tir: parse errors name line and column") {
     const char* where_what;  // expected "<input>:L:C: what" prefix
   };
   const Case cases[] = {
-      {"graph @g(%x : Tensor) {\n  %y : Tensor = F.relu(%z)\n  %z : Tensor = F.relu(%x)\n  return %y\n}\n",
+      {"graph @g(%x : Tensor) {\n  %y : Tensor = F.relu(%z)\n  %z : Tensor = F.relu(%x)\n  return "
+       "%y\n}\n",
        "<input>:2:24: use of undefined value %z"},
-      {"graph @g(%x : Tensor) {\n  %x : Tensor = F.relu(%x)\n  return %x\n}\n", "<input>:2:3: redefinition of %x"},
-      {"graph @g(%c : bool) {\n  prim.If(%c) {\n    block0() {\n      %r : int = prim.Constant[value=1]()\n"
+      {"graph @g(%x : Tensor) {\n  %x : Tensor = F.relu(%x)\n  return %x\n}\n",
+       "<input>:2:3: redefinition of %x"},
+      {"graph @g(%c : bool) {\n  prim.If(%c) {\n    block0() {\n      %r : int = "
+       "prim.Constant[value=1]()\n"
        "      return %r\n    }\n    block1() {\n      return %r\n    }\n  }\n  return\n}\n",
        "<input>:8:14: %r is not visible here"},
-      {"graph @g(%c : bool) {\n  %y : int = prim.If(%c) {\n    block0() {\n      return %y\n    }\n  }\n  return\n}\n",
+      {"graph @g(%c : bool) {\n  %y : int = prim.If(%c) {\n    block0() {\n      return %y\n    "
+       "}\n  }\n  return\n}\n",
        "<input>:4:14: %y is not visible here"},
       {"graph @g(%x : Tensor) {\n  %y : Tensor = F.relu(%x\n  return %y\n}\n",
        "<input>:3:3: expected ')' to close the inputs of F.relu, found 'return'"},
       {"graph @g(%x : Tensr) {\n  return %x\n}\n", "<input>:1:15: unknown type 'Tensr'"},
-      {"graph @g(%x : List[int) {\n  return %x\n}\n", "<input>:1:23: expected ']' to close List[...]"},
+      {"graph @g(%x : List[int) {\n  return %x\n}\n",
+       "<input>:1:23: expected ']' to close List[...]"},
       {"graph @g() {\n  %a : int = prim.Constant[value=bogus]()\n  return %a\n}\n",
        "<input>:2:34: unknown attribute value 'bogus'"},
-      {"graph @g() {\n  %a : str = prim.Constant[value=\"abc]()\n  return %a\n}\n", "<input>:2:34: unterminated string"},
-      {"graph @g() {\n  %a : str = prim.Constant[value=\"a\\q\"]()\n  return %a\n}\n", "<input>:2:36: unknown escape"},
+      {"graph @g() {\n  %a : str = prim.Constant[value=\"abc]()\n  return %a\n}\n",
+       "<input>:2:34: unterminated string"},
+      {"graph @g() {\n  %a : str = prim.Constant[value=\"a\\q\"]()\n  return %a\n}\n",
+       "<input>:2:36: unknown escape"},
       {"graph @g() {\n  %a : int = prim.Constant[value=99999999999999999999]()\n  return %a\n}\n",
        "<input>:2:34: integer '99999999999999999999' is out of range"},
-      {"graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<f32[3]>[1.0,2.0]]()\n  return %a\n}\n",
+      {"graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<f32[3]>[1.0,2.0]]()\n  return "
+       "%a\n}\n",
        "<input>:2:51: f32[3] needs 3 values, found 2"},
       {"graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<f32[?]>[1.0]]()\n  return %a\n}\n",
        "<input>:2:44: an inline tensor needs a tensor type with a dtype and all dimensions"},
@@ -401,9 +417,12 @@ TEST_CASE("tir: parse errors name line and column") {
        "<input>:2:51: value 300 does not fit in i8"},
       {"graph @g() {\n  %a : int = prim.Constant[value=1, value=2]()\n  return %a\n}\n",
        "<input>:2:37: duplicate attribute 'value'"},
-      {"graph @g() {\n  %a : int = prim.Constant[value=1]()\n", "<input>:3:1: unexpected end of input inside a block"},
-      {"graph @g() {\n  return\n}\ngraph @h() {\n  return\n}\n", "<input>:4:1: unexpected 'graph' after the graph"},
-      {"graph @g(%c : bool) {\n  prim.If(%c) {\n    block1() {\n      return\n    }\n  }\n  return\n}\n",
+      {"graph @g() {\n  %a : int = prim.Constant[value=1]()\n",
+       "<input>:3:1: unexpected end of input inside a block"},
+      {"graph @g() {\n  return\n}\ngraph @h() {\n  return\n}\n",
+       "<input>:4:1: unexpected 'graph' after the graph"},
+      {"graph @g(%c : bool) {\n  prim.If(%c) {\n    block1() {\n      return\n    }\n  }\n  "
+       "return\n}\n",
        "<input>:3:5: expected 'block0' in the blocks of prim.If, found 'block1'"},
       {"graph @g() {\n  %a : int = prim.Constant[value=1]() #mod=x\n  return %a\n}\n",
        "<input>:2:39: unknown metadata '#mod'"},
@@ -413,13 +432,16 @@ TEST_CASE("tir: parse errors name line and column") {
        "<input>:5:14: expected 'param' or 'buffer', found 'parameter'"},
       {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param\n  a : f32[2] param\n}\n",
        "<input>:6:3: duplicate weight 'a'"},
-      {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param = [1.0]\n}\n", "<input>:5:22: f32[2] needs 2 values, found 1"},
+      {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param = [1.0]\n}\n",
+       "<input>:5:22: f32[2] needs 2 values, found 1"},
       {"graph @g() {\n  return\n}\nweights {\n  a : i64[2] param = [1, 2.5]\n}\n",
        "<input>:5:26: expected an integer, found '2.5'"},
       {"graph @g() {\n  return\n}\nweights {\n  a : f32[?] param = random(seed=1)\n}\n",
        "<input>:5:7: random() needs a tensor type with a dtype and all dimensions"},
-      {"graph @g() {\n  return\n}\nweights {\n  a : int param\n}\n", "<input>:5:7: weight type must be a tensor type"},
-      {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param = zeros()\n}\n", "<input>:5:22: expected a weight value"},
+      {"graph @g() {\n  return\n}\nweights {\n  a : int param\n}\n",
+       "<input>:5:7: weight type must be a tensor type"},
+      {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param = zeros()\n}\n",
+       "<input>:5:22: expected a weight value"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
@@ -450,7 +472,8 @@ TEST_CASE("tir: split_tir_cases keeps line numbers") {
 
 TEST_CASE("tir: LibTorch errors never escape raw") {
   // A quantized inline tensor cannot be built from text: a BadInput error, not a c10::Error.
-  std::string msg = parse_error("graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<qi8[1]>[1]]()\n  return %a\n}\n");
+  std::string msg = parse_error(
+      "graph @g() {\n  %a : Tensor = prim.Constant[value=tensor<qi8[1]>[1]]()\n  return %a\n}\n");
   CHECK(msg.find("cannot write qi8 tensors inline") != std::string::npos);
 }
 

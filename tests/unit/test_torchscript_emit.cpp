@@ -84,7 +84,9 @@ const char* kControlFlow = R"TIR(graph @flow(%x : Tensor, %n : int, %flag : bool
 )TIR";
 
 std::string temp_path(const std::string& stem) {
-  return (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".pt")).string();
+  return (std::filesystem::temp_directory_path() /
+          (stem + "_" + std::to_string(::getpid()) + ".pt"))
+      .string();
 }
 
 at::Tensor first_tensor(const c10::IValue& v) {
@@ -108,7 +110,8 @@ TEST_CASE("torchscript emit: small CNN loads and matches the interpreter") {
   const auto& ge = got.toTupleRef().elements();
   const auto& ee = expected[0].toTupleRef().elements();
   REQUIRE(ge.size() == 2);
-  for (size_t i = 0; i < 2; ++i) CHECK(at::allclose(ge[i].toTensor(), ee[i].toTensor(), 1e-5, 1e-6));
+  for (size_t i = 0; i < 2; ++i)
+    CHECK(at::allclose(ge[i].toTensor(), ee[i].toTensor(), 1e-5, 1e-6));
   std::remove(path.c_str());
 }
 
@@ -133,7 +136,8 @@ TEST_CASE("torchscript emit: if/loop and int arithmetic") {
 }
 
 TEST_CASE("torchscript emit: unsupported nodes fail with exit code 4") {
-  auto g = tt::parse_tir("graph @g(%x : Tensor) {\n  %y : Tensor = prim.Frobnicate(%x)\n  return %y\n}\n");
+  auto g = tt::parse_tir(
+      "graph @g(%x : Tensor) {\n  %y : Tensor = prim.Frobnicate(%x)\n  return %y\n}\n");
   try {
     tt::torchscript_forward_source(*g);
     FAIL("expected an error");

@@ -31,7 +31,8 @@ namespace {
 std::string model_path(const std::string& name) {
   const char* dir = std::getenv("TT_TESTMODELS_DIR");
   if (!dir || !*dir) {
-    MESSAGE("TT_TESTMODELS_DIR is not set; skipping (run scripts/make_loader_testmodels.py --out DIR)");
+    MESSAGE(
+        "TT_TESTMODELS_DIR is not set; skipping (run scripts/make_loader_testmodels.py --out DIR)");
     return "";
   }
   std::string p = std::string(dir) + "/" + name;
@@ -93,7 +94,8 @@ TEST_CASE("op table: lookups by name and by ATen overload") {
   CHECK(find_op_by_aten("aten::add.Tensor")->name == "torch.add");
   CHECK(find_op_by_aten("aten::add_.Tensor")->name == "torch.add");
   CHECK(find_op_by_aten("aten::add.Scalar")->name == "torch.add");
-  CHECK(find_op_by_aten("aten::add.int")->name == "operator.add");  // int arithmetic is not torch.add
+  CHECK(find_op_by_aten("aten::add.int")->name ==
+        "operator.add");  // int arithmetic is not torch.add
   CHECK(find_op_by_aten("aten::slice.Tensor")->name == "Tensor.slice");
   CHECK(find_op_by_aten("aten::select.int")->name == "Tensor.select");
   CHECK(find_op_by_aten("aten::hardtanh")->name == "F.hardtanh");
@@ -125,7 +127,8 @@ TEST_CASE("op table: lookups by name and by ATen overload") {
 
 TEST_CASE("torch_io: tensor dicts round-trip and load in Python") {
   std::string path = (std::filesystem::temp_directory_path() /
-                      ("tt_torch_io_" + std::to_string(::getpid()) + ".pth")).string();
+                      ("tt_torch_io_" + std::to_string(::getpid()) + ".pth"))
+                         .string();
   std::vector<std::pair<std::string, at::Tensor>> items = {
       {"conv.weight", at::arange(6, at::kFloat).reshape({2, 3})},
       {"bn.num_batches_tracked", at::scalar_tensor(7, at::kLong)},
@@ -187,8 +190,8 @@ TEST_CASE("torchscript: a ResNet-like block lifts to module ops with constructor
   const Attrs& a = conv1->attrs();
   std::vector<std::string> keys;
   for (const auto& kv : a.items()) keys.push_back(kv.first);
-  CHECK(keys == std::vector<std::string>{"in_channels", "out_channels", "kernel_size", "stride", "padding",
-                                         "dilation", "groups", "bias", "padding_mode"});
+  CHECK(keys == std::vector<std::string>{"in_channels", "out_channels", "kernel_size", "stride",
+                                         "padding", "dilation", "groups", "bias", "padding_mode"});
   CHECK(a.get_int("in_channels") == 3);
   CHECK(a.get_int("out_channels") == 8);
   CHECK(a.get_ints("kernel_size") == std::vector<int64_t>{7, 7});
@@ -290,7 +293,8 @@ TEST_CASE("torchscript: an unknown ATen op falls back with a warning") {
   CHECK(erfcx->input(0)->node()->op() == "nn.Linear");
   REQUIRE(has_diag(diags, "aten-fallback"));
   for (const auto& d : diags.items())
-    if (d.code == "aten-fallback") CHECK(d.message.find("aten::special_erfcx") != std::string::npos);
+    if (d.code == "aten-fallback")
+      CHECK(d.message.find("aten::special_erfcx") != std::string::npos);
 }
 
 TEST_CASE("torchscript: every leaf recipe") {
@@ -304,7 +308,8 @@ TEST_CASE("torchscript: every leaf recipe") {
     is >> mpath >> op;
     auto nodes = module_nodes(*g, mpath);
     CHECK_MESSAGE(!nodes.empty(), mpath << " was not lifted as " << op);
-    for (Node* n : nodes) CHECK_MESSAGE(n->op() == op, mpath << " is " << n->op() << ", expected " << op);
+    for (Node* n : nodes)
+      CHECK_MESSAGE(n->op() == op, mpath << " is " << n->op() << ", expected " << op);
   }
   // InstanceNorm3d without affine/stats: num_features is unknown, so it is inlined, with a note.
   CHECK(module_nodes(*g, "in3").empty());
@@ -341,7 +346,8 @@ TEST_CASE("torchscript: every leaf recipe") {
   const Attrs& upb = only_module_node(*g, "upb")->attrs();
   CHECK(upb.get_ints("size") == std::vector<int64_t>{7, 9});
   CHECK(upb.get_bool("align_corners"));
-  CHECK(only_module_node(*g, "zp")->attrs().get_ints("padding") == std::vector<int64_t>{1, 2, 3, 4});
+  CHECK(only_module_node(*g, "zp")->attrs().get_ints("padding") ==
+        std::vector<int64_t>{1, 2, 3, 4});
   CHECK(only_module_node(*g, "cp")->attrs().get_float("value") == doctest::Approx(0.5));
   auto emb = module_nodes(*g, "emb");
   CHECK(emb.size() == 4);  // called four times: forward, forward1, ...
@@ -390,10 +396,10 @@ TEST_CASE("torchscript: functional code and tracer noise") {
   CHECK(diags.size() == 0);
   std::map<std::string, int> ops;
   for (Node* n : g->all_nodes()) ++ops[n->op()];
-  for (const char* op : {"F.conv2d", "F.relu", "F.interpolate", "Tensor.view", "Tensor.permute",
-                         "Tensor.contiguous", "Tensor.reshape", "Tensor.slice", "torch.arange", "Tensor.to",
-                         "Tensor.chunk", "torch.cat", "torch.flip", "F.softmax", "F.pad", "Tensor.mean",
-                         "Tensor.size", "prim.GetAttr"})
+  for (const char* op :
+       {"F.conv2d", "F.relu", "F.interpolate", "Tensor.view", "Tensor.permute", "Tensor.contiguous",
+        "Tensor.reshape", "Tensor.slice", "torch.arange", "Tensor.to", "Tensor.chunk", "torch.cat",
+        "torch.flip", "F.softmax", "F.pad", "Tensor.mean", "Tensor.size", "prim.GetAttr"})
     CHECK_MESSAGE(ops[op] > 0, "missing " << op);
   CHECK(ops["prim.NumToTensor"] == 0);  // folded: aten::Int(prim::NumToTensor(n)) -> n
   CHECK(ops["Tensor.slice"] == 3);      // x[:, :, ::2] etc.: the full `:` slices are folded

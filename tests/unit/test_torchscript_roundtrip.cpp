@@ -26,7 +26,8 @@ namespace {
 
 // A fresh, empty output directory for one case.
 fs::path fresh_dir(const std::string& stem) {
-  fs::path d = fs::temp_directory_path() / ("tt_ts_roundtrip_" + stem + "_" + std::to_string(::getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("tt_ts_roundtrip_" + stem + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -37,20 +38,23 @@ std::vector<tt::InputSpec> input_specs(const fs::path& model_json) {
   REQUIRE_MESSAGE(in.good(), "cannot read " << model_json.string());
   nlohmann::json j = nlohmann::json::parse(in);
   std::vector<tt::InputSpec> specs;
-  for (const auto& a : j.at("input_shape_args")) specs.push_back(tt::parse_input_spec(a.get<std::string>()));
+  for (const auto& a : j.at("input_shape_args"))
+    specs.push_back(tt::parse_input_spec(a.get<std::string>()));
   REQUIRE(!specs.empty());
   return specs;
 }
 
 fs::path torchvision_model(const std::string& name) {
   const char* dir = std::getenv("TT_TESTMODELS_DIR");
-  REQUIRE_MESSAGE(dir != nullptr,
-                  "TT_TESTMODELS_DIR is not set — run `ctest -R exec_torchscript_roundtrip_cpp`, which "
-                  "generates the torchvision test models first");
+  REQUIRE_MESSAGE(
+      dir != nullptr,
+      "TT_TESTMODELS_DIR is not set — run `ctest -R exec_torchscript_roundtrip_cpp`, which "
+      "generates the torchvision test models first");
   fs::path p = fs::path(dir) / (name + ".pt");
-  REQUIRE_MESSAGE(fs::exists(p), "missing " << p.string()
-                                            << " — run `ctest -R gen_models_torchvision` (or "
-                                               "scripts/gen_models.py --only torchvision --out DIR)");
+  REQUIRE_MESSAGE(fs::exists(p), "missing "
+                                     << p.string()
+                                     << " — run `ctest -R gen_models_torchvision` (or "
+                                        "scripts/gen_models.py --only torchvision --out DIR)");
   return p;
 }
 
@@ -144,7 +148,8 @@ TEST_CASE("verify torchscript: a wrong transformation is caught through NAME.pt"
     tt::run_convert(o);
     std::vector<c10::IValue> inputs = tt::make_example_inputs(specs);
     c10::IValue expected = tt::run_torchscript_file(tiny_cnn().string(), tt::clone_inputs(inputs));
-    tt::VerifyResult vr = tt::verify_torchscript_archive((out / "tiny_cnn.pt").string(), inputs, expected, 1e-4);
+    tt::VerifyResult vr =
+        tt::verify_torchscript_archive((out / "tiny_cnn.pt").string(), inputs, expected, 1e-4);
     CHECK(vr.engine == "torchscript");
     CHECK(!vr.passed());
     CHECK(vr.max_rel > 1e-4);

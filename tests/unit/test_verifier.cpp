@@ -37,7 +37,8 @@ template struct Expose<ValueUses, &Value::uses_>;
 template struct Expose<ValueName, &Value::name_>;
 
 bool has_message(const std::vector<std::string>& msgs, const std::string& part) {
-  return std::any_of(msgs.begin(), msgs.end(), [&](const std::string& m) { return m.find(part) != std::string::npos; });
+  return std::any_of(msgs.begin(), msgs.end(),
+                     [&](const std::string& m) { return m.find(part) != std::string::npos; });
 }
 
 std::string joined(const std::vector<std::string>& msgs) {
@@ -66,7 +67,8 @@ TEST_CASE("tir verifier: use before definition") {
   Node* b = g->find_value("b")->node();
   b->move_before(a);
   auto msgs = verify_graph(*g);
-  CHECK_MESSAGE(has_message(msgs, "node %b (torch.sigmoid): input #0 %a is defined after its use"), joined(msgs));
+  CHECK_MESSAGE(has_message(msgs, "node %b (torch.sigmoid): input #0 %a is defined after its use"),
+                joined(msgs));
   // Restore the order: the Graph destructor tears down back to front and expects SSA order.
   b->move_after(a);
   CHECK(verify_graph(*g).empty());
@@ -108,7 +110,8 @@ TEST_CASE("tir verifier: inputs from another graph and uses by detached nodes") 
 
   Node* detached = g->create("F.relu", {g->find_value("x")}, 1);
   msgs = verify_graph(*g);
-  CHECK_MESSAGE(has_message(msgs, "value %x records a use by a node that is not in this graph"), joined(msgs));
+  CHECK_MESSAGE(has_message(msgs, "value %x records a use by a node that is not in this graph"),
+                joined(msgs));
   detached->destroy();
   CHECK(verify_graph(*g).empty());
 }
@@ -120,7 +123,9 @@ TEST_CASE("tir verifier: use lists inconsistent with inputs") {
   const std::vector<Use> saved = uses;
   uses.clear();
   auto msgs = verify_graph(*g);
-  CHECK_MESSAGE(has_message(msgs, "node %b (torch.sigmoid): input #0 %a is missing from the use list of %a"), joined(msgs));
+  CHECK_MESSAGE(
+      has_message(msgs, "node %b (torch.sigmoid): input #0 %a is missing from the use list of %a"),
+      joined(msgs));
   uses = saved;
   uses.push_back(saved[0]);
   msgs = verify_graph(*g);
@@ -128,7 +133,10 @@ TEST_CASE("tir verifier: use lists inconsistent with inputs") {
   uses = saved;
   uses.push_back({g->find_value("b")->node(), 3});
   msgs = verify_graph(*g);
-  CHECK_MESSAGE(has_message(msgs, "records a use as input #3 of node %b (torch.sigmoid), which does not use it"), joined(msgs));
+  CHECK_MESSAGE(
+      has_message(msgs,
+                  "records a use as input #3 of node %b (torch.sigmoid), which does not use it"),
+      joined(msgs));
   uses = saved;
   CHECK(verify_graph(*g).empty());
 }
@@ -163,7 +171,9 @@ TEST_CASE("tir verifier: wrong owning block") {
   Block* saved = owner;
   owner = g->find_value("y")->node()->block(0);
   auto msgs = verify_graph(*g);
-  CHECK_MESSAGE(has_message(msgs, "node %z (F.relu) is in the graph but records another owning block"), joined(msgs));
+  CHECK_MESSAGE(
+      has_message(msgs, "node %z (F.relu) is in the graph but records another owning block"),
+      joined(msgs));
   owner = saved;
   CHECK(verify_graph(*g).empty());
 }
@@ -171,7 +181,8 @@ TEST_CASE("tir verifier: wrong owning block") {
 TEST_CASE("tir verifier: weight refs must name existing weights") {
   auto g = parse_tir(
       "graph @g(%x : Tensor) {\n"
-      "  %y : Tensor = nn.Linear[in_features=2, out_features=2, bias=true](%x) @weight=fc.weight @bias=fc.bias #module=fc\n"
+      "  %y : Tensor = nn.Linear[in_features=2, out_features=2, bias=true](%x) @weight=fc.weight "
+      "@bias=fc.bias #module=fc\n"
       "  return %y\n"
       "}\n"
       "weights {\n"
@@ -179,7 +190,9 @@ TEST_CASE("tir verifier: weight refs must name existing weights") {
       "}\n");
   auto msgs = verify_graph(*g);
   REQUIRE(msgs.size() == 1);
-  CHECK(msgs[0] == "node %y (nn.Linear): weight ref @bias=fc.bias names a weight missing from graph.weights()");
+  CHECK(
+      msgs[0] ==
+      "node %y (nn.Linear): weight ref @bias=fc.bias names a weight missing from graph.weights()");
 }
 
 TEST_CASE("tir verifier: per-op structure rules") {
@@ -193,8 +206,12 @@ TEST_CASE("tir verifier: per-op structure rules") {
   g->block()->append(loop);
   auto msgs = verify_graph(*g);
   CHECK_MESSAGE(has_message(msgs, "(prim.Constant) has no 'value' attribute"), joined(msgs));
-  CHECK_MESSAGE(has_message(msgs, "node prim.If (no outputs, in the graph) has 1 blocks, expected 2"), joined(msgs));
-  CHECK_MESSAGE(has_message(msgs, "node prim.Loop (no outputs, in the graph) has 0 blocks, expected 1"), joined(msgs));
+  CHECK_MESSAGE(
+      has_message(msgs, "node prim.If (no outputs, in the graph) has 1 blocks, expected 2"),
+      joined(msgs));
+  CHECK_MESSAGE(
+      has_message(msgs, "node prim.Loop (no outputs, in the graph) has 0 blocks, expected 1"),
+      joined(msgs));
   CHECK(msgs.size() == 3);
 }
 

@@ -79,11 +79,14 @@ void PyEmitter::emit_module_call(const Node& n, std::vector<std::string>& body) 
 // The overloads the node may stand for: those with room for all its inputs and whose argument
 // types fit its constant inputs (so conv2d's `str padding` overload does not veto dropping
 // padding=[0, 0]).
-std::vector<const c10::FunctionSchema*> PyEmitter::candidate_schemas(const Node& n, const OpInfo* info) {
+std::vector<const c10::FunctionSchema*> PyEmitter::candidate_schemas(const Node& n,
+                                                                     const OpInfo* info) {
   std::vector<const c10::FunctionSchema*> out;
   std::vector<std::string> names;
-  if (info && !not_in_aten_order(info->name)) names = info->aten;
-  else if (!info && n.op().find("::") != std::string::npos) names.push_back(n.op());
+  if (info && !not_in_aten_order(info->name))
+    names = info->aten;
+  else if (!info && n.op().find("::") != std::string::npos)
+    names.push_back(n.op());
   for (const auto& q : names) {
     const c10::FunctionSchema* s = find_schema(q);
     if (!s || s->arguments().size() < n.num_inputs()) continue;
@@ -119,7 +122,8 @@ bool PyEmitter::constant_fits(const AttrValue& c, const c10::Argument& arg) {
   bool list = t->kind() == c10::TypeKind::ListType;
   if (std::holds_alternative<NoneAttr>(c)) return optional || t->kind() == c10::TypeKind::NoneType;
   if (std::holds_alternative<std::string>(c)) return str;
-  if (std::holds_alternative<std::vector<int64_t>>(c) || std::holds_alternative<std::vector<double>>(c) ||
+  if (std::holds_alternative<std::vector<int64_t>>(c) ||
+      std::holds_alternative<std::vector<double>>(c) ||
       std::holds_alternative<std::vector<std::string>>(c))
     return list;
   return !str;
@@ -171,8 +175,10 @@ PyEmitter::CallArgs PyEmitter::call_args(const Node& n, const OpInfo* info, size
   for (size_t i = first; i < n.num_inputs(); ++i) {
     ArgFacts facts = arg_facts(schemas, i);
     std::string role;
-    if (info && i < info->py_args.size()) role = info->py_args[i];
-    else if (facts.known && facts.kwarg_only && !facts.name.empty()) role = facts.name;
+    if (info && i < info->py_args.size())
+      role = info->py_args[i];
+    else if (facts.known && facts.kwarg_only && !facts.name.empty())
+      role = facts.name;
     if (role == "-") continue;
     const Value* v = n.input(i);
     const AttrValue* c = v->constant();
@@ -195,7 +201,8 @@ PyEmitter::CallArgs PyEmitter::call_args(const Node& n, const OpInfo* info, size
     // A positional one (x.to(torch.device("cpu"))) says what the call does: kept.
     std::string arg = role.empty() ? facts.name : role;
     bool keyword = facts.kwarg_only || !role.empty();
-    if (keyword && ((arg == "layout" && e.text == "torch.strided") || (arg == "pin_memory" && e.text == "False") ||
+    if (keyword && ((arg == "layout" && e.text == "torch.strided") ||
+                    (arg == "pin_memory" && e.text == "False") ||
                     (arg == "device" && e.text == "torch.device(\"cpu\")")))
       is_default = true;
     if (role.empty())
@@ -290,7 +297,8 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
   if (op == "Tensor.slice") {
     // Tensor has no .slice method: indexing when the dim is known, else the ATen op.
     std::string s = try_slice(n);
-    if (s.empty()) s = torch_ops_callee("aten::slice.Tensor") + "(" + format_args(call_args(n, info, 0)) + ")";
+    if (s.empty())
+      s = torch_ops_callee("aten::slice.Tensor") + "(" + format_args(call_args(n, info, 0)) + ")";
     assign(n, s, hint, false, body);
     return;
   }
@@ -300,7 +308,8 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     return;
   }
   if (kind == OpKind::Method) {
-    if (n.num_inputs() == 0) unsupported(n, "a method call needs a receiver", "fix the node's inputs");
+    if (n.num_inputs() == 0)
+      unsupported(n, "a method call needs a receiver", "fix the node's inputs");
     std::string method = op.substr(op.rfind('.') + 1);
     CallArgs a = call_args(n, info, 1);
     static const std::set<std::string> splat = {"view", "reshape", "permute", "expand", "repeat"};
@@ -324,21 +333,24 @@ std::string PyEmitter::try_infix(const Node& n) {
     return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
   if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
     std::vector<std::string> parts;
-    for (size_t i = 1; i < 4; ++i) parts.push_back(n.input(i)->is_none_constant() ? "" : expr(n.input(i)).text);
+    for (size_t i = 1; i < 4; ++i)
+      parts.push_back(n.input(i)->is_none_constant() ? "" : expr(n.input(i)).text);
     return receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) + "]";
   }
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
     return receiver(expr(n.input(1))) + " in " + receiver(expr(n.input(0)));
   if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
     std::string lhs = receiver(expr(n.input(0)));
-    if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-') lhs = "(" + lhs + ")";  // (-2) ** x
+    if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-')
+      lhs = "(" + lhs + ")";  // (-2) ** x
     return lhs + " " + sym + " " + expr(n.input(1)).text;
   }
   if (const char* cmp = python_tensor_comparison(n.op());
       cmp && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
     return receiver(expr(n.input(0))) + " " + cmp + " " + expr(n.input(1)).text;
   if (const char* sym = python_unary_operator(n.op()); sym && n.num_inputs() == 1)
-    return std::string(sym) == "not" ? not_expr(expr(n.input(0))) : sym + receiver(expr(n.input(0)));
+    return std::string(sym) == "not" ? not_expr(expr(n.input(0)))
+                                     : sym + receiver(expr(n.input(0)));
   const char* arith = python_tensor_arithmetic(n.op());
   if (!arith || n.num_inputs() < 2 || n.num_inputs() > 3) return "";
   if (n.num_inputs() == 3) {
@@ -365,7 +377,8 @@ std::string PyEmitter::try_index_or_fill(const Node& n) {
   const std::string& op = n.op();
   std::string_view method = tensor_inplace_method_of(op);
   if (n.num_inputs() >= 1 && !method.empty())
-    return receiver(expr(n.input(0))) + "." + std::string(method) + "(" + format_args(call_args(n, nullptr, 1)) + ")";
+    return receiver(expr(n.input(0))) + "." + std::string(method) + "(" +
+           format_args(call_args(n, nullptr, 1)) + ")";
   if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
   std::string subs = index_subscripts(*n.input(1));
   return subs.empty() ? "" : receiver(expr(n.input(0))) + "[" + subs + "]";
@@ -384,8 +397,10 @@ std::string PyEmitter::index_subscripts(const Value& indices) {
 
 // x.index_put_([i, None, j], v) without accumulation (TorchScript's x[i, :, j] = v) as that
 // assignment: Python's Tensor.index_put_ takes no None index. Its result is x itself.
-bool PyEmitter::try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body) {
-  if (tensor_inplace_method_of(n.op()) != "index_put_" || n.num_inputs() < 3 || n.num_inputs() > 4) return false;
+bool PyEmitter::try_index_put(const Node& n, const std::string& hint,
+                              std::vector<std::string>& body) {
+  if (tensor_inplace_method_of(n.op()) != "index_put_" || n.num_inputs() < 3 || n.num_inputs() > 4)
+    return false;
   if (n.num_inputs() == 4) {
     const AttrValue* acc = n.input(3)->constant();
     if (!acc || !std::holds_alternative<bool>(*acc) || std::get<bool>(*acc)) return false;

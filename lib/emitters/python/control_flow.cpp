@@ -30,7 +30,8 @@ std::vector<std::string> PyEmitter::emit_block(const Block& b) {
   return lines;
 }
 
-void PyEmitter::append_indented(const std::vector<std::string>& lines, std::vector<std::string>& out) {
+void PyEmitter::append_indented(const std::vector<std::string>& lines,
+                                std::vector<std::string>& out) {
   for (const auto& l : lines) out.push_back("    " + l);
 }
 
@@ -39,7 +40,8 @@ void PyEmitter::append_indented(const std::vector<std::string>& lines, std::vect
 // read that variable).
 bool PyEmitter::returned_once(const Block& b, const Value* v) const {
   const Node* def = v->node();
-  if (!def || def->owning_block() != &b || def == b.param_node() || preferred_.count(v) || v->constant())
+  if (!def || def->owning_block() != &b || def == b.param_node() || preferred_.count(v) ||
+      v->constant())
     return false;
   size_t returns = 0;
   for (const Use& u : v->uses()) returns += u.user == b.return_node();
@@ -49,8 +51,9 @@ bool PyEmitter::returned_once(const Block& b, const Value* v) const {
 // A loop's continue condition, looking through a `bool(t)` that is written as `t`.
 Value* PyEmitter::condition_source(Value* v) {
   Node* p = v->node();
-  if (p && p->is("bool") && p->num_inputs() == 1 && is_condition_only(v) && p->input(0)->num_uses() == 1 &&
-      p->input(0)->node() && p->input(0)->node()->owning_block() == p->owning_block())
+  if (p && p->is("bool") && p->num_inputs() == 1 && is_condition_only(v) &&
+      p->input(0)->num_uses() == 1 && p->input(0)->node() &&
+      p->input(0)->node()->owning_block() == p->owning_block())
     return p->input(0);
   return v;
 }
@@ -94,7 +97,8 @@ void PyEmitter::emit_if(const Node& n, std::vector<std::string>& body) {
         preferred_[b.outputs()[i]] = names[i];
     branch[bi] = emit_block(b);
     std::vector<std::string> rhs;
-    for (size_t i = 0; i < names.size(); ++i) rhs.push_back(names[i].empty() ? "" : expr(b.outputs()[i]).text);
+    for (size_t i = 0; i < names.size(); ++i)
+      rhs.push_back(names[i].empty() ? "" : expr(b.outputs()[i]).text);
     std::string a = parallel_assign(names, rhs);
     if (!a.empty()) branch[bi].push_back(a);
   }
@@ -126,7 +130,8 @@ void PyEmitter::emit_if(const Node& n, std::vector<std::string>& body) {
 bool PyEmitter::same_stem(const std::string& a, const std::string& b) {
   auto stem = [](const std::string& s) {
     size_t u = s.find_last_of('_');
-    if (u != std::string::npos && u + 1 < s.size() && all_digits(s.substr(u + 1))) return s.substr(0, u);
+    if (u != std::string::npos && u + 1 < s.size() && all_digits(s.substr(u + 1)))
+      return s.substr(0, u);
     return s;
   };
   return stem(a) == stem(b);
@@ -185,7 +190,8 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
     Value* init = n.input(j + 2);
     const Expr& ie = expr(init);
     bool dead = !out->has_uses();
-    for (const Use& u : param->uses()) dead = dead && u.user == blk.return_node() && u.index == j + 1;
+    for (const Use& u : param->uses())
+      dead = dead && u.user == blk.return_node() && u.index == j + 1;
     std::string name;
     if (dead) {
       // Nothing reads it: `_` keeps the body's last value computation pyflakes-clean (dce
@@ -198,7 +204,8 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
     if (preferred_.count(out)) {
       name = bind_name(out, "");
     } else if (init->num_uses() == 1 && !init->constant() && is_identifier(ie.text) &&
-               !python_reserved(ie.text) && (!good_name(out->name()) || same_stem(out->name(), ie.text))) {
+               !python_reserved(ie.text) &&
+               (!good_name(out->name()) || same_stem(out->name(), ie.text))) {
       name = ie.text;  // nothing else reads the initial value: the loop updates it in place
       expr_[out] = Expr(name);
     } else if (!good_name(out->name()) && good_name(param->name())) {
@@ -224,8 +231,8 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
   std::string cond_var;
   if (need_cond) {
     const Expr& ce = expr(init_cond);
-    if (!init_true && init_cond->num_uses() == 1 && !init_cond->constant() && is_identifier(ce.text) &&
-        !python_reserved(ce.text) && !loop_vars_.count(ce.text)) {
+    if (!init_true && init_cond->num_uses() == 1 && !init_cond->constant() &&
+        is_identifier(ce.text) && !python_reserved(ce.text) && !loop_vars_.count(ce.text)) {
       cond_var = ce.text;
     } else if (good_name(body_cond->name()) && returned_once(blk, body_cond)) {
       cond_var = body_cond->name();  // reserved up front, like every IR name
@@ -243,14 +250,16 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
   std::vector<std::string> lines;
   if (use_for) {
     if (need_cond && !init_true) {
-      if (expr(init_cond).text != cond_var) before.push_back(cond_var + " = " + expr(init_cond).text);
+      if (expr(init_cond).text != cond_var)
+        before.push_back(cond_var + " = " + expr(init_cond).text);
       lines.push_back("if not " + cond_var + ":");
       lines.push_back("    break");
     }
     body.insert(body.end(), before.begin(), before.end());
     body.push_back("for " + it_name + " in range(" + expr(trip).text + "):");
   } else {
-    if (need_cond && expr(init_cond).text != cond_var) before.push_back(cond_var + " = " + expr(init_cond).text);
+    if (need_cond && expr(init_cond).text != cond_var)
+      before.push_back(cond_var + " = " + expr(init_cond).text);
     if (it->has_uses()) before.push_back(it_name + " = 0");
     body.insert(body.end(), before.begin(), before.end());
     body.push_back("while " + (need_cond ? cond_var : std::string("True")) + ":");

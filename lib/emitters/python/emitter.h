@@ -72,7 +72,7 @@ struct ModEntry {
 
 // What the candidate schemas say about argument i; fields are set only when all agree.
 struct ArgFacts {
-  bool known = false;        // at least one candidate schema covers the argument
+  bool known = false;  // at least one candidate schema covers the argument
   bool kwarg_only = false;
   std::string name;
   std::optional<int> fixed_size;  // int[N]

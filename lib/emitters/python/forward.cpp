@@ -12,12 +12,12 @@ namespace tt::pyemit {
 // names
 
 bool python_reserved(const std::string& s) {
-  static const std::set<std::string> r = {"self", "torch", "nn", "F", "os", "getattr", "setattr",
-                                          "float", "int", "super", "quant", "nni", "nniqat", "nnq", "nnqat",
-                                          "bool", "len", "list", "abs", "math", "operator",
-                                          // the other builtins the generated code calls: a value
-                                          // named `any` made `any(state)` raise UnboundLocalError
-                                          "any", "all", "sum", "range", "tuple", "isinstance", "print"};
+  static const std::set<std::string> r = {
+      "self", "torch", "nn", "F", "os", "getattr", "setattr", "float", "int", "super", "quant",
+      "nni", "nniqat", "nnq", "nnqat", "bool", "len", "list", "abs", "math", "operator",
+      // the other builtins the generated code calls: a value
+      // named `any` made `any(state)` raise UnboundLocalError
+      "any", "all", "sum", "range", "tuple", "isinstance", "print"};
   return is_keyword(s) || r.count(s) != 0;
 }
 
@@ -65,7 +65,8 @@ std::string PyEmitter::op_hint(const std::string& op) {
 std::string PyEmitter::module_hint(const std::string& path) {
   auto comps = split(path, '.');
   std::string h = comps.back();
-  for (size_t i = comps.size() - 1; i > 0 && !h.empty() && std::isdigit(static_cast<unsigned char>(h[0])); --i)
+  for (size_t i = comps.size() - 1;
+       i > 0 && !h.empty() && std::isdigit(static_cast<unsigned char>(h[0])); --i)
     h = comps[i - 1] + "_" + h;
   return h;
 }
@@ -125,7 +126,8 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
   }
   if (op == "prim.GetAttr") {
     std::string w = n.weight("value");
-    if (w.empty()) unsupported(n, "prim.GetAttr does not name a weight", "add @value=<weight name>");
+    if (w.empty())
+      unsupported(n, "prim.GetAttr does not name a weight", "add @value=<weight name>");
     if (!g_.weights().has(w))
       unsupported(n, "it reads '" + w + "', which is not a weight of the graph", "add the weight");
     expr_[n.output(0)] = Expr{self_path(w)};
@@ -151,13 +153,16 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     return;
   }
   if (op == "prim.DictConstruct") {
-    if (n.num_inputs() % 2 != 0) unsupported(n, "prim.DictConstruct needs (key, value) pairs", "fix the node");
+    if (n.num_inputs() % 2 != 0)
+      unsupported(n, "prim.DictConstruct needs (key, value) pairs", "fix the node");
     std::vector<std::string> items;
     for (size_t i = 0; i + 1 < n.num_inputs(); i += 2)
       items.push_back(expr(n.input(i)).text + ": " + expr(n.input(i + 1)).text);
     std::string text = "{" + join(items, ", ") + "}";
-    if (n.output(0)->num_uses() <= 1) expr_[n.output(0)] = Expr{text};
-    else assign(n, text, "results", true, body);
+    if (n.output(0)->num_uses() <= 1)
+      expr_[n.output(0)] = Expr{text};
+    else
+      assign(n, text, "results", true, body);
     return;
   }
   if (op == "prim.TupleUnpack" || op == "prim.ListUnpack") {
@@ -175,7 +180,8 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
   }
   if (op == "prim.NumToTensor") {
     if (n.num_inputs() != 1) unsupported(n, "prim.NumToTensor needs one input", "fix the node");
-    assign(n, "torch.tensor(" + expr(n.input(0)).text + ")", value_hint(n.input(0)) + "_tensor", true, body);
+    assign(n, "torch.tensor(" + expr(n.input(0)).text + ")", value_hint(n.input(0)) + "_tensor",
+           true, body);
     return;
   }
   if (op == "prim.If") {
@@ -186,7 +192,8 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     emit_loop(n, body);
     return;
   }
-  if (op == "bool" && n.num_inputs() == 1 && n.num_outputs() == 1 && is_condition_only(n.output(0))) {
+  if (op == "bool" && n.num_inputs() == 1 && n.num_outputs() == 1 &&
+      is_condition_only(n.output(0))) {
     expr_[n.output(0)] = expr(n.input(0));  // `if t:` already calls bool(t)
     return;
   }
@@ -198,8 +205,10 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     std::string cls = "RuntimeError";
     if (n.num_inputs() > 1)
       if (const AttrValue* c = n.input(1)->constant())
-        if (auto* s = std::get_if<std::string>(c); s && s->rfind("builtins.", 0) == 0) cls = s->substr(9);
-    body.push_back("raise " + cls + "(" + (n.num_inputs() ? expr(n.input(0)).text : std::string()) + ")");
+        if (auto* s = std::get_if<std::string>(c); s && s->rfind("builtins.", 0) == 0)
+          cls = s->substr(9);
+    body.push_back("raise " + cls + "(" + (n.num_inputs() ? expr(n.input(0)).text : std::string()) +
+                   ")");
     return;
   }
   if (op == "prim.Uninitialized") {  // what a branch that raised "returns": never read

@@ -9,24 +9,37 @@ namespace {
 
 const char* layout_python(int64_t v) {
   switch (v) {
-    case 0: return "torch.strided";
-    case 1: return "torch.sparse_coo";
-    case 2: return "torch.sparse_csr";
-    case 3: return "torch._mkldnn";
-    case 4: return "torch.sparse_csc";
-    case 5: return "torch.sparse_bsr";
-    case 6: return "torch.sparse_bsc";
-    default: return nullptr;
+    case 0:
+      return "torch.strided";
+    case 1:
+      return "torch.sparse_coo";
+    case 2:
+      return "torch.sparse_csr";
+    case 3:
+      return "torch._mkldnn";
+    case 4:
+      return "torch.sparse_csc";
+    case 5:
+      return "torch.sparse_bsr";
+    case 6:
+      return "torch.sparse_bsc";
+    default:
+      return nullptr;
   }
 }
 
 const char* memory_format_python(int64_t v) {
   switch (v) {
-    case 0: return "torch.contiguous_format";
-    case 1: return "torch.preserve_format";
-    case 2: return "torch.channels_last";
-    case 3: return "torch.channels_last_3d";
-    default: return nullptr;
+    case 0:
+      return "torch.contiguous_format";
+    case 1:
+      return "torch.preserve_format";
+    case 2:
+      return "torch.channels_last";
+    case 3:
+      return "torch.channels_last_3d";
+    default:
+      return nullptr;
   }
 }
 
@@ -64,15 +77,18 @@ Expr PyEmitter::literal(const AttrValue& a, const Type& t) {
   }
   if (auto* i = std::get_if<int64_t>(&a)) {
     switch (t.kind) {
-      case K::ScalarType: return {dtype_python(dtype_from_scalar_type(*i))};
+      case K::ScalarType:
+        return {dtype_python(dtype_from_scalar_type(*i))};
       case K::Layout:
         if (const char* s = layout_python(*i)) return {s};
         break;
       case K::MemoryFormat:
         if (const char* s = memory_format_python(*i)) return {s};
         break;
-      case K::Tensor: return {"torch.tensor(" + std::to_string(*i) + ")"};
-      default: break;
+      case K::Tensor:
+        return {"torch.tensor(" + std::to_string(*i) + ")"};
+      default:
+        break;
     }
     return {std::to_string(*i), *i >= 0};
   }
@@ -121,13 +137,15 @@ std::string PyEmitter::tensor_literal(const at::Tensor& t) {
   if (is_float_dtype(d)) {
     at::Tensor f = c.to(d == DType::F64 ? at::kDouble : at::kFloat);
     for (int64_t i = 0; i < f.numel(); ++i)
-      flat.push_back(d == DType::F64 ? py_float(f.data_ptr<double>()[i]) : py_float(f.data_ptr<float>()[i]));
+      flat.push_back(d == DType::F64 ? py_float(f.data_ptr<double>()[i])
+                                     : py_float(f.data_ptr<float>()[i]));
   } else if (d == DType::Bool) {
     at::Tensor b = c.to(at::kBool);
     for (int64_t i = 0; i < b.numel(); ++i) flat.push_back(py_bool(b.data_ptr<bool>()[i]));
   } else {
     at::Tensor l = c.to(at::kLong);
-    for (int64_t i = 0; i < l.numel(); ++i) flat.push_back(std::to_string(l.data_ptr<int64_t>()[i]));
+    for (int64_t i = 0; i < l.numel(); ++i)
+      flat.push_back(std::to_string(l.data_ptr<int64_t>()[i]));
   }
   // Nest the flat values by the shape.
   std::vector<int64_t> sizes = t.sizes().vec();

@@ -8,7 +8,8 @@ namespace tt::pyemit {
 std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& forward_params) {
   // The block's own names (module level, apart from forward's).
   NameAllocator used;
-  for (const char* n : {"model", "weights_path", "torch", "nn", "F", "os", "print", "tuple", "isinstance"})
+  for (const char* n :
+       {"model", "weights_path", "torch", "nn", "F", "os", "print", "tuple", "isinstance"})
     used.take(n);
   used.take(class_name());
   for (const auto& [alias, mod] : import_aliases()) used.take(alias);

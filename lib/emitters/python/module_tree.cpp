@@ -15,7 +15,7 @@ namespace {
 // Whether a module's list attribute may be written as one number when all elements are equal
 // (the module expands it again with _single/_pair/_triple/_quadruple).
 bool collapsible_module_attr(const std::string& name) {
-  static const std::set<std::string> names = {"kernel_size", "stride",      "padding",
+  static const std::set<std::string> names = {"kernel_size", "stride",         "padding",
                                               "dilation",    "output_padding", "output_size",
                                               "size",        "scale_factor"};
   return names.count(name) != 0;
@@ -102,19 +102,22 @@ void PyEmitter::build_module_tree() {
     if (it == module_nodes_.end()) {
       module_nodes_[n->module()] = n;
     } else if (it->second->op() != n->op()) {
-      unsupported(*n, "module '" + n->module() + "' is called both as " + it->second->op() +
-                          " and as " + n->op(),
+      unsupported(*n,
+                  "module '" + n->module() + "' is called both as " + it->second->op() +
+                      " and as " + n->op(),
                   "give the two calls different module paths");
     } else if (!same_attrs(*it->second, *n)) {
       diags_.warn("python-shared-module-attrs",
-                  "module '" + n->module() + "' is called several times with different attributes; "
-                  "the generated code constructs it with those of its first call",
+                  "module '" + n->module() +
+                      "' is called several times with different attributes; "
+                      "the generated code constructs it with those of its first call",
                   n->num_outputs() ? n->output(0)->name() : "", n->scope(), n->loc());
     }
     for (const auto& [key, name] : n->weights()) {
       if (name != n->module() + "." + key)
-        unsupported(*n, "its weight '" + key + "' refers to '" + name + "', but nn modules keep it as '" +
-                            n->module() + "." + key + "'",
+        unsupported(*n,
+                    "its weight '" + key + "' refers to '" + name +
+                        "', but nn modules keep it as '" + n->module() + "." + key + "'",
                     "rename the weight to match the module path");
       if (!g_.weights().has(name))
         unsupported(*n, "its weight '" + name + "' is not in the graph's weights",
@@ -189,12 +192,14 @@ void PyEmitter::emit_entry(const ModEntry& e, std::vector<std::string>& lines) {
 
 DType PyEmitter::weight_dtype(const std::string& name, const at::Tensor& t) const {
   if (!t.defined())
-    throw Error(ExitCode::Internal, "weight '" + name + "' has no tensor — this is a bug in tinytrace");
+    throw Error(ExitCode::Internal,
+                "weight '" + name + "' has no tensor — this is a bug in tinytrace");
   DType d = tensor_dtype(t);
   if (is_quantized_dtype(d) || d == DType::Unknown)
-    throw Error(ExitCode::Unsupported, "weight '" + name + "' has a dtype (" +
-                                           std::string(c10::toString(t.scalar_type())) +
-                                           ") that cannot be declared in Python — convert it to float first");
+    throw Error(ExitCode::Unsupported,
+                "weight '" + name + "' has a dtype (" +
+                    std::string(c10::toString(t.scalar_type())) +
+                    ") that cannot be declared in Python — convert it to float first");
   return d;
 }
 
@@ -278,7 +283,8 @@ std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, cons
     std::string text = module_attr_text(name, value);
     if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";
     if (sig) {
-      auto p = std::find_if(sig->begin(), sig->end(), [&](const PyParam& c) { return c.name == name; });
+      auto p =
+          std::find_if(sig->begin(), sig->end(), [&](const PyParam& c) { return c.name == name; });
       if (p != sig->end() && p->def && (*p->def == text || numeric_equal(*p->def, text))) continue;
     }
     args.push_back(name + "=" + text);
@@ -328,13 +334,15 @@ bool PyEmitter::fresh_value(const Value* v) const {
 
 std::string PyEmitter::module_attr_text(const std::string& name, const AttrValue& v) {
   if (auto* l = std::get_if<std::vector<int64_t>>(&v)) {
-    bool uniform = !l->empty() && std::all_of(l->begin(), l->end(), [&](int64_t x) { return x == l->front(); });
+    bool uniform = !l->empty() &&
+                   std::all_of(l->begin(), l->end(), [&](int64_t x) { return x == l->front(); });
     if (uniform && collapsible_module_attr(name)) return std::to_string(l->front());
     if (l->size() == 1 && name == "normalized_shape") return std::to_string(l->front());
     return py_tuple(int_items(*l));
   }
   if (auto* l = std::get_if<std::vector<double>>(&v)) {
-    bool uniform = !l->empty() && std::all_of(l->begin(), l->end(), [&](double x) { return x == l->front(); });
+    bool uniform =
+        !l->empty() && std::all_of(l->begin(), l->end(), [&](double x) { return x == l->front(); });
     if (uniform && collapsible_module_attr(name)) return py_float(l->front());
     return py_tuple(float_items(*l));
   }

@@ -17,8 +17,9 @@ using c10::IValue;
 
 namespace {
 
-const char* kReexport = "re-export the model with torch.export.export(model.eval(), args) and save it "
-                        "with torch.export.save (torch 2.6)";
+const char* kReexport =
+    "re-export the model with torch.export.export(model.eval(), args) and save it "
+    "with torch.export.save (torch 2.6)";
 
 }  // namespace
 
@@ -33,12 +34,14 @@ std::string first_line(const std::string& s) {
 }
 
 const json& field(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) malformed(std::string("a '") + key + "' field is missing");
+  if (!j.is_object() || !j.contains(key))
+    malformed(std::string("a '") + key + "' field is missing");
   return j.at(key);
 }
 
 std::pair<std::string, const json*> union_member(const json& j) {
-  if (!j.is_object() || j.size() != 1) malformed("expected a one-member object, got " + first_line(j.dump()).substr(0, 80));
+  if (!j.is_object() || j.size() != 1)
+    malformed("expected a one-member object, got " + first_line(j.dump()).substr(0, 80));
   return {j.begin().key(), &j.begin().value()};
 }
 
@@ -75,10 +78,12 @@ Archive read_archive(const std::string& path) {
                 "this .pt2 is an AOTInductor package (compiled code), not an exported program — "
                 "convert the torch.export.save archive of the model instead");
   if (!found && package)
-    throw Error(ExitCode::Unsupported,
-                "this .pt2 is in the package layout of torch >= 2.7 (archive_format); tinytrace reads the "
-                ".pt2 archives torch 2.6's torch.export.save writes (schema 8.x) — save the exported program "
-                "with torch 2.6, or convert a TorchScript (torch.jit.trace) or ONNX export of the model");
+    throw Error(
+        ExitCode::Unsupported,
+        "this .pt2 is in the package layout of torch >= 2.7 (archive_format); tinytrace reads the "
+        ".pt2 archives torch 2.6's torch.export.save writes (schema 8.x) — save the exported "
+        "program "
+        "with torch 2.6, or convert a TorchScript (torch.jit.trace) or ONNX export of the model");
   if (!found) malformed("no serialized_exported_program.json inside");
   Archive a;
   const std::string& text = zip.data.at(prefix + "serialized_exported_program.json");
@@ -103,10 +108,12 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std
   auto cu = std::make_shared<jit::CompilationUnit>();
   auto resolver = [cu, what](const c10::QualifiedName& qn) -> c10::StrongTypePtr {
     std::string name = qn.qualifiedName();
-    if (name != "torch._utils._rebuild_parameter" && name != "torch._utils._rebuild_parameter_with_state")
-      throw Error(ExitCode::Unsupported, what + " holds a " + name +
-                                             " object; tinytrace reads tensors only — keep the model's "
-                                             "state as tensors (no custom objects)");
+    if (name != "torch._utils._rebuild_parameter" &&
+        name != "torch._utils._rebuild_parameter_with_state")
+      throw Error(ExitCode::Unsupported,
+                  what + " holds a " + name +
+                      " object; tinytrace reads tensors only — keep the model's "
+                      "state as tensors (no custom objects)");
     c10::ClassTypePtr t = cu->get_class(qn);
     if (!t) {
       t = c10::ClassType::create(qn, cu);
@@ -117,14 +124,17 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std
   };
   auto loader = [](const c10::StrongTypePtr& type, IValue args) {
     auto obj = c10::ivalue::Object::create(type, 1);
-    if (args.isTuple() && !args.toTupleRef().elements().empty()) obj->setSlot(0, args.toTupleRef().elements()[0]);
+    if (args.isTuple() && !args.toTupleRef().elements().empty())
+      obj->setSlot(0, args.toTupleRef().elements()[0]);
     return obj;
   };
   IValue v;
   try {
     caffe2::serialize::PyTorchStreamReader reader(
-        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), static_cast<off_t>(bytes.size())));
-    v = jit::readArchiveAndTensors("data", "", "", resolver, loader, c10::Device(c10::kCPU), reader);
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
+                                                               static_cast<off_t>(bytes.size())));
+    v = jit::readArchiveAndTensors("data", "", "", resolver, loader, c10::Device(c10::kCPU),
+                                   reader);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
@@ -138,9 +148,10 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std
     IValue val = entry.value();
     if (val.isObject()) val = val.toObjectRef().getSlot(0);
     if (!entry.key().isString() || !val.isTensor())
-      throw Error(ExitCode::Unsupported, what + " has an entry that is not a tensor (" +
-                                             (entry.key().isString() ? entry.key().toStringRef() : "?") +
-                                             "); tinytrace reads tensors only — keep the model's state as tensors");
+      throw Error(ExitCode::Unsupported,
+                  what + " has an entry that is not a tensor (" +
+                      (entry.key().isString() ? entry.key().toStringRef() : "?") +
+                      "); tinytrace reads tensors only — keep the model's state as tensors");
     out.emplace_back(entry.key().toStringRef(), val.toTensor().detach());
   }
   return out;
@@ -148,21 +159,36 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std
 
 std::optional<c10::ScalarType> scalar_type(int64_t v) {
   switch (v) {
-    case 1: return c10::kByte;
-    case 2: return c10::kChar;
-    case 3: return c10::kShort;
-    case 4: return c10::kInt;
-    case 5: return c10::kLong;
-    case 6: return c10::kHalf;
-    case 7: return c10::kFloat;
-    case 8: return c10::kDouble;
-    case 9: return c10::kComplexHalf;
-    case 10: return c10::kComplexFloat;
-    case 11: return c10::kComplexDouble;
-    case 12: return c10::kBool;
-    case 13: return c10::kBFloat16;
-    case 28: return c10::kUInt16;
-    default: return std::nullopt;
+    case 1:
+      return c10::kByte;
+    case 2:
+      return c10::kChar;
+    case 3:
+      return c10::kShort;
+    case 4:
+      return c10::kInt;
+    case 5:
+      return c10::kLong;
+    case 6:
+      return c10::kHalf;
+    case 7:
+      return c10::kFloat;
+    case 8:
+      return c10::kDouble;
+    case 9:
+      return c10::kComplexHalf;
+    case 10:
+      return c10::kComplexFloat;
+    case 11:
+      return c10::kComplexDouble;
+    case 12:
+      return c10::kBool;
+    case 13:
+      return c10::kBFloat16;
+    case 28:
+      return c10::kUInt16;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -62,7 +62,8 @@ void Builder::read_signature(const json& sig, const std::map<std::string, at::Te
     auto [kind, body] = union_member(s);
     auto tensor = [&](const std::string& target) {
       auto it = tensors.find(target);
-      if (it == tensors.end()) malformed("no tensor '" + target + "' in the archive's state_dict or constants");
+      if (it == tensors.end())
+        malformed("no tensor '" + target + "' in the archive's state_dict or constants");
       return it->second;
     };
     if (kind == "user_input") {
@@ -86,21 +87,26 @@ void Builder::read_signature(const json& sig, const std::map<std::string, at::Te
       std::string target = field(*body, "tensor_constant_name").get<std::string>();
       weights_[name] = WeightSpec{target, WeightSpec::Constant, tensor(target)};
     } else {
-      throw Error(ExitCode::Unsupported,
-                  "the exported program has a " + kind +
-                      " input (custom objects, effect tokens and constant inputs are not supported) — "
-                      "export a model whose inputs are tensors and whose state is tensors");
+      throw Error(
+          ExitCode::Unsupported,
+          "the exported program has a " + kind +
+              " input (custom objects, effect tokens and constant inputs are not supported) — "
+              "export a model whose inputs are tensors and whose state is tensors");
     }
   }
   for (const json& s : field(sig, "output_specs")) {
     auto [kind, body] = union_member(s);
     if (kind == "user_output") continue;
-    std::string what = kind == "buffer_mutation" ? "writes a buffer (" + body->value("buffer_name", std::string("?")) + ")"
-                       : kind == "user_input_mutation" ? "writes into its input"
-                                                       : "has a " + kind + " output (a training graph)";
-    throw Error(ExitCode::Unsupported,
-                "the exported program " + what + "; tinytrace converts inference graphs — export the "
-                "model in eval mode (model.eval()) without in-place writes to its inputs or buffers");
+    std::string what =
+        kind == "buffer_mutation"
+            ? "writes a buffer (" + body->value("buffer_name", std::string("?")) + ")"
+        : kind == "user_input_mutation" ? "writes into its input"
+                                        : "has a " + kind + " output (a training graph)";
+    throw Error(
+        ExitCode::Unsupported,
+        "the exported program " + what +
+            "; tinytrace converts inference graphs — export the "
+            "model in eval mode (model.eval()) without in-place writes to its inputs or buffers");
   }
 }
 
@@ -127,10 +133,12 @@ void Builder::collect_uses(const json& arg, std::vector<std::string>& out) {
 
 void Builder::collect_defs(const json& out, std::vector<std::string>& names) {
   auto [k, v] = union_member(out);
-  if (k == "as_tensor") names.push_back(v->at("name").get<std::string>());
+  if (k == "as_tensor")
+    names.push_back(v->at("name").get<std::string>());
   else if (k == "as_tensors")
     for (const json& t : *v) names.push_back(t.at("name").get<std::string>());
-  else if ((k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") && v->contains("as_name"))
+  else if ((k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") &&
+           v->contains("as_name"))
     names.push_back((*v)["as_name"].get<std::string>());
 }
 
@@ -174,7 +182,8 @@ void Builder::fold_linear() {
   };
   for (size_t b = 0; b < nodes_.size(); ++b) {
     const json& n = *nodes_[b];
-    if (dropped_[b] || n.at("target").get<std::string>() != "torch.ops.aten.addmm.default") continue;
+    if (dropped_[b] || n.at("target").get<std::string>() != "torch.ops.aten.addmm.default")
+      continue;
     std::map<std::string, const json*> in;
     for (const json& a : n.at("inputs")) in[a.at("name").get<std::string>()] = &a.at("arg");
     auto is_one = [&](const char* k) {
@@ -182,7 +191,9 @@ void Builder::fold_linear() {
       return it == in.end() || (it->second->contains("as_int") && (*it->second)["as_int"] == 1) ||
              (it->second->contains("as_float") && (*it->second)["as_float"] == 1.0);
     };
-    if (!in.count("self") || !in.count("mat1") || !in.count("mat2") || !is_one("beta") || !is_one("alpha")) continue;
+    if (!in.count("self") || !in.count("mat1") || !in.count("mat2") || !is_one("beta") ||
+        !is_one("alpha"))
+      continue;
     auto bias = weight(*in["self"], 1);
     if (!bias || !in["mat2"]->contains("as_tensor") || !in["mat1"]->contains("as_tensor")) continue;
     std::string p = (*in["mat2"])["as_tensor"].at("name").get<std::string>();
@@ -192,14 +203,16 @@ void Builder::fold_linear() {
     std::string pt = perm.at("target").get<std::string>();
     const json& pin = perm.at("inputs");
     bool transpose = pt == "torch.ops.aten.t.default" && pin.size() == 1;
-    if (pt == "torch.ops.aten.permute.default" && pin.size() == 2 && pin[1].at("arg").contains("as_ints"))
+    if (pt == "torch.ops.aten.permute.default" && pin.size() == 2 &&
+        pin[1].at("arg").contains("as_ints"))
       transpose = pin[1]["arg"]["as_ints"] == json::array({1, 0});
     if (!transpose) continue;
     auto w = weight(pin[0].at("arg"), 2);
     if (!w) continue;
     dropped_[pi->second] = true;
     users_.erase(p);
-    linear_[static_cast<int>(b)] = {(*in["mat1"])["as_tensor"].at("name").get<std::string>(), *w, *bias};
+    linear_[static_cast<int>(b)] = {(*in["mat1"])["as_tensor"].at("name").get<std::string>(), *w,
+                                    *bias};
   }
 }
 
@@ -221,7 +234,8 @@ void Builder::read_nodes() {
     for (const json& o : field(n, "outputs")) collect_defs(o, defs);
     for (const auto& d : defs) producer_[d] = static_cast<int>(i);
     Call* c = root_;
-    std::string stack = n.contains("metadata") ? n["metadata"].value("nn_module_stack", std::string()) : "";
+    std::string stack =
+        n.contains("metadata") ? n["metadata"].value("nn_module_stack", std::string()) : "";
     bool any = false;
     for (const StackEntry& e : parse_stack(stack)) {
       any = true;
@@ -265,7 +279,8 @@ void Builder::read_nodes() {
     Call* lca = node_call_[i];
     for (const auto& d : defs) {
       if (graph_outputs().count(d)) lca = root_;
-      for (int u : users_[d]) lca = lca ? common(lca, node_call_[u] ? node_call_[u] : root_) : node_call_[u];
+      for (int u : users_[d])
+        lca = lca ? common(lca, node_call_[u] ? node_call_[u] : root_) : node_call_[u];
     }
     node_call_[i] = lca ? lca : root_;
   }

@@ -89,10 +89,11 @@ struct Call {
   Call* parent = nullptr;
   std::vector<Call*> children;  // in order of first appearance, then as scheduled
   std::map<std::string, Call*> by_key;
-  std::vector<int> nodes;                   // its own nodes, in graph order
-  std::vector<std::pair<int, Call*>> items;  // scheduled: a node (index, nullptr) or a sub-call (-1, call)
-  std::vector<std::string> outputs;          // values it returns, in graph order
-  std::string method;                        // forward, forward1, ...
+  std::vector<int> nodes;  // its own nodes, in graph order
+  std::vector<std::pair<int, Call*>>
+      items;                         // scheduled: a node (index, nullptr) or a sub-call (-1, call)
+  std::vector<std::string> outputs;  // values it returns, in graph order
+  std::string method;                // forward, forward1, ...
 };
 
 // ---- builder_nodes.cpp: node targets ----
@@ -123,7 +124,8 @@ class Builder {
     jit::Value* self = nullptr;
     std::unordered_map<std::string, jit::Value*> env;
     std::vector<std::string> inputs;  // external values, in input order (after self)
-    std::map<std::string, jit::Value*> objects;  // module path -> its value (GetAttr chains, inputs)
+    std::map<std::string, jit::Value*>
+        objects;  // module path -> its value (GetAttr chains, inputs)
   };
 
   struct WeightSpec {
@@ -171,7 +173,8 @@ class Builder {
   // ---- builder_methods.cpp ----
   c10::TypePtr type_of(const std::string& name) const;
   c10::TypePtr input_type(const std::string& name) const;
-  jit::Value* add_input(Method& m, const std::string& key, const c10::TypePtr& type, const std::string& debug);
+  jit::Value* add_input(Method& m, const std::string& key, const c10::TypePtr& type,
+                        const std::string& debug);
   jit::Value* object(Method& m, const std::string& path);
   jit::Value* value(Method& m, const std::string& name);
   Method build_method(Call* c, const json& call_graph);
@@ -184,13 +187,16 @@ class Builder {
   static size_t frame(const std::string& st);
   static std::pair<std::string, size_t> location(const json& n);
   jit::SourceRange source_range(const json& n);
-  [[noreturn]] void unsupported(const json& n, const Call* c, const std::string& what, const std::string& fix) const;
-  static const c10::FunctionSchema* find_schema(const std::string& qual, const std::string& overload);
+  [[noreturn]] void unsupported(const json& n, const Call* c, const std::string& what,
+                                const std::string& fix) const;
+  static const c10::FunctionSchema* find_schema(const std::string& qual,
+                                                const std::string& overload);
   static bool is_float_type(const c10::TypePtr& t);
   static bool is_float_list(const c10::TypePtr& t);
   jit::Value* arg_value(Method& m, const json& arg, const c10::TypePtr& formal, const json& n);
   void bind_outputs(Method& m, jit::Node* node, const json& n);
-  jit::Node* make_node(Method& m, const std::string& kind, const std::vector<jit::Value*>& ins, const json& n);
+  jit::Node* make_node(Method& m, const std::string& kind, const std::vector<jit::Value*>& ins,
+                       const json& n);
   static bool is_inplace_target(const std::string& target);
   bool alias_of(Method& m, int i, const std::string& target);
   bool only_first_output_used(const json& n);
@@ -206,7 +212,8 @@ class Builder {
   std::unordered_map<std::string, int> producer_;
   std::unordered_map<std::string, std::vector<int>> users_;
   std::unordered_map<std::string, bool> live_;
-  std::map<int, std::tuple<std::string, std::string, std::string>> linear_;  // addmm -> (x, weight, bias)
+  std::map<int, std::tuple<std::string, std::string, std::string>>
+      linear_;  // addmm -> (x, weight, bias)
   std::set<std::string> outputs_;
   bool outputs_read_ = false;
   std::deque<Call> calls_;

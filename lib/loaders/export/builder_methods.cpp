@@ -10,10 +10,14 @@ c10::TypePtr Builder::type_of(const std::string& name) const {
   auto it = kinds_.find(name);
   Kind k = it == kinds_.end() ? Kind::Tensor : it->second;
   switch (k) {
-    case Kind::Int: return c10::IntType::get();
-    case Kind::Float: return c10::FloatType::get();
-    case Kind::Bool: return c10::BoolType::get();
-    case Kind::Tensor: break;
+    case Kind::Int:
+      return c10::IntType::get();
+    case Kind::Float:
+      return c10::FloatType::get();
+    case Kind::Bool:
+      return c10::BoolType::get();
+    case Kind::Tensor:
+      break;
   }
   return c10::TensorType::get();
 }
@@ -27,15 +31,18 @@ c10::TypePtr Builder::input_type(const std::string& name) const {
   std::vector<int64_t> sizes;
   bool all_static = true;
   for (const json& s : meta.value("sizes", json::array())) {
-    if (s.contains("as_int")) sizes.push_back(s["as_int"].get<int64_t>());
-    else all_static = false;
+    if (s.contains("as_int"))
+      sizes.push_back(s["as_int"].get<int64_t>());
+    else
+      all_static = false;
   }
   if (!st) return c10::TensorType::get();
   if (!all_static) return c10::TensorType::get()->withScalarType(*st);
   return c10::TensorType::createContiguous(*st, c10::Device(c10::kCPU), sizes);
 }
 
-jit::Value* Builder::add_input(Method& m, const std::string& key, const c10::TypePtr& type, const std::string& debug) {
+jit::Value* Builder::add_input(Method& m, const std::string& key, const c10::TypePtr& type,
+                               const std::string& debug) {
   if (m.call == root_)
     throw Error(ExitCode::Internal, "export: value " + key + " used before it is defined");
   jit::Value* v = m.g->addInput();
@@ -56,7 +63,8 @@ jit::Value* Builder::object(Method& m, const std::string& path) {
   } else if (under(own, path)) {
     auto dot = path.rfind('.');
     std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
-    v = m.g->insertGetAttr(object(m, parent), dot == std::string::npos ? path : path.substr(dot + 1));
+    v = m.g->insertGetAttr(object(m, parent),
+                           dot == std::string::npos ? path : path.substr(dot + 1));
   } else {
     v = add_input(m, "@module:" + path, mods_.at(path).module.type(), "");
   }
@@ -126,7 +134,8 @@ Builder::Method Builder::build_method(Call* c, const json& call_graph) {
     std::vector<jit::Value*> outs;
     for (const auto& o : c->outputs) {
       auto it = m.env.find(o);
-      TT_ASSERT(it != m.env.end(), "export: result " + o + " of " + c->path + " not computed there");
+      TT_ASSERT(it != m.env.end(),
+                "export: result " + o + " of " + c->path + " not computed there");
       outs.push_back(it->second);
     }
     if (outs.size() == 1)
@@ -152,7 +161,8 @@ jit::Value* Builder::output_value(Method& m, const json& arg) {
     return m.g->insertConstant(k == "as_int" ? v->get<int64_t>() : (*v)["as_int"].get<int64_t>());
   if (k == "as_float") return m.g->insertConstant(v->get<double>());
   if (k == "as_bool") return m.g->insertConstant(v->get<bool>());
-  throw Error(ExitCode::Unsupported, "the exported model returns a " + k + " — return tensors (or tuples, lists, dicts of them)");
+  throw Error(ExitCode::Unsupported, "the exported model returns a " + k +
+                                         " — return tensors (or tuples, lists, dicts of them)");
 }
 
 jit::Value* Builder::root_result(Method& m, const json& call_graph) {
@@ -160,14 +170,16 @@ jit::Value* Builder::root_result(Method& m, const json& call_graph) {
   for (const json& o : field(*graph_, "outputs")) flat.push_back(output_value(m, o));
   json spec;
   for (const json& e : call_graph)
-    if (e.value("fqn", std::string("?")).empty() && e.contains("signature") && e["signature"].is_object())
+    if (e.value("fqn", std::string("?")).empty() && e.contains("signature") &&
+        e["signature"].is_object())
       try {
         spec = json::parse(e["signature"].value("out_spec", std::string()));
       } catch (const json::exception&) {
       }
   size_t next = 0;
   std::function<jit::Value*(const json&)> build = [&](const json& s) -> jit::Value* {
-    std::string type = s.contains("type") && s["type"].is_string() ? s["type"].get<std::string>() : "";
+    std::string type =
+        s.contains("type") && s["type"].is_string() ? s["type"].get<std::string>() : "";
     const json& kids = s.value("children_spec", json::array());
     if (type.empty()) {
       if (next >= flat.size()) malformed("out_spec has more leaves than the graph has outputs");
@@ -190,7 +202,8 @@ jit::Value* Builder::root_result(Method& m, const json& call_graph) {
         if (ok) kv.push_back(m.g->insertConstant(keys[i].get<std::string>()));
       }
       if (ok)
-        return m.g->insertNode(m.g->createDict(c10::StringType::get(), items[0]->type(), kv, items))->output();
+        return m.g->insertNode(m.g->createDict(c10::StringType::get(), items[0]->type(), kv, items))
+            ->output();
     } else if (type != "builtins.tuple" && diags_) {
       diags_->warn("export-output", "the exported model returns a " + type +
                                         "; the converted model returns its fields as a tuple");

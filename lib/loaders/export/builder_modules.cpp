@@ -26,7 +26,8 @@ std::string Builder::class_name(const std::string& cls) {
   size_t start = 0;
   while (start <= cls.size()) {
     size_t dot = cls.find('.', start);
-    comps.push_back(sanitize_component(cls.substr(start, dot == std::string::npos ? std::string::npos : dot - start)));
+    comps.push_back(sanitize_component(
+        cls.substr(start, dot == std::string::npos ? std::string::npos : dot - start)));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
@@ -131,8 +132,8 @@ void Builder::dissolve(Call* c, Call* child) {
   pos = c->children.erase(pos);
   c->children.insert(pos, grand.begin(), grand.end());
   child->children.clear();
-  spdlog::debug("export: the call of {} ({}) interleaves with its caller's nodes; inlined into {}", child->path,
-                child->key, c->path.empty() ? "the root" : c->path);
+  spdlog::debug("export: the call of {} ({}) interleaves with its caller's nodes; inlined into {}",
+                child->path, child->key, c->path.empty() ? "the root" : c->path);
 }
 
 // Whether calling sub-call k as one unit could move an in-place write across a read: some node
@@ -234,7 +235,8 @@ void Builder::schedule(Call* c) {
 void Builder::find_outputs() {
   std::map<Call*, std::set<std::pair<int, std::string>>> outs;
   auto mark = [&](const std::string& v, int producer, Call* user) {
-    for (Call* c = node_call_[producer]; c && !contains(c, user); c = c->parent) outs[c].insert({producer, v});
+    for (Call* c = node_call_[producer]; c && !contains(c, user); c = c->parent)
+      outs[c].insert({producer, v});
   };
   for (const auto& [v, p] : producer_) {
     if (dropped_[p]) continue;

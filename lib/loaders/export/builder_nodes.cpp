@@ -48,12 +48,14 @@ std::string Builder::where(const json& n, const Call* c) const {
   std::string w;
   std::string name = node_name(n);
   if (!name.empty()) w += " (node " + name;
-  if (c && !c->path.empty()) w += std::string(name.empty() ? " (" : ", ") + "in module '" + c->path + "'";
+  if (c && !c->path.empty())
+    w += std::string(name.empty() ? " (" : ", ") + "in module '" + c->path + "'";
   std::string loc = location(n).first;
   if (!loc.empty()) {
     auto slash = loc.find_last_of('/');
-    w += std::string(w.empty() ? " (" : ", ") + "at " + (slash == std::string::npos ? loc : loc.substr(slash + 1)) +
-         ":" + std::to_string(location(n).second);
+    w += std::string(w.empty() ? " (" : ", ") + "at " +
+         (slash == std::string::npos ? loc : loc.substr(slash + 1)) + ":" +
+         std::to_string(location(n).second);
   }
   return w.empty() ? w : w + ")";
 }
@@ -66,7 +68,8 @@ size_t Builder::frame(const std::string& st) {
     last = f;
     auto q = st.find('"', f + 6);
     std::string file = q == std::string::npos ? "" : st.substr(f + 6, q - f - 6);
-    bool in_torch = file.find("-packages/torch/") != std::string::npos || file.rfind("torch/", 0) == 0;
+    bool in_torch =
+        file.find("-packages/torch/") != std::string::npos || file.rfind("torch/", 0) == 0;
     if (!in_torch) user = f;
   }
   return user != std::string::npos ? user : last;
@@ -107,7 +110,8 @@ void Builder::unsupported(const json& n, const Call* c, const std::string& what,
   throw Error(ExitCode::Unsupported, what + where(n, c) + " — " + fix);
 }
 
-const c10::FunctionSchema* Builder::find_schema(const std::string& qual, const std::string& overload) {
+const c10::FunctionSchema* Builder::find_schema(const std::string& qual,
+                                                const std::string& overload) {
   for (const auto& op : jit::getAllOperatorsFor(c10::Symbol::fromQualString(qual)))
     if (op->schema().overload_name() == overload) return &op->schema();
   return nullptr;
@@ -127,7 +131,8 @@ bool Builder::is_float_list(const c10::TypePtr& t) {
 }
 
 // A serialized argument as a value of m; `formal` is the schema's type (numbers follow it).
-jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& formal, const json& n) {
+jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& formal,
+                               const json& n) {
   auto [k, v] = union_member(arg);
   jit::Graph& g = *m.g;
   bool to_float = formal && is_float_type(formal);
@@ -147,10 +152,15 @@ jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& f
   if (k == "as_optional_tensors") {
     std::vector<jit::Value*> items;
     for (const json& t : *v)
-      items.push_back(t.contains("as_tensor") ? value(m, t["as_tensor"].at("name").get<std::string>()) : g.insertConstant(IValue()));
-    return g.insertNode(g.createList(c10::OptionalType::create(c10::TensorType::get()), items))->output();
+      items.push_back(t.contains("as_tensor")
+                          ? value(m, t["as_tensor"].at("name").get<std::string>())
+                          : g.insertConstant(IValue()));
+    return g.insertNode(g.createList(c10::OptionalType::create(c10::TensorType::get()), items))
+        ->output();
   }
-  if (k == "as_int") return to_float ? g.insertConstant(double(v->get<int64_t>())) : g.insertConstant(v->get<int64_t>());
+  if (k == "as_int")
+    return to_float ? g.insertConstant(double(v->get<int64_t>()))
+                    : g.insertConstant(v->get<int64_t>());
   if (k == "as_float") return g.insertConstant(v->get<double>());
   if (k == "as_bool") return g.insertConstant(v->get<bool>());
   if (k == "as_string") return g.insertConstant(v->get<std::string>());
@@ -176,13 +186,15 @@ jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& f
   if (k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") {
     if (v->contains("as_name")) return value(m, (*v)["as_name"].get<std::string>());
     auto [ck, cv] = union_member(*v);
-    if (ck == "as_int") return to_float ? g.insertConstant(double(cv->get<int64_t>())) : g.insertConstant(cv->get<int64_t>());
+    if (ck == "as_int")
+      return to_float ? g.insertConstant(double(cv->get<int64_t>()))
+                      : g.insertConstant(cv->get<int64_t>());
     if (ck == "as_float") return g.insertConstant(cv->get<double>());
     if (ck == "as_bool") return g.insertConstant(cv->get<bool>());
     malformed("unknown " + k + " member " + ck);
   }
   if (k == "as_sym_ints" || k == "as_sym_floats" || k == "as_sym_bools") {
-    c10::TypePtr et = k == "as_sym_ints" ? c10::TypePtr(c10::IntType::get())
+    c10::TypePtr et = k == "as_sym_ints"     ? c10::TypePtr(c10::IntType::get())
                       : k == "as_sym_floats" ? c10::TypePtr(c10::FloatType::get())
                                              : c10::TypePtr(c10::BoolType::get());
     bool all_const = true;
@@ -199,10 +211,14 @@ jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& f
         continue;
       }
       auto [ck, cv] = union_member(e);
-      if (ck == "as_int") items.push_back(g.insertConstant(cv->get<int64_t>()));
-      else if (ck == "as_float") items.push_back(g.insertConstant(cv->get<double>()));
-      else if (ck == "as_bool") items.push_back(g.insertConstant(cv->get<bool>()));
-      else malformed("unknown " + k + " member " + ck);
+      if (ck == "as_int")
+        items.push_back(g.insertConstant(cv->get<int64_t>()));
+      else if (ck == "as_float")
+        items.push_back(g.insertConstant(cv->get<double>()));
+      else if (ck == "as_bool")
+        items.push_back(g.insertConstant(cv->get<bool>()));
+      else
+        malformed("unknown " + k + " member " + ck);
     }
     return g.insertNode(g.createList(et, items))->output();
   }
@@ -228,14 +244,16 @@ jit::Value* Builder::arg_value(Method& m, const json& arg, const c10::TypePtr& f
   if (k == "as_device") {
     std::string type = v->value("type", std::string("cpu"));
     std::string dev = type;
-    if (v->contains("index") && (*v)["index"].is_number()) dev += ":" + std::to_string((*v)["index"].get<int64_t>());
+    if (v->contains("index") && (*v)["index"].is_number())
+      dev += ":" + std::to_string((*v)["index"].get<int64_t>());
     return g.insertConstant(c10::Device(dev));
   }
   if (k == "as_graph")
     unsupported(n, nullptr, "a subgraph argument (control flow such as torch.cond or torch.map)",
                 "export the model without data-dependent control flow");
   if (k == "as_custom_obj")
-    unsupported(n, nullptr, "a custom class object argument", "export the model without TorchScript custom classes");
+    unsupported(n, nullptr, "a custom class object argument",
+                "export the model without TorchScript custom classes");
   unsupported(n, nullptr, "an argument of kind " + k, "export the model without it");
 }
 
@@ -255,19 +273,21 @@ void Builder::bind_outputs(Method& m, jit::Node* node, const json& n) {
         un->output(i)->setDebugName(name);
         m.env[name] = un->output(i);
       }
-    } else if ((k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") && body->contains("as_name")) {
+    } else if ((k == "as_sym_int" || k == "as_sym_float" || k == "as_sym_bool") &&
+               body->contains("as_name")) {
       std::string name = (*body)["as_name"].get<std::string>();
       v->setDebugName(name);
       m.env[name] = v;
     }
   };
-  for (size_t i = 0; i < outs.size() && i < node->outputs().size(); ++i) bind(outs[i], node->output(i));
+  for (size_t i = 0; i < outs.size() && i < node->outputs().size(); ++i)
+    bind(outs[i], node->output(i));
 }
 
 // A node of `kind` on `ins` with the outputs of the overload LibTorch matches; nullptr when none
 // matches.
-jit::Node* Builder::make_node(Method& m, const std::string& kind, const std::vector<jit::Value*>& ins,
-                              const json& n) {
+jit::Node* Builder::make_node(Method& m, const std::string& kind,
+                              const std::vector<jit::Value*>& ins, const json& n) {
   jit::Node* node = m.g->create(c10::Symbol::fromQualString(kind), ins, 0);
   node->setSourceRange(source_range(n));
   const c10::FunctionSchema* s = node->maybeSchema();
@@ -276,7 +296,9 @@ jit::Node* Builder::make_node(Method& m, const std::string& kind, const std::vec
     // passes as a wrapped number).
     for (size_t i = 0; i < ins.size(); ++i) {
       auto k = ins[i]->type()->kind();
-      if (k != c10::TypeKind::IntType && k != c10::TypeKind::FloatType && k != c10::TypeKind::BoolType) continue;
+      if (k != c10::TypeKind::IntType && k != c10::TypeKind::FloatType &&
+          k != c10::TypeKind::BoolType)
+        continue;
       jit::WithInsertPoint guard(m.g->block());
       jit::Node* t = m.g->insertNode(m.g->create(c10::prim::NumToTensor, {ins[i]}, 1));
       t->output()->setType(c10::TensorType::get());
@@ -304,8 +326,8 @@ bool Builder::is_inplace_target(const std::string& target) {
 // into the copy in place (then it is a clone). Binds the result and returns true.
 bool Builder::alias_of(Method& m, int i, const std::string& target) {
   static const std::set<std::string> identity = {
-      "torch.ops.aten.detach.default", "torch.ops.aten.detach_.default", "torch.ops.aten.alias.default",
-      "torch.ops.aten.lift_fresh_copy.default"};
+      "torch.ops.aten.detach.default", "torch.ops.aten.detach_.default",
+      "torch.ops.aten.alias.default", "torch.ops.aten.lift_fresh_copy.default"};
   if (!identity.count(target)) return false;
   const json& n = *nodes_[i];
   const json& ins = n.at("inputs");
@@ -357,7 +379,8 @@ void Builder::emit_node(Method& m, int i) {
     for (const json& in : n.at("inputs")) ins.push_back(arg_value(m, in.at("arg"), nullptr, n));
     jit::Node* node = make_node(m, sop->second, ins, n);
     if (!node)
-      unsupported(n, c, target + " on these operands has no TorchScript form", "export the model without it");
+      unsupported(n, c, target + " on these operands has no TorchScript form",
+                  "export the model without it");
     bind_outputs(m, node, n);
     return;
   }
@@ -405,7 +428,8 @@ void Builder::emit_node(Method& m, int i) {
   if (rit != renamed.end()) {
     const char* flag = std::get<2>(rit->second);
     auto f = flag ? given.find(flag) : given.end();
-    bool off = !flag || (f != given.end() && f->second->contains("as_bool") && !(*f->second)["as_bool"].get<bool>());
+    bool off = !flag || (f != given.end() && f->second->contains("as_bool") &&
+                         !(*f->second)["as_bool"].get<bool>());
     if (off) {
       if (flag) given.erase(f);
       name = std::get<0>(rit->second);
@@ -429,7 +453,8 @@ void Builder::emit_node(Method& m, int i) {
       malformed("node " + node_name(n) + " (" + qual + ") has no argument '" + a.name() + "'");
     IValue d = *a.default_value();
     auto lt = a.type()->cast<c10::ListType>();
-    if (d.isInt() && lt && a.N()) d = IValue(std::vector<int64_t>(static_cast<size_t>(*a.N()), d.toInt()));
+    if (d.isInt() && lt && a.N())
+      d = IValue(std::vector<int64_t>(static_cast<size_t>(*a.N()), d.toInt()));
     if (d.isInt() && is_float_type(a.type())) d = IValue(double(d.toInt()));
     ins.push_back(m.g->insertConstant(d));
   }
@@ -444,8 +469,9 @@ void Builder::emit_node(Method& m, int i) {
     for (bool flag : {false, false, true, true}) ins.push_back(m.g->insertConstant(flag));
     kind = "aten::_convolution";
   } else if (qual == "aten::_native_batch_norm_legit_no_training" && only_first_output_used(n)) {
-    ins = {ins[0], ins[1], ins[2], ins[3], ins[4], m.g->insertConstant(false), ins[5], ins[6],
-           m.g->insertConstant(true)};
+    ins = {ins[0], ins[1], ins[2],
+           ins[3], ins[4], m.g->insertConstant(false),
+           ins[5], ins[6], m.g->insertConstant(true)};
     kind = "aten::batch_norm";
   }
   jit::Node* node = make_node(m, kind, ins, n);

@@ -16,27 +16,30 @@ torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags)
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
-    throw Error(ExitCode::Unsupported, "cannot read the exported program: " + first_line(e.what_without_backtrace()) +
-                                           " — please report this with the model");
-  } catch (const std::exception& e) {
     throw Error(ExitCode::Unsupported,
-                "cannot read the exported program: " + first_line(e.what()) + " — please report this with the model");
+                "cannot read the exported program: " + first_line(e.what_without_backtrace()) +
+                    " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported, "cannot read the exported program: " + first_line(e.what()) +
+                                           " — please report this with the model");
   }
 }
 
-std::unique_ptr<Graph> load_export(const std::string& path, Diagnostics& diags,
-                                   std::vector<std::pair<std::string, std::string>>* source_values) {
+std::unique_ptr<Graph> load_export(
+    const std::string& path, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values) {
   jit::Module module = export_to_module(path, &diags);
   try {
     return lift_jit_module(module, diags, source_values);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
-    throw Error(ExitCode::Unsupported, "cannot lift the exported program: " + first_line(e.what_without_backtrace()) +
-                                           " — please report this with the model");
-  } catch (const std::exception& e) {
     throw Error(ExitCode::Unsupported,
-                "cannot lift the exported program: " + first_line(e.what()) + " — please report this with the model");
+                "cannot lift the exported program: " + first_line(e.what_without_backtrace()) +
+                    " — please report this with the model");
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::Unsupported, "cannot lift the exported program: " + first_line(e.what()) +
+                                           " — please report this with the model");
   }
 }
 

@@ -51,7 +51,8 @@ std::optional<std::string> normalize_path(const std::string& p) {
           if (!lit(s)) return false;
         } else {
           size_t b = i;
-          while (i < p.size() && (std::isdigit(static_cast<unsigned char>(p[i])) || p[i] == '-')) ++i;
+          while (i < p.size() && (std::isdigit(static_cast<unsigned char>(p[i])) || p[i] == '-'))
+            ++i;
           s = p.substr(b, i - b);
           if (s.empty()) return false;
         }
@@ -74,7 +75,8 @@ std::vector<StackEntry> parse_stack(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t semi = s.find(';', start);
-    std::string item = s.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+    std::string item =
+        s.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
     start = semi == std::string::npos ? s.size() + 1 : semi + 1;
     size_t c1 = item.find(','), c2 = item.rfind(',');
     if (c1 == std::string::npos || c1 == c2) continue;

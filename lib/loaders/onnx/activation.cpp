@@ -10,12 +10,16 @@ namespace tt::onnx_import {
 
 Importer::OpList Importer::activation_ops() {
   return {
-      {"Relu", [](Importer& im, const ox::NodeProto& n) { im.call("F.relu", {im.tensor_in(n.input(0))}, n); }},
+      {"Relu", [](Importer& im,
+                  const ox::NodeProto& n) { im.call("F.relu", {im.tensor_in(n.input(0))}, n); }},
       {"Sigmoid",
        [](Importer& im, const ox::NodeProto& n) {
          im.call("torch.sigmoid", {im.tensor_in(n.input(0))}, n);
        }},
-      {"Tanh", [](Importer& im, const ox::NodeProto& n) { im.call("torch.tanh", {im.tensor_in(n.input(0))}, n); }},
+      {"Tanh",
+       [](Importer& im, const ox::NodeProto& n) {
+         im.call("torch.tanh", {im.tensor_in(n.input(0))}, n);
+       }},
       {"HardSwish",
        [](Importer& im, const ox::NodeProto& n) {
          im.call("F.hardswish", {im.tensor_in(n.input(0))}, n);
@@ -23,16 +27,20 @@ Importer::OpList Importer::activation_ops() {
       {"HardSigmoid", [](Importer& im, const ox::NodeProto& n) { im.lift_hard_sigmoid(n); }},
       {"LeakyRelu",
        [](Importer& im, const ox::NodeProto& n) {
-         im.call("F.leaky_relu", {im.tensor_in(n.input(0)), im.c_float(im.attr_f(n, "alpha", 0.01))}, n);
+         im.call("F.leaky_relu",
+                 {im.tensor_in(n.input(0)), im.c_float(im.attr_f(n, "alpha", 0.01))}, n);
        }},
       {"Elu",
        [](Importer& im, const ox::NodeProto& n) {
-         im.call("F.elu", {im.tensor_in(n.input(0)), im.c_float(im.attr_f(n, "alpha", 1.0)), im.c_int(1), im.c_int(1)},
+         im.call("F.elu",
+                 {im.tensor_in(n.input(0)), im.c_float(im.attr_f(n, "alpha", 1.0)), im.c_int(1),
+                  im.c_int(1)},
                  n);
        }},
       {"Gelu",
        [](Importer& im, const ox::NodeProto& n) {
-         im.call("F.gelu", {im.tensor_in(n.input(0)), im.c_str(im.attr_s(n, "approximate", "none"))}, n);
+         im.call("F.gelu",
+                 {im.tensor_in(n.input(0)), im.c_str(im.attr_s(n, "approximate", "none"))}, n);
        }},
       {"Clip", [](Importer& im, const ox::NodeProto& n) { im.lift_clip(n); }},
       {"Softmax", [](Importer& im, const ox::NodeProto& n) { im.lift_softmax(n, false); }},
@@ -117,7 +125,8 @@ void Importer::lift_softmax(const ox::NodeProto& n, bool log) {
   if (opset_ < 13) {
     // Before opset 13 softmax works on the input flattened to 2-d at `axis`: the same as
     // PyTorch's only when axis is the last dim.
-    if (!r || (axis != -1 && axis != *r - 1)) unsupported(n, "softmax (opset < 13) over several dims");
+    if (!r || (axis != -1 && axis != *r - 1))
+      unsupported(n, "softmax (opset < 13) over several dims");
   }
   const char* op = log ? "F.log_softmax" : "F.softmax";
   call(op, {tensor_in(n.input(0)), c_int(axis), c_none()}, n);

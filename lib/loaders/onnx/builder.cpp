@@ -10,7 +10,9 @@ namespace tt::onnx_import {
 
 // ---- values ----
 
-bool Importer::has_input(const ox::NodeProto& n, int i) { return i < n.input_size() && !n.input(i).empty(); }
+bool Importer::has_input(const ox::NodeProto& n, int i) {
+  return i < n.input_size() && !n.input(i).empty();
+}
 
 bool Importer::is_const(const std::string& name) { return consts_.count(name) != 0; }
 
@@ -55,9 +57,13 @@ Value* Importer::c_str(const std::string& s) { return constant(s, Type::of(Type:
 
 Value* Importer::c_none() { return constant(NoneAttr{}, Type::of(Type::Kind::None)); }
 
-Value* Importer::c_ints(std::vector<int64_t> v) { return constant(std::move(v), Type::list(Type::of(Type::Kind::Int))); }
+Value* Importer::c_ints(std::vector<int64_t> v) {
+  return constant(std::move(v), Type::list(Type::of(Type::Kind::Int)));
+}
 
-Value* Importer::c_floats(std::vector<double> v) { return constant(std::move(v), Type::list(Type::of(Type::Kind::Float))); }
+Value* Importer::c_floats(std::vector<double> v) {
+  return constant(std::move(v), Type::list(Type::of(Type::Kind::Float)));
+}
 
 Type Importer::type_for(const std::string& name) {
   auto it = types_.find(name);
@@ -81,22 +87,28 @@ Value* Importer::tensor_in(const std::string& name) {
   if (e != env_.end()) return e->second;
   auto c = consts_.find(name);
   if (c == consts_.end() && sym_.count(name))
-    throw Error(ExitCode::Unsupported, "value '" + name + "' is a size computed from dynamic shapes and is used as a "
-                                       "tensor, which tinytrace does not lift — export with static shapes");
+    throw Error(ExitCode::Unsupported,
+                "value '" + name +
+                    "' is a size computed from dynamic shapes and is used as a "
+                    "tensor, which tinytrace does not lift — export with static shapes");
   if (c == consts_.end())
-    throw Error(ExitCode::BadInput, "value '" + name + "' is used but never defined — the ONNX graph is "
-                                    "malformed; re-export it");
+    throw Error(ExitCode::BadInput, "value '" + name +
+                                        "' is used but never defined — the ONNX graph is "
+                                        "malformed; re-export it");
   const at::Tensor& t = c->second;
   Value* v;
   std::string saved = scope_;
   scope_.clear();
   if (t.numel() <= 8 && !init_names_.count(name)) {
-    v = constant(t.clone(), Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec()));
+    v = constant(t.clone(),
+                 Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())),
+                              t.sizes().vec()));
   } else {
     bool param = init_names_.count(name) && t.is_floating_point();
     Node* n = append("prim.GetAttr", {});
     n->set_weight("value", weight_for(name, t, param));
-    v = n->add_output(Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec()));
+    v = n->add_output(Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())),
+                                   t.sizes().vec()));
   }
   scope_ = saved;
   env_[name] = v;
@@ -111,7 +123,8 @@ Value* Importer::operand(const ox::NodeProto& n, int i, const std::string& other
     // A float32 constant reads back as its shortest decimal (0.7, not 0.699999988): the same
     // float32 value when it scales a float32 tensor.
     if (r && *r >= c->dim())
-      return c_float(c->scalar_type() == at::kFloat ? nice_float(c->item<float>()) : c->item<double>());
+      return c_float(c->scalar_type() == at::kFloat ? nice_float(c->item<float>())
+                                                    : c->item<double>());
   }
   return tensor_in(n.input(i));
 }
@@ -133,7 +146,8 @@ Value* Importer::out(Node* node, const ox::NodeProto& n, int i) {
   return v;
 }
 
-Node* Importer::call(const std::string& op, const std::vector<Value*>& ins, const ox::NodeProto& n) {
+Node* Importer::call(const std::string& op, const std::vector<Value*>& ins,
+                     const ox::NodeProto& n) {
   Node* node = append(op, ins);
   out(node, n, 0);
   return node;
@@ -175,26 +189,30 @@ std::string Importer::path_from_node_name(const std::string& node_name) {
 }
 
 // Module path for a layer whose main weight is the ONNX tensor `weight` (nullptr: none).
-std::string Importer::module_path(const ox::NodeProto& n, const std::string& weight, const std::string& fallback) {
+std::string Importer::module_path(const ox::NodeProto& n, const std::string& weight,
+                                  const std::string& fallback) {
   auto shared = module_of_weight_.find(weight);
   if (!weight.empty() && shared != module_of_weight_.end()) return shared->second;
   std::string path;
   const std::string suffix = ".weight";
-  if (weight.size() > suffix.size() && weight.compare(weight.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+  if (weight.size() > suffix.size() &&
+      weight.compare(weight.size() - suffix.size(), suffix.size(), suffix) == 0 &&
       weight.find("::") == std::string::npos && weight.find('/') == std::string::npos)
     path = dotted_name(weight.substr(0, weight.size() - suffix.size()));
   if (path.empty()) path = path_from_node_name(n.name());
   if (path.empty() && !n.name().empty()) path = sanitize_name(n.name());
   if (path.empty()) path = fallback;
   std::string unique = path;
-  for (int k = 1; used_modules_.count(unique) || g_->weights().has(unique); ++k) unique = path + "_" + std::to_string(k);
+  for (int k = 1; used_modules_.count(unique) || g_->weights().has(unique); ++k)
+    unique = path + "_" + std::to_string(k);
   used_modules_.insert(unique);
   if (!weight.empty()) module_of_weight_[weight] = unique;
   return unique;
 }
 
 // Registers `t` as <module>.<key> and refers to it from `node`.
-void Importer::module_weight(Node* node, const std::string& key, const at::Tensor& t, bool is_param) {
+void Importer::module_weight(Node* node, const std::string& key, const at::Tensor& t,
+                             bool is_param) {
   std::string name = node->module() + "." + key;
   if (!g_->weights().has(name)) g_->weights().set(name, Weight{t.contiguous(), is_param});
   node->set_weight(key, name);

@@ -15,13 +15,16 @@ Importer::OpList Importer::conv_ops() {
       {"ConvTranspose", [](Importer& im, const ox::NodeProto& n) { im.lift_conv(n, true); }},
       {"MaxPool", [](Importer& im, const ox::NodeProto& n) { im.lift_pool(n, true); }},
       {"AveragePool", [](Importer& im, const ox::NodeProto& n) { im.lift_pool(n, false); }},
-      {"GlobalAveragePool", [](Importer& im, const ox::NodeProto& n) { im.lift_global_pool(n, false); }},
+      {"GlobalAveragePool",
+       [](Importer& im, const ox::NodeProto& n) { im.lift_global_pool(n, false); }},
       {"GlobalMaxPool", [](Importer& im, const ox::NodeProto& n) { im.lift_global_pool(n, true); }},
   };
 }
 
-Importer::Pads Importer::spatial_pads(const ox::NodeProto& n, size_t dims, const std::vector<int64_t>& kernel,
-                                      const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation) {
+Importer::Pads Importer::spatial_pads(const ox::NodeProto& n, size_t dims,
+                                      const std::vector<int64_t>& kernel,
+                                      const std::vector<int64_t>& stride,
+                                      const std::vector<int64_t>& dilation) {
   std::string auto_pad = attr_s(n, "auto_pad", "NOTSET");
   Pads p{std::vector<int64_t>(dims, 0), std::vector<int64_t>(dims, 0)};
   if (auto_pad == "VALID") return p;
@@ -29,7 +32,8 @@ Importer::Pads Importer::spatial_pads(const ox::NodeProto& n, size_t dims, const
     // Output size ceil(in / stride); the odd pixel of the total goes to the end (UPPER) or
     // the beginning (LOWER).
     auto s = known_shape(n.input(0));
-    if (!s || s->size() != dims + 2) unsupported(n, "auto_pad=" + auto_pad + " on an input without a static shape");
+    if (!s || s->size() != dims + 2)
+      unsupported(n, "auto_pad=" + auto_pad + " on an input without a static shape");
     for (size_t k = 0; k < dims; ++k) {
       int64_t in = (*s)[k + 2], st = stride[k];
       int64_t extent = (kernel[k] - 1) * dilation[k] + 1;
@@ -89,7 +93,8 @@ void Importer::lift_conv(const ox::NodeProto& n, bool transposed) {
   } else {
     x = pad_excess(x, pads, 0.0, padding);
   }
-  std::string cls = std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
+  std::string cls =
+      std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
   Node* node = append(cls, {x});
   node->set_module(module_path(n, n.input(1), transposed ? "conv_transpose" : "conv"));
   node->set_scope(scope_parent(node->module()));
@@ -102,7 +107,8 @@ void Importer::lift_conv(const ox::NodeProto& n, bool transposed) {
   a.set("stride", stride);
   a.set("padding", padding);
   if (transposed) {
-    if (attr(n, "output_shape")) unsupported(n, "output_shape (export with output_padding instead)");
+    if (attr(n, "output_shape"))
+      unsupported(n, "output_shape (export with output_padding instead)");
     a.set("output_padding", attr_ints(n, "output_padding").value_or(std::vector<int64_t>(d, 0)));
     a.set("groups", groups);
     a.set("bias", b != nullptr);
@@ -131,10 +137,12 @@ void Importer::lift_pool(const ox::NodeProto& n, bool max) {
   Pads pads = spatial_pads(n, d, *kernel, stride, dilation);
   bool include_pad = attr_i(n, "count_include_pad", 0) != 0;
   if (!max && !include_pad && pads.begin != pads.end)
-    unsupported(n, "asymmetric padding with count_include_pad=0 (padded zeros would be averaged in)");
+    unsupported(n,
+                "asymmetric padding with count_include_pad=0 (padded zeros would be averaged in)");
   // Max pooling never picks a padded element: pad the excess with -inf.
   std::vector<int64_t> padding;
-  Value* x = pad_excess(tensor_in(n.input(0)), pads, max ? -std::numeric_limits<double>::infinity() : 0.0, padding);
+  Value* x = pad_excess(tensor_in(n.input(0)), pads,
+                        max ? -std::numeric_limits<double>::infinity() : 0.0, padding);
   bool ceil = attr_i(n, "ceil_mode", 0) != 0;
   std::string nd = std::to_string(dims) + "d";
   std::vector<Value*> ins = {x, c_ints(*kernel), c_ints(stride), c_ints(padding)};
@@ -160,7 +168,8 @@ void Importer::lift_global_pool(const ox::NodeProto& n, bool max) {
     for (int64_t k = 0; k < dims; ++k) axes.push_back(2 + k);
     call("torch.amax", {x, c_ints(axes), c_bool(true)}, n);
   } else {
-    call("F.adaptive_avg_pool" + std::to_string(dims) + "d", {x, c_ints(std::vector<int64_t>(static_cast<size_t>(dims), 1))}, n);
+    call("F.adaptive_avg_pool" + std::to_string(dims) + "d",
+         {x, c_ints(std::vector<int64_t>(static_cast<size_t>(dims), 1))}, n);
   }
 }
 

@@ -16,7 +16,8 @@ namespace tt::onnx_import {
 
 Value* Importer::size_of(const std::string& name, int64_t dim) {
   Type t = type_for(name);
-  if (t.shape && dim < static_cast<int64_t>(t.shape->size()) && (*t.shape)[static_cast<size_t>(dim)] >= 0)
+  if (t.shape && dim < static_cast<int64_t>(t.shape->size()) &&
+      (*t.shape)[static_cast<size_t>(dim)] >= 0)
     return c_int((*t.shape)[static_cast<size_t>(dim)]);
   Node* n = append("Tensor.size", {tensor_in(name), c_int(dim)});
   return n->add_output(Type::of(Type::Kind::Int));
@@ -34,7 +35,9 @@ std::optional<std::vector<Value*>> Importer::sym_elems(const ox::NodeProto& n, i
   return out;
 }
 
-bool Importer::is_sym(const ox::NodeProto& n, int i) { return has_input(n, i) && sym_.count(n.input(i)); }
+bool Importer::is_sym(const ox::NodeProto& n, int i) {
+  return has_input(n, i) && sym_.count(n.input(i));
+}
 
 std::optional<int64_t> Importer::int_const(Value* v) {
   const AttrValue* a = v->constant();
@@ -87,14 +90,16 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
   if (op == "Identity" || op == "Cast") {
     if (op == "Cast") {
       auto st = scalar_type(static_cast<int32_t>(attr_i(n, "to", 7)));
-      if (!st || (*st != at::kLong && *st != at::kInt)) unsupported(n, "a cast of a dynamic size to a non-integer type");
+      if (!st || (*st != at::kLong && *st != at::kInt))
+        unsupported(n, "a cast of a dynamic size to a non-integer type");
     }
     set_sym(n, elems(0), sym_scalar_.count(n.input(0)) != 0);
     return true;
   }
   if (op == "Gather" && !is_sym(n, 1)) {
     const at::Tensor* idx = const_of(n, 1);
-    if (!idx || attr_i(n, "axis", 0) != 0 || idx->dim() > 1) unsupported(n, "a gather from a dynamic shape");
+    if (!idx || attr_i(n, "axis", 0) != 0 || idx->dim() > 1)
+      unsupported(n, "a gather from a dynamic shape");
     auto src = elems(0);
     std::vector<Value*> out;
     for (int64_t k : ints_of(*idx)) {
@@ -111,7 +116,8 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1) || scalar != (op == "Unsqueeze"))
       unsupported(n, "an unexpected reshaping of a dynamic size");
     auto e = elems(0);
-    if (op == "Squeeze" && e.size() != 1) unsupported(n, "an unexpected reshaping of a dynamic size");
+    if (op == "Squeeze" && e.size() != 1)
+      unsupported(n, "an unexpected reshaping of a dynamic size");
     set_sym(n, e, op == "Squeeze");
     return true;
   }
@@ -130,7 +136,8 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     auto src = elems(0);
     const at::Tensor* st = const_of(n, 1);
     const at::Tensor* en = const_of(n, 2);
-    if (!st || !en || st->numel() != 1 || (has_input(n, 4) && (!const_of(n, 4) || ints_of(*const_of(n, 4))[0] != 1)))
+    if (!st || !en || st->numel() != 1 ||
+        (has_input(n, 4) && (!const_of(n, 4) || ints_of(*const_of(n, 4))[0] != 1)))
       unsupported(n, "a slice of a dynamic shape with run-time bounds");
     int64_t len = static_cast<int64_t>(src.size());
     int64_t s0 = ints_of(*st)[0], e0 = ints_of(*en)[0];
@@ -141,32 +148,44 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     set_sym(n, std::vector<Value*>(src.begin() + s0, src.begin() + e0), false);
     return true;
   }
-  static const std::map<std::string, const char*> arith = {
-      {"Add", "operator.add"}, {"Sub", "operator.sub"}, {"Mul", "operator.mul"}, {"Div", "operator.floordiv"}};
+  static const std::map<std::string, const char*> arith = {{"Add", "operator.add"},
+                                                           {"Sub", "operator.sub"},
+                                                           {"Mul", "operator.mul"},
+                                                           {"Div", "operator.floordiv"}};
   if (auto a = arith.find(op); a != arith.end()) {
     auto x = elems(0), y = elems(1);
-    if (x.size() != y.size() && x.size() != 1 && y.size() != 1) unsupported(n, "arithmetic on sizes of different lengths");
+    if (x.size() != y.size() && x.size() != 1 && y.size() != 1)
+      unsupported(n, "arithmetic on sizes of different lengths");
     size_t len = std::max(x.size(), y.size());
     std::vector<Value*> out;
     for (size_t k = 0; k < len; ++k) {
       Value* p = x[x.size() == 1 ? 0 : k];
       Value* q = y[y.size() == 1 ? 0 : k];
       auto pc = int_const(p), qc = int_const(q);
-      if (op == "Mul" && pc == 1) out.push_back(q);
-      else if ((op == "Mul" || op == "Div") && qc == 1) out.push_back(p);
-      else if ((op == "Add" || op == "Sub") && qc == 0) out.push_back(p);
+      if (op == "Mul" && pc == 1)
+        out.push_back(q);
+      else if ((op == "Mul" || op == "Div") && qc == 1)
+        out.push_back(p);
+      else if ((op == "Add" || op == "Sub") && qc == 0)
+        out.push_back(p);
       else if (pc && qc && (op != "Div" || *qc != 0))  // static sizes next to dynamic ones
-        out.push_back(c_int(op == "Add" ? *pc + *qc : op == "Sub" ? *pc - *qc : op == "Mul" ? *pc * *qc : *pc / *qc));
-      else out.push_back(append(a->second, {p, q})->add_output(Type::of(Type::Kind::Int)));
+        out.push_back(c_int(op == "Add"   ? *pc + *qc
+                            : op == "Sub" ? *pc - *qc
+                            : op == "Mul" ? *pc * *qc
+                                          : *pc / *qc));
+      else
+        out.push_back(append(a->second, {p, q})->add_output(Type::of(Type::Kind::Int)));
     }
-    bool scalar = sym_scalar_.count(n.input(0)) && (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
+    bool scalar = sym_scalar_.count(n.input(0)) &&
+                  (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
     set_sym(n, out, scalar);
     return true;
   }
   if (op == "Reshape" && is_sym(n, 1) && !is_sym(n, 0)) {
     auto e = elems(1);
     for (size_t k = 0; k < e.size(); ++k)
-      if (int_const(e[k]) == 0 && attr_i(n, "allowzero", 0) == 0) e[k] = size_of(n.input(0), static_cast<int64_t>(k));
+      if (int_const(e[k]) == 0 && attr_i(n, "allowzero", 0) == 0)
+        e[k] = size_of(n.input(0), static_cast<int64_t>(k));
     call("Tensor.reshape", {tensor_in(n.input(0)), int_list(e)}, n);
     return true;
   }
@@ -178,8 +197,9 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     at::Tensor v = at::zeros({1}, at::kFloat);
     if (const auto* a = attr(n, "value")) v = to_tensor(a->t());
     DType d = dtype_from_scalar_type(static_cast<int64_t>(v.scalar_type()));
-    Value* z = method("torch.zeros", {int_list(elems(0)), constant(d, Type::of(Type::Kind::ScalarType)), c_none(),
-                                       c_none(), c_none()});
+    Value* z =
+        method("torch.zeros", {int_list(elems(0)), constant(d, Type::of(Type::Kind::ScalarType)),
+                               c_none(), c_none(), c_none()});
     if (v.flatten()[0].item<double>() == 0.0) {
       bind(n, 0, z);
       return true;
@@ -190,14 +210,18 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
   if (op == "Range") {
     // torch.arange(x.size(0)): scalar bounds, some of them run-time sizes.
     auto a = elems(0), b = elems(1), d = elems(2);
-    if (a.size() != 1 || b.size() != 1 || d.size() != 1) unsupported(n, "a range with non-scalar bounds");
+    if (a.size() != 1 || b.size() != 1 || d.size() != 1)
+      unsupported(n, "a range with non-scalar bounds");
     DType dt = type_for(n.output(0)).dtype;
     if (dt == DType::Unknown) dt = dtype_from_scalar_type(static_cast<int64_t>(at::kLong));
-    call("torch.arange", {a[0], b[0], d[0], constant(dt, Type::of(Type::Kind::ScalarType)), c_none(), c_none(), c_none()},
+    call("torch.arange",
+         {a[0], b[0], d[0], constant(dt, Type::of(Type::Kind::ScalarType)), c_none(), c_none(),
+          c_none()},
          n);
     return true;
   }
-  if (op == "Resize" && opset_ >= 11 && is_sym(n, 3) && !is_sym(n, 0) && !is_sym(n, 1) && !is_sym(n, 2)) {
+  if (op == "Resize" && opset_ >= 11 && is_sym(n, 3) && !is_sym(n, 0) && !is_sym(n, 1) &&
+      !is_sym(n, 2)) {
     // F.interpolate(x, size=x.shape[-2:]) with dynamic axes: the sizes are run-time ints.
     lift_resize(n, elems(3));
     return true;

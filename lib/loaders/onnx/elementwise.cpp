@@ -13,11 +13,20 @@ namespace {
 // Unary math: one torch function each (the keys are registered in the op table).
 const std::map<std::string, const char*>& unary_ops() {
   static const std::map<std::string, const char*> unary = {
-      {"Sqrt", "torch.sqrt"}, {"Exp", "torch.exp"},     {"Log", "torch.log"},
-      {"Abs", "torch.abs"},   {"Neg", "torch.neg"},     {"Erf", "torch.erf"},
-      {"Reciprocal", "torch.reciprocal"}, {"Floor", "torch.floor"}, {"Ceil", "torch.ceil"},
-      {"Sin", "torch.sin"},   {"Cos", "torch.cos"},     {"Not", "torch.logical_not"},
-      {"Sign", "torch.sign"}, {"Round", "torch.round"}};  // both round half to even
+      {"Sqrt", "torch.sqrt"},
+      {"Exp", "torch.exp"},
+      {"Log", "torch.log"},
+      {"Abs", "torch.abs"},
+      {"Neg", "torch.neg"},
+      {"Erf", "torch.erf"},
+      {"Reciprocal", "torch.reciprocal"},
+      {"Floor", "torch.floor"},
+      {"Ceil", "torch.ceil"},
+      {"Sin", "torch.sin"},
+      {"Cos", "torch.cos"},
+      {"Not", "torch.logical_not"},
+      {"Sign", "torch.sign"},
+      {"Round", "torch.round"}};  // both round half to even
   return unary;
 }
 
@@ -42,7 +51,8 @@ Importer::OpList Importer::elementwise_ops() {
       {"Cast", [](Importer& im, const ox::NodeProto& n) { im.lift_cast(n); }},
   };
   for (const auto& u : unary_ops())
-    ops.emplace_back(u.first.c_str(), [](Importer& im, const ox::NodeProto& n) { im.lift_unary(n); });
+    ops.emplace_back(u.first.c_str(),
+                     [](Importer& im, const ox::NodeProto& n) { im.lift_unary(n); });
   return ops;
 }
 
@@ -76,8 +86,9 @@ void Importer::lift_binary(const ox::NodeProto& n) {
   if (a_scalar) a = tensor_in(n.input(0));
   if (op == "Pow") return void(call("torch.pow", {a, b}, n));
   auto it = types_.find(n.input(0));
-  bool integer = it != types_.end() && it->second.dtype != DType::Unknown && it->second.dtype != DType::F32 &&
-                 it->second.dtype != DType::F64 && it->second.dtype != DType::F16 && it->second.dtype != DType::BF16;
+  bool integer = it != types_.end() && it->second.dtype != DType::Unknown &&
+                 it->second.dtype != DType::F32 && it->second.dtype != DType::F64 &&
+                 it->second.dtype != DType::F16 && it->second.dtype != DType::BF16;
   if (integer) return void(call("torch.div", {a, b, c_str("trunc")}, n));
   call("torch.div", {a, b}, n);
 }
@@ -98,13 +109,16 @@ void Importer::lift_max_min(const ox::NodeProto& n, bool max) {
 void Importer::lift_compare(const ox::NodeProto& n) {
   static const std::map<std::string, std::pair<const char*, const char*>> ops = {
       // op -> (torch op, the same comparison with the operands swapped)
-      {"Greater", {"torch.gt", "torch.lt"}}, {"Less", {"torch.lt", "torch.gt"}},
-      {"GreaterOrEqual", {"torch.ge", "torch.le"}}, {"LessOrEqual", {"torch.le", "torch.ge"}},
+      {"Greater", {"torch.gt", "torch.lt"}},
+      {"Less", {"torch.lt", "torch.gt"}},
+      {"GreaterOrEqual", {"torch.ge", "torch.le"}},
+      {"LessOrEqual", {"torch.le", "torch.ge"}},
       {"Equal", {"torch.eq", "torch.eq"}}};
   const auto& f = ops.at(n.op_type());
   Value* a = operand(n, 0, n.input(1));
   Value* b = operand(n, 1, n.input(0));
-  if (a->type().kind == Type::Kind::Float) return void(call(f.second, {b, a}, n));  // 0.5 < x -> x > 0.5
+  if (a->type().kind == Type::Kind::Float)
+    return void(call(f.second, {b, a}, n));  // 0.5 < x -> x > 0.5
   call(f.first, {a, b}, n);
 }
 
@@ -113,10 +127,12 @@ void Importer::lift_compare(const ox::NodeProto& n) {
 void Importer::lift_where(const ox::NodeProto& n) {
   const at::Tensor* v = const_of(n, 1);
   auto out_shape = static_shape(n.output(0));
-  if (v && v->numel() == 1 && !is_const(n.input(2)) && out_shape && out_shape == static_shape(n.input(2))) {
+  if (v && v->numel() == 1 && !is_const(n.input(2)) && out_shape &&
+      out_shape == static_shape(n.input(2))) {
     Value* fill = v->is_floating_point() ? c_float(v->item<double>()) : c_int(v->item<int64_t>());
     if (v->scalar_type() == at::kBool) fill = c_bool(v->item<bool>());
-    return void(call("Tensor.masked_fill", {tensor_in(n.input(2)), tensor_in(n.input(0)), fill}, n));
+    return void(
+        call("Tensor.masked_fill", {tensor_in(n.input(2)), tensor_in(n.input(0)), fill}, n));
   }
   call("torch.where", {tensor_in(n.input(0)), tensor_in(n.input(1)), tensor_in(n.input(2))}, n);
 }
@@ -130,8 +146,9 @@ void Importer::lift_mod(const ox::NodeProto& n) {
 void Importer::lift_cast(const ox::NodeProto& n) {
   DType d = dtype_of(static_cast<int32_t>(attr_i(n, "to", 1)));
   if (d == DType::Unknown) unsupported(n, "cast to an unsupported type");
-  call("Tensor.to", {tensor_in(n.input(0)), constant(d, Type::of(Type::Kind::ScalarType)), c_bool(false),
-                     c_bool(false), c_none()},
+  call("Tensor.to",
+       {tensor_in(n.input(0)), constant(d, Type::of(Type::Kind::ScalarType)), c_bool(false),
+        c_bool(false), c_none()},
        n);
 }
 

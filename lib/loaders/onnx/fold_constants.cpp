@@ -10,12 +10,18 @@ namespace tt::onnx_import {
 
 void Importer::lift_constant(const ox::NodeProto& n) {
   at::Tensor t;
-  if (const auto* a = attr(n, "value")) t = to_tensor(a->t());
-  else if (const auto* a = attr(n, "value_float")) t = at::scalar_tensor(a->f(), at::kFloat);
-  else if (const auto* a = attr(n, "value_int")) t = at::scalar_tensor(a->i(), at::kLong);
-  else if (const auto* a = attr(n, "value_floats")) t = at::tensor(std::vector<float>(a->floats().begin(), a->floats().end()));
-  else if (const auto* a = attr(n, "value_ints")) t = at::tensor(std::vector<int64_t>(a->ints().begin(), a->ints().end()));
-  else unsupported(n, "a Constant without a tensor/float/int value");
+  if (const auto* a = attr(n, "value"))
+    t = to_tensor(a->t());
+  else if (const auto* a = attr(n, "value_float"))
+    t = at::scalar_tensor(a->f(), at::kFloat);
+  else if (const auto* a = attr(n, "value_int"))
+    t = at::scalar_tensor(a->i(), at::kLong);
+  else if (const auto* a = attr(n, "value_floats"))
+    t = at::tensor(std::vector<float>(a->floats().begin(), a->floats().end()));
+  else if (const auto* a = attr(n, "value_ints"))
+    t = at::tensor(std::vector<int64_t>(a->ints().begin(), a->ints().end()));
+  else
+    unsupported(n, "a Constant without a tensor/float/int value");
   consts_[n.output(0)] = t;
 }
 
@@ -23,9 +29,10 @@ void Importer::lift_constant(const ox::NodeProto& n) {
 bool Importer::try_fold(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
   static const std::set<std::string> foldable = {
-      "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Cast", "Slice", "Add", "Sub",
-      "Mul", "Div", "Identity", "ConstantOfShape", "Range", "Equal", "Where", "Expand", "Transpose",
-      "Floor", "Ceil", "Sqrt", "Neg", "ReduceProd", "Flatten", "Size"};
+      "Shape", "Gather", "Unsqueeze",  "Squeeze", "Concat",    "Reshape",  "Cast",
+      "Slice", "Add",    "Sub",        "Mul",     "Div",       "Identity", "ConstantOfShape",
+      "Range", "Equal",  "Where",      "Expand",  "Transpose", "Floor",    "Ceil",
+      "Sqrt",  "Neg",    "ReduceProd", "Flatten", "Size"};
   if (!foldable.count(op)) return false;
   if (op == "Shape" || op == "Size") {
     auto s = known_shape(n.input(0));
@@ -60,7 +67,8 @@ bool Importer::try_fold(const ox::NodeProto& n) {
   at::Tensor r;
   auto axes_of = [&](int input_index) -> std::vector<int64_t> {
     if (auto a = attr_ints(n, "axes")) return *a;
-    if (static_cast<int>(in.size()) > input_index && in[input_index].defined()) return ints_of(in[input_index]);
+    if (static_cast<int>(in.size()) > input_index && in[input_index].defined())
+      return ints_of(in[input_index]);
     return {};
   };
   if (op == "Gather") {
@@ -79,7 +87,8 @@ bool Importer::try_fold(const ox::NodeProto& n) {
   } else if (op == "Unsqueeze") {
     auto axes = axes_of(1);
     int64_t outr = in[0].dim() + static_cast<int64_t>(axes.size());
-    for (auto& a : axes) if (a < 0) a += outr;
+    for (auto& a : axes)
+      if (a < 0) a += outr;
     std::sort(axes.begin(), axes.end());
     r = in[0];
     for (int64_t a : axes) r = r.unsqueeze(a);
@@ -88,19 +97,22 @@ bool Importer::try_fold(const ox::NodeProto& n) {
     if (axes.empty()) {
       r = in[0].squeeze();
     } else {
-      for (auto& a : axes) if (a < 0) a += in[0].dim();
+      for (auto& a : axes)
+        if (a < 0) a += in[0].dim();
       std::sort(axes.rbegin(), axes.rend());
       r = in[0];
       for (int64_t a : axes) r = r.squeeze(a);
     }
   } else if (op == "Concat") {
     std::vector<at::Tensor> parts;
-    for (auto& t : in) if (t.defined()) parts.push_back(t);
+    for (auto& t : in)
+      if (t.defined()) parts.push_back(t);
     r = at::cat(parts, attr_i(n, "axis", 0));
   } else if (op == "Reshape") {
     auto shape = ints_of(in[1]);
     for (size_t k = 0; k < shape.size(); ++k)
-      if (shape[k] == 0 && attr_i(n, "allowzero", 0) == 0) shape[k] = in[0].size(static_cast<int64_t>(k));
+      if (shape[k] == 0 && attr_i(n, "allowzero", 0) == 0)
+        shape[k] = in[0].size(static_cast<int64_t>(k));
     r = in[0].reshape(shape);
   } else if (op == "Flatten") {
     int64_t axis = attr_i(n, "axis", 1);
@@ -157,7 +169,8 @@ bool Importer::try_fold(const ox::NodeProto& n) {
     if (const auto* a = attr(n, "value")) v = to_tensor(a->t());
     r = at::full(shape, 0, v.options()).fill_(v.flatten()[0]);
   } else if (op == "Range") {
-    r = at::arange(in[0].item<double>(), in[1].item<double>(), in[2].item<double>(), in[0].options());
+    r = at::arange(in[0].item<double>(), in[1].item<double>(), in[2].item<double>(),
+                   in[0].options());
   } else if (op == "Equal") {
     r = at::eq(in[0], in[1]);
   } else if (op == "Where") {
@@ -171,7 +184,10 @@ bool Importer::try_fold(const ox::NodeProto& n) {
       for (int64_t k = in[0].dim() - 1; k >= 0; --k) perm.push_back(k);
     r = in[0].permute(perm).contiguous();
   } else if (op == "Floor" || op == "Ceil" || op == "Sqrt" || op == "Neg") {
-    r = op == "Floor" ? in[0].floor() : op == "Ceil" ? in[0].ceil() : op == "Sqrt" ? in[0].sqrt() : in[0].neg();
+    r = op == "Floor"  ? in[0].floor()
+        : op == "Ceil" ? in[0].ceil()
+        : op == "Sqrt" ? in[0].sqrt()
+                       : in[0].neg();
   } else if (op == "ReduceProd") {
     r = in[0].prod().to(in[0].scalar_type());
   } else {

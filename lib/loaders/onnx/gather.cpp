@@ -17,11 +17,12 @@ void Importer::lift_gather(const ox::NodeProto& n) {
   const at::Tensor* idx = const_of(n, 1);
   const at::Tensor* table = const_of(n, 0);
   // nn.Embedding exports as Gather(weight, ids): a 2-d initializer indexed by run-time ids.
-  if (!idx && table && table->dim() == 2 && (axis == 0 || axis == -2) && table->is_floating_point() &&
-      init_names_.count(n.input(0)))
+  if (!idx && table && table->dim() == 2 && (axis == 0 || axis == -2) &&
+      table->is_floating_point() && init_names_.count(n.input(0)))
     return lift_embedding(n, *table);
   Value* x = tensor_in(n.input(0));
-  if (idx && idx->dim() == 0) return void(call("Tensor.select", {x, c_int(axis), c_int(idx->item<int64_t>())}, n));
+  if (idx && idx->dim() == 0)
+    return void(call("Tensor.select", {x, c_int(axis), c_int(idx->item<int64_t>())}, n));
   if (idx && idx->dim() == 1) {
     Value* iv = constant(idx->to(at::kLong).clone(), Type::tensor(DType::I64, {idx->size(0)}));
     return void(call("torch.index_select", {x, c_int(axis), iv}, n));
@@ -36,7 +37,8 @@ void Importer::lift_gather(const ox::NodeProto& n) {
   if (a < 0 || a >= *r) unsupported(n, "axis out of range");
   Value* iv = tensor_in(n.input(1));
   if (*ir == 1) return void(call("torch.index_select", {x, c_int(a), iv}, n));
-  Value* y = method("torch.index_select", {x, c_int(a), method("Tensor.reshape", {iv, c_ints({-1})})});
+  Value* y =
+      method("torch.index_select", {x, c_int(a), method("Tensor.reshape", {iv, c_ints({-1})})});
   if (*ir == 0) return void(call("Tensor.squeeze", {y, c_int(a)}, n));
   auto dim = [&](const std::string& name, int64_t k) {
     auto s = known_shape(name);
@@ -66,7 +68,9 @@ void Importer::lift_embedding(const ox::NodeProto& n, const at::Tensor& table) {
 
 // torch.gather has no negative indices; the exporter writes them non-negative.
 void Importer::lift_gather_elements(const ox::NodeProto& n) {
-  call("torch.gather", {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), tensor_in(n.input(1)), c_bool(false)}, n);
+  call("torch.gather",
+       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), tensor_in(n.input(1)), c_bool(false)},
+       n);
 }
 
 }  // namespace tt::onnx_import

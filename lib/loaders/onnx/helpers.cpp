@@ -28,17 +28,28 @@ std::string dirname_of(const std::string& path) {
 
 std::optional<at::ScalarType> scalar_type(int32_t t) {
   switch (t) {
-    case ox::TensorProto::FLOAT: return at::kFloat;
-    case ox::TensorProto::DOUBLE: return at::kDouble;
-    case ox::TensorProto::FLOAT16: return at::kHalf;
-    case ox::TensorProto::BFLOAT16: return at::kBFloat16;
-    case ox::TensorProto::INT64: return at::kLong;
-    case ox::TensorProto::INT32: return at::kInt;
-    case ox::TensorProto::INT16: return at::kShort;
-    case ox::TensorProto::INT8: return at::kChar;
-    case ox::TensorProto::UINT8: return at::kByte;
-    case ox::TensorProto::BOOL: return at::kBool;
-    default: return std::nullopt;
+    case ox::TensorProto::FLOAT:
+      return at::kFloat;
+    case ox::TensorProto::DOUBLE:
+      return at::kDouble;
+    case ox::TensorProto::FLOAT16:
+      return at::kHalf;
+    case ox::TensorProto::BFLOAT16:
+      return at::kBFloat16;
+    case ox::TensorProto::INT64:
+      return at::kLong;
+    case ox::TensorProto::INT32:
+      return at::kInt;
+    case ox::TensorProto::INT16:
+      return at::kShort;
+    case ox::TensorProto::INT8:
+      return at::kChar;
+    case ox::TensorProto::UINT8:
+      return at::kByte;
+    case ox::TensorProto::BOOL:
+      return at::kBool;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -50,7 +61,8 @@ DType dtype_of(int32_t t) {
 // State_dict-like name: dots kept, anything else that is not [A-Za-z0-9_] becomes '_'.
 std::string dotted_name(const std::string& raw) {
   std::string out;
-  for (char c : raw) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c : '_';
+  for (char c : raw)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c : '_';
   // No empty segments ("a..b", leading/trailing dots).
   std::string clean;
   std::stringstream ss(out);
@@ -62,7 +74,6 @@ std::string dotted_name(const std::string& raw) {
   }
   return clean.empty() ? "w" : clean;
 }
-
 
 // are dropped so the emitter derives one from the op or module.
 std::string value_hint(const std::string& raw) {

@@ -54,10 +54,11 @@ std::unique_ptr<Graph> Importer::run() {
     g_->add_output(t->add_output(Type::tuple(ts)));
   }
   if (bn_count_)
-    diags_.add({Severity::Note, "onnx-num-batches-tracked",
-                "ONNX has no num_batches_tracked: the " + std::to_string(bn_count_) +
-                    " BatchNorm module(s) get a new int64 0 buffer (as a freshly built nn.BatchNorm)",
-                "", "", ""});
+    diags_.add(
+        {Severity::Note, "onnx-num-batches-tracked",
+         "ONNX has no num_batches_tracked: the " + std::to_string(bn_count_) +
+             " BatchNorm module(s) get a new int64 0 buffer (as a freshly built nn.BatchNorm)",
+         "", "", ""});
   return std::move(g_);
 }
 
@@ -96,8 +97,9 @@ at::Tensor Importer::to_tensor(const ox::TensorProto& t) {
   auto st = scalar_type(t.data_type());
   std::string what = "initializer/constant '" + t.name() + "'";
   if (!st)
-    throw Error(ExitCode::Unsupported, what + " has ONNX data type " + std::to_string(t.data_type()) +
-                                           ", which tinytrace does not read — export with float/int tensors");
+    throw Error(ExitCode::Unsupported,
+                what + " has ONNX data type " + std::to_string(t.data_type()) +
+                    ", which tinytrace does not read — export with float/int tensors");
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   for (int64_t d : dims)
     if (d < 0) bad(what + " has a negative dimension — the file is corrupt; re-export it");
@@ -105,24 +107,28 @@ at::Tensor Importer::to_tensor(const ox::TensorProto& t) {
   size_t nbytes = static_cast<size_t>(out.numel()) * out.element_size();
   auto copy_bytes = [&](const std::string& raw) {
     if (raw.size() != nbytes)
-      bad(what + " holds " + std::to_string(raw.size()) + " bytes, expected " + std::to_string(nbytes) +
-          " — the file is truncated or corrupt; re-export it");
+      bad(what + " holds " + std::to_string(raw.size()) + " bytes, expected " +
+          std::to_string(nbytes) + " — the file is truncated or corrupt; re-export it");
     if (nbytes) std::memcpy(out.data_ptr(), raw.data(), nbytes);
   };
   if (t.data_location() == ox::TensorProto::EXTERNAL) {
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : t.external_data()) {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value());
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoll(kv.value());
     }
     if (location.empty()) bad(what + " is stored externally but names no file — re-export it");
     std::string file = location[0] == '/' ? location : dirname_of(path_) + "/" + location;
     std::ifstream in(file, std::ios::binary);
     if (!in)
-      bad(what + " is stored in '" + location + "', which cannot be opened — keep the external data "
-                 "file(s) next to the .onnx file");
+      bad(what + " is stored in '" + location +
+          "', which cannot be opened — keep the external data "
+          "file(s) next to the .onnx file");
     in.seekg(offset);
     size_t n = length >= 0 ? static_cast<size_t>(length) : nbytes;
     std::string raw(n, '\0');

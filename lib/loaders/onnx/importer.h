@@ -139,7 +139,8 @@ class Importer {
   // ---- builder.cpp: module paths ----
 
   static std::string path_from_node_name(const std::string& node_name);
-  std::string module_path(const ox::NodeProto& n, const std::string& weight, const std::string& fallback);
+  std::string module_path(const ox::NodeProto& n, const std::string& weight,
+                          const std::string& fallback);
   void module_weight(Node* node, const std::string& key, const at::Tensor& t, bool is_param);
   static std::string scope_parent(const std::string& module);
 
@@ -186,8 +187,8 @@ class Importer {
 
   // ---- matmul.cpp ----
 
-  Value* linear(const ox::NodeProto& n, Value* x, const std::string& weight_name, const at::Tensor& w,
-                const at::Tensor* bias);
+  Value* linear(const ox::NodeProto& n, Value* x, const std::string& weight_name,
+                const at::Tensor& w, const at::Tensor* bias);
   void lift_gemm(const ox::NodeProto& n);
   void lift_matmul(const ox::NodeProto& n);
   void lift_einsum(const ox::NodeProto& n);
@@ -248,7 +249,8 @@ class Importer {
   // ---- resize.cpp ----
 
   void lift_pad(const ox::NodeProto& n);
-  void lift_resize(const ox::NodeProto& n, std::optional<std::vector<Value*>> sym_sizes = std::nullopt);
+  void lift_resize(const ox::NodeProto& n,
+                   std::optional<std::vector<Value*>> sym_sizes = std::nullopt);
 
   // ---- rnn.cpp (Note [ONNX LSTM/GRU]) ----
 

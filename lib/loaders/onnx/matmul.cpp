@@ -13,8 +13,8 @@ Importer::OpList Importer::matmul_ops() {
   };
 }
 
-Value* Importer::linear(const ox::NodeProto& n, Value* x, const std::string& weight_name, const at::Tensor& w,
-                        const at::Tensor* bias) {
+Value* Importer::linear(const ox::NodeProto& n, Value* x, const std::string& weight_name,
+                        const at::Tensor& w, const at::Tensor* bias) {
   Node* node = append("nn.Linear", {x});
   node->set_module(module_path(n, weight_name, "linear"));
   node->set_scope(scope_parent(node->module()));

@@ -10,7 +10,8 @@ namespace tt::onnx_import {
 Importer::OpList Importer::norm_ops() {
   return {
       {"BatchNormalization", [](Importer& im, const ox::NodeProto& n) { im.lift_batch_norm(n); }},
-      {"InstanceNormalization", [](Importer& im, const ox::NodeProto& n) { im.lift_instance_norm(n); }},
+      {"InstanceNormalization",
+       [](Importer& im, const ox::NodeProto& n) { im.lift_instance_norm(n); }},
       {"LayerNormalization", [](Importer& im, const ox::NodeProto& n) { im.lift_layer_norm(n); }},
   };
 }
@@ -20,7 +21,8 @@ void Importer::lift_batch_norm(const ox::NodeProto& n) {
     if (!const_of(n, i)) unsupported(n, "scale/bias/mean/var are not constants");
   if (attr_i(n, "training_mode", 0) != 0) unsupported(n, "training_mode=1");
   for (int i = 1; i < n.output_size(); ++i)
-    if (!n.output(i).empty() && !consumers_[n.output(i)].empty()) unsupported(n, "running statistics outputs are used");
+    if (!n.output(i).empty() && !consumers_[n.output(i)].empty())
+      unsupported(n, "running statistics outputs are used");
   auto r = known_rank(n.input(0));
   int64_t dims = !r ? 2 : *r <= 3 ? 1 : *r - 2;
   if (dims > 3) unsupported(n, "a " + std::to_string(*r) + "-d input");
@@ -54,9 +56,11 @@ void Importer::lift_layer_norm(const ox::NodeProto& n) {
   std::vector<int64_t> shape = w->sizes().vec();
   // Normalised dims: axis..end, which must be the scale's shape.
   int64_t tail = axis < 0 ? -axis : (r ? *r - axis : -1);
-  if (tail != static_cast<int64_t>(shape.size())) unsupported(n, "scale shape does not match the axis");
+  if (tail != static_cast<int64_t>(shape.size()))
+    unsupported(n, "scale shape does not match the axis");
   for (int i = 1; i < n.output_size(); ++i)
-    if (!n.output(i).empty() && !consumers_[n.output(i)].empty()) unsupported(n, "mean/inv_std outputs are used");
+    if (!n.output(i).empty() && !consumers_[n.output(i)].empty())
+      unsupported(n, "mean/inv_std outputs are used");
   Node* node = append("nn.LayerNorm", {tensor_in(n.input(0))});
   node->set_module(module_path(n, n.input(1), "layer_norm"));
   node->set_scope(scope_parent(node->module()));
@@ -71,8 +75,9 @@ void Importer::lift_layer_norm(const ox::NodeProto& n) {
 // GroupNorm and InstanceNorm export as this op; its scale/bias are plain tensors here.
 void Importer::lift_instance_norm(const ox::NodeProto& n) {
   Value* x = tensor_in(n.input(0));
-  call("F.instance_norm", {x, tensor_in(n.input(1)), tensor_in(n.input(2)), c_none(), c_none(), c_bool(true),
-                           c_float(0.1), c_float(attr_f(n, "epsilon", 1e-5)), c_bool(false)},
+  call("F.instance_norm",
+       {x, tensor_in(n.input(1)), tensor_in(n.input(2)), c_none(), c_none(), c_bool(true),
+        c_float(0.1), c_float(attr_f(n, "epsilon", 1e-5)), c_bool(false)},
        n);
 }
 

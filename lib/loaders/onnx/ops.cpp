@@ -16,13 +16,15 @@ namespace tt::onnx_import {
 
 const Importer::OpTable& Importer::op_table() {
   static const OpTable table = [] {
-    const OpList families[] = {conv_ops(),   matmul_ops(), norm_ops(),   activation_ops(), elementwise_ops(),
-                               reduce_ops(), tensor_ops(), gather_ops(), resize_ops(),     rnn_ops()};
+    const OpList families[] = {conv_ops(),        matmul_ops(), norm_ops(),   activation_ops(),
+                               elementwise_ops(), reduce_ops(), tensor_ops(), gather_ops(),
+                               resize_ops(),      rnn_ops()};
     OpTable t;
     for (const OpList& ops : families)
       for (const auto& [op, handler] : ops)
         if (!t.emplace(op, handler).second)
-          throw std::logic_error(std::string("ONNX op ") + op + " has two handlers in the op table");
+          throw std::logic_error(std::string("ONNX op ") + op +
+                                 " has two handlers in the op table");
     return t;
   }();
   return table;

@@ -24,7 +24,8 @@ Importer::OpList Importer::reduce_ops() {
 void Importer::lift_reduce(const ox::NodeProto& n) {
   // Axes: an attribute, or (ReduceSum from opset 13, the others from 18) an optional input.
   std::vector<int64_t> axes;
-  if (auto a = attr_ints(n, "axes")) axes = *a;
+  if (auto a = attr_ints(n, "axes"))
+    axes = *a;
   else if (has_input(n, 1)) {
     if (!const_of(n, 1)) unsupported(n, "axes computed at run time");
     axes = ints_of(*const_of(n, 1));
@@ -38,21 +39,25 @@ void Importer::lift_reduce(const ox::NodeProto& n) {
     for (int64_t k = 0; k < *r; ++k) axes.push_back(k);
   }
   const std::string& op = n.op_type();
-  if (op == "ReduceMean") return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+  if (op == "ReduceMean")
+    return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
   if (op == "ReduceMax") return void(call("torch.amax", {x, c_ints(axes), c_bool(keep)}, n));
   if (op == "ReduceMin") return void(call("torch.amin", {x, c_ints(axes), c_bool(keep)}, n));
   // Sums: of x, |x| (L1) or x^2 (L2, SumSquare; L2 then takes the square root).
   if (op == "ReduceL1") x = method("torch.abs", {x});
   if (op == "ReduceL2" || op == "ReduceSumSquare") x = method("torch.square", {x});
-  if (op != "ReduceL2") return void(call("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+  if (op != "ReduceL2")
+    return void(call("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()}, n));
   call("torch.sqrt", {method("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()})}, n);
 }
 
 void Importer::lift_arg_max_min(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
-  if (attr_i(n, "select_last_index", 0)) unsupported(n, "select_last_index=1 (torch returns the first index)");
+  if (attr_i(n, "select_last_index", 0))
+    unsupported(n, "select_last_index=1 (torch returns the first index)");
   call(op == "ArgMax" ? "torch.argmax" : "torch.argmin",
-       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), c_bool(attr_i(n, "keepdims", 1) != 0)}, n);
+       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), c_bool(attr_i(n, "keepdims", 1) != 0)},
+       n);
 }
 
 void Importer::lift_cumsum(const ox::NodeProto& n) {
@@ -78,8 +83,9 @@ void Importer::lift_topk(const ox::NodeProto& n) {
     if (!kt || kt->numel() != 1) unsupported(n, "k computed at run time");
     k = ints_of(*kt)[0];
   }
-  Node* node = append("torch.topk", {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
-                                     c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
+  Node* node = append("torch.topk",
+                      {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
+                       c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
   out(node, n, 0);
   out(node, n, 1);
 }

@@ -39,21 +39,29 @@ void Importer::lift_pad(const ox::NodeProto& n) {
     tp.push_back(pads[k + r]);
   }
   std::string tmode = mode == "edge" ? "replicate" : mode;
-  if (tmode != "constant" && tmode != "reflect" && tmode != "replicate") unsupported(n, "mode " + mode);
-  call("F.pad", {tensor_in(n.input(0)), c_ints(tp), c_str(tmode), tmode == "constant" ? c_float(value) : c_none()}, n);
+  if (tmode != "constant" && tmode != "reflect" && tmode != "replicate")
+    unsupported(n, "mode " + mode);
+  call("F.pad",
+       {tensor_in(n.input(0)), c_ints(tp), c_str(tmode),
+        tmode == "constant" ? c_float(value) : c_none()},
+       n);
 }
 
 // sym_sizes: the `sizes` input as ints computed at run time (Note [Dynamic shapes]).
 void Importer::lift_resize(const ox::NodeProto& n, std::optional<std::vector<Value*>> sym_sizes) {
   std::string mode = attr_s(n, "mode", "nearest");
-  std::string ctm = attr_s(n, "coordinate_transformation_mode", opset_ < 11 ? "asymmetric" : "half_pixel");
+  std::string ctm =
+      attr_s(n, "coordinate_transformation_mode", opset_ < 11 ? "asymmetric" : "half_pixel");
   std::string nearest = attr_s(n, "nearest_mode", "round_prefer_floor");
   std::vector<double> scales;
   std::vector<int64_t> sizes;
   if (n.op_type() == "Upsample" || opset_ < 11) {
-    if (const at::Tensor* t = const_of(n, 1)) scales = doubles_of(*t);
-    else if (auto a = attr(n, "scales")) scales.assign(a->floats().begin(), a->floats().end());
-    else unsupported(n, "scales computed at run time");
+    if (const at::Tensor* t = const_of(n, 1))
+      scales = doubles_of(*t);
+    else if (auto a = attr(n, "scales"))
+      scales.assign(a->floats().begin(), a->floats().end());
+    else
+      unsupported(n, "scales computed at run time");
   } else {
     if (sym_sizes) {
       if (sym_sizes->size() < 3) unsupported(n, "sizes for fewer than 3 dims");
@@ -68,7 +76,9 @@ void Importer::lift_resize(const ox::NodeProto& n, std::optional<std::vector<Val
   std::string tmode;
   Value* align = nullptr;
   auto r = rank_of(n.input(0));
-  size_t spatial = sym_sizes ? sym_sizes->size() - 2 : scales.empty() ? sizes.size() - 2 : scales.size() - 2;
+  size_t spatial = sym_sizes        ? sym_sizes->size() - 2
+                   : scales.empty() ? sizes.size() - 2
+                                    : scales.size() - 2;
   if (mode == "nearest") {
     if (ctm != "asymmetric" || (opset_ >= 11 && nearest != "floor"))
       unsupported(n, "nearest resize with " + ctm + "/" + nearest + " rounding");
@@ -81,9 +91,12 @@ void Importer::lift_resize(const ox::NodeProto& n, std::optional<std::vector<Val
     } else {
       tmode = spatial == 1 ? "linear" : spatial == 2 ? "bilinear" : "trilinear";
     }
-    if (ctm == "align_corners") align = c_bool(true);
-    else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") align = c_bool(false);
-    else unsupported(n, "coordinate_transformation_mode " + ctm);
+    if (ctm == "align_corners")
+      align = c_bool(true);
+    else if (ctm == "half_pixel" || ctm == "pytorch_half_pixel")
+      align = c_bool(false);
+    else
+      unsupported(n, "coordinate_transformation_mode " + ctm);
   } else {
     unsupported(n, "mode " + mode);
   }
@@ -92,7 +105,8 @@ void Importer::lift_resize(const ox::NodeProto& n, std::optional<std::vector<Val
   Value* size = sym_sizes ? int_list(std::vector<Value*>(sym_sizes->begin() + 2, sym_sizes->end()))
                 : sizes.empty() ? c_none()
                                 : c_ints(std::vector<int64_t>(sizes.begin() + 2, sizes.end()));
-  Value* scale = scales.empty() ? c_none() : c_floats(std::vector<double>(scales.begin() + 2, scales.end()));
+  Value* scale =
+      scales.empty() ? c_none() : c_floats(std::vector<double>(scales.begin() + 2, scales.end()));
   call("F.interpolate", {tensor_in(n.input(0)), size, scale, c_str(tmode), align}, n);
 }
 

@@ -60,8 +60,9 @@ bool Importer::ir_zeros(const std::string& name) {
 at::Tensor Importer::reorder_gates(const at::Tensor& t, bool lstm) {
   int64_t gates = lstm ? 4 : 3;
   auto parts = t.chunk(gates, 0);
-  std::vector<at::Tensor> order = lstm ? std::vector<at::Tensor>{parts[0], parts[2], parts[3], parts[1]}
-                                       : std::vector<at::Tensor>{parts[1], parts[0], parts[2]};
+  std::vector<at::Tensor> order =
+      lstm ? std::vector<at::Tensor>{parts[0], parts[2], parts[3], parts[1]}
+           : std::vector<at::Tensor>{parts[1], parts[0], parts[2]};
   return at::cat(order, 0).contiguous();
 }
 
@@ -69,7 +70,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
   const auto& gp = model_.graph();
   bool lstm = n0.op_type() == "LSTM";
   std::string dir = attr_s(n0, "direction", "forward");
-  if (dir == "reverse") unsupported(n0, "direction=reverse (PyTorch has no reverse-only recurrent layer)");
+  if (dir == "reverse")
+    unsupported(n0, "direction=reverse (PyTorch has no reverse-only recurrent layer)");
   bool bidir = dir == "bidirectional";
   int64_t dirs = bidir ? 2 : 1;
   int64_t hidden = attr_i(n0, "hidden_size", 0);
@@ -89,8 +91,10 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
           unsupported(n, "activation " + acts->strings(i) + " (PyTorch's cells use sigmoid/tanh)");
     }
     if (!lstm && attr_i(n, "linear_before_reset", 0) != 1)
-      unsupported(n, "linear_before_reset=0 (PyTorch's GRU applies the reset gate after the linear map, "
-                     "linear_before_reset=1)");
+      unsupported(
+          n,
+          "linear_before_reset=0 (PyTorch's GRU applies the reset gate after the linear map, "
+          "linear_before_reset=1)");
     if (!const_of(n, 1) || !const_of(n, 2) || (has_input(n, 3) && !const_of(n, 3)))
       unsupported(n, "weights that are not constants");
     if (has_input(n, 4)) unsupported(n, "sequence_lens (packed sequences)");
@@ -122,22 +126,27 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
         if (ok) {
           auto sv = ints_of(*shape);
           ok = (sv[2] == -1 || sv[2] == dirs * hidden) &&
-               (sv[0] == 0 || (ys && sv[0] == (*ys)[0]) || (sv[0] == -1 && sv[1] != -1 && sv[2] != -1)) &&
+               (sv[0] == 0 || (ys && sv[0] == (*ys)[0]) ||
+                (sv[0] == -1 && sv[1] != -1 && sv[2] != -1)) &&
                (sv[1] == 0 || (ys && sv[1] == (*ys)[2]));
         }
-        if (!ok) unsupported(ln, "its Y output is reshaped other than to [seq, batch, directions*hidden]");
+        if (!ok)
+          unsupported(ln, "its Y output is reshaped other than to [seq, batch, directions*hidden]");
         y_seq = r->output(0);
         absorbed.push_back(c);
         absorbed.push_back(c2);
       } else {
-        unsupported(ln, "its Y output is used other than through the exporter's Squeeze/Transpose+Reshape");
+        unsupported(
+            ln, "its Y output is used other than through the exporter's Squeeze/Transpose+Reshape");
       }
     }
     if (y_seq.empty()) break;
     int nx = sole_consumer(y_seq);
     if (nx < 0) break;
     const ox::NodeProto& nn = gp.node(nx);
-    if (nn.op_type() != n0.op_type() || nn.input(0) != y_seq || path_from_node_name(nn.name()) != key) break;
+    if (nn.op_type() != n0.op_type() || nn.input(0) != y_seq ||
+        path_from_node_name(nn.name()) != key)
+      break;
     check_layer(nn);
     layers.push_back(nx);
     cur = nx;
@@ -152,7 +161,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
         sole_consumer(x_name) == node_index_ && !y_seq.empty()) {
       int c = sole_consumer(y_seq);
       const ox::NodeProto* back = c >= 0 ? &gp.node(c) : nullptr;
-      if (back && back->op_type() == "Transpose" && attr_ints(*back, "perm") == std::vector<int64_t>{1, 0, 2}) {
+      if (back && back->op_type() == "Transpose" &&
+          attr_ints(*back, "perm") == std::vector<int64_t>{1, 0, 2}) {
         batch_first = true;
         x_name = t.input(0);
         y_seq = back->output(0);
@@ -179,8 +189,9 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
               cat->input_size() == static_cast<int>(num_layers);
     for (size_t l = 0; ok && l < num_layers; ++l)
       ok = cat->input(static_cast<int>(l)) == parts[l] && sole_consumer(parts[l]) == c;
-    if (!ok) unsupported(n0, "a single layer's final state is used (not the concatenation nn." +
-                                  std::string(lstm ? "LSTM" : "GRU") + " returns)");
+    if (!ok)
+      unsupported(n0, "a single layer's final state is used (not the concatenation nn." +
+                          std::string(lstm ? "LSTM" : "GRU") + " returns)");
     absorbed.push_back(c);
     return cat->output(0);
   };
@@ -199,7 +210,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
     }
     if (zeros == num_layers) return std::nullopt;
     if (zeros != 0) unsupported(n0, "initial states given for some layers only");
-    if (num_layers == 1) return ir_zeros(names[0]) ? std::nullopt : std::optional<std::string>(names[0]);
+    if (num_layers == 1)
+      return ir_zeros(names[0]) ? std::nullopt : std::optional<std::string>(names[0]);
     std::string base;
     for (size_t l = 0; l < num_layers; ++l) {
       auto p = producer_.find(names[l]);
@@ -211,8 +223,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
         ends = attr_ints(*s, "ends").value_or(std::vector<int64_t>{});
         axes = attr_ints(*s, "axes").value_or(std::vector<int64_t>{0});
       } else if (ok) {
-        ok = const_ahead(*s, 1) && const_ahead(*s, 2) && (!has_input(*s, 3) || const_ahead(*s, 3)) &&
-             (!has_input(*s, 4) || const_ahead(*s, 4));
+        ok = const_ahead(*s, 1) && const_ahead(*s, 2) &&
+             (!has_input(*s, 3) || const_ahead(*s, 3)) && (!has_input(*s, 4) || const_ahead(*s, 4));
         if (ok) {
           starts = ints_of(*const_of(*s, 1));
           ends = ints_of(*const_of(*s, 2));
@@ -232,7 +244,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
   };
   auto h0 = initial_state(5);
   auto c0 = lstm ? initial_state(6) : std::nullopt;
-  if (lstm && h0.has_value() != c0.has_value()) unsupported(n0, "only one of the initial h and c states is given");
+  if (lstm && h0.has_value() != c0.has_value())
+    unsupported(n0, "only one of the initial h and c states is given");
 
   // Weights in nn.LSTM/nn.GRU's order, PyTorch layout and gate order.
   const at::Tensor& w0 = *const_of(n0, 1);
@@ -244,11 +257,13 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
     const ox::NodeProto& ln = gp.node(layers[l]);
     const at::Tensor& W = *const_of(ln, 1);
     const at::Tensor& R = *const_of(ln, 2);
-    if (W.dim() != 3 || R.dim() != 3 || W.size(0) != dirs || R.size(0) != dirs || W.size(1) != gates * hidden ||
-        R.size(1) != gates * hidden || R.size(2) != hidden)
+    if (W.dim() != 3 || R.dim() != 3 || W.size(0) != dirs || R.size(0) != dirs ||
+        W.size(1) != gates * hidden || R.size(1) != gates * hidden || R.size(2) != hidden)
       unsupported(ln, "weights of unexpected shape");
-    at::Tensor B = has_input(ln, 3) ? *const_of(ln, 3) : at::zeros({dirs, 2 * gates * hidden}, W.options());
-    if (B.dim() != 2 || B.size(0) != dirs || B.size(1) != 2 * gates * hidden) unsupported(ln, "a bias of unexpected shape");
+    at::Tensor B =
+        has_input(ln, 3) ? *const_of(ln, 3) : at::zeros({dirs, 2 * gates * hidden}, W.options());
+    if (B.dim() != 2 || B.size(0) != dirs || B.size(1) != 2 * gates * hidden)
+      unsupported(ln, "a bias of unexpected shape");
     for (int64_t d = 0; d < dirs; ++d) {
       std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
       params.emplace_back("weight_ih" + sfx, reorder_gates(W[d], lstm));

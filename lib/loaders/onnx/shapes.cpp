@@ -29,7 +29,8 @@ std::optional<int64_t> Importer::rank_of(const std::string& name) {
   auto c = consts_.find(name);
   if (c != consts_.end()) return c->second.dim();
   auto e = env_.find(name);
-  if (e != env_.end() && e->second->type().shape) return static_cast<int64_t>(e->second->type().shape->size());
+  if (e != env_.end() && e->second->type().shape)
+    return static_cast<int64_t>(e->second->type().shape->size());
   auto it = types_.find(name);
   if (it != types_.end() && it->second.shape) return static_cast<int64_t>(it->second.shape->size());
   return std::nullopt;
@@ -67,7 +68,8 @@ bool Importer::probe_shapes() {
   Diagnostics scratch;  // a probe that stops early is not the user's concern
   PassContext ctx(scratch);
   ++probes_;
-  spdlog::debug("onnx: shape probe {} over {} lifted node(s) at node {}", probes_, count, node_index_);
+  spdlog::debug("onnx: shape probe {} over {} lifted node(s) at node {}", probes_, count,
+                node_index_);
   if (inputs_static()) {
     run_infer_shapes(*g_, ctx);
     return true;

@@ -15,7 +15,8 @@ namespace {
 // Range, ConstantOfShape and Expand reach their handlers only when their inputs are neither
 // constants nor sizes of dynamic shapes (try_fold and try_symbolic took those).
 const char* const kRunTimeShape =
-    "a shape or bound computed from tensor values at run time, which a PyTorch module cannot take as a size";
+    "a shape or bound computed from tensor values at run time, which a PyTorch module cannot take "
+    "as a size";
 
 }  // namespace
 
@@ -39,7 +40,8 @@ Importer::OpList Importer::tensor_ops() {
          im.unsupported(n, "the shape of a value of unknown rank (export with static shapes)");
        }},
       {"Range", [](Importer& im, const ox::NodeProto& n) { im.unsupported(n, kRunTimeShape); }},
-      {"ConstantOfShape", [](Importer& im, const ox::NodeProto& n) { im.unsupported(n, kRunTimeShape); }},
+      {"ConstantOfShape",
+       [](Importer& im, const ox::NodeProto& n) { im.unsupported(n, kRunTimeShape); }},
   };
 }
 
@@ -47,8 +49,10 @@ Importer::OpList Importer::tensor_ops() {
 void Importer::lift_identity(const ox::NodeProto& n) {
   if (n.output_size() > 1 && !n.output(1).empty() && !consumers_[n.output(1)].empty())
     unsupported(n, "the dropout mask is used");
-  if (is_const(n.input(0))) consts_[n.output(0)] = consts_[n.input(0)];
-  else bind(n, 0, tensor_in(n.input(0)));
+  if (is_const(n.input(0)))
+    consts_[n.output(0)] = consts_[n.input(0)];
+  else
+    bind(n, 0, tensor_in(n.input(0)));
 }
 
 // Expand to a constant 1-d shape (a shape of run-time sizes is lifted by try_symbolic).
@@ -68,7 +72,8 @@ void Importer::lift_tile(const ox::NodeProto& n) {
 }
 
 void Importer::lift_depth_to_space(const ox::NodeProto& n) {
-  if (attr_s(n, "mode", "DCR") != "CRD") unsupported(n, "DCR mode (PyTorch's pixel_shuffle is CRD)");
+  if (attr_s(n, "mode", "DCR") != "CRD")
+    unsupported(n, "DCR mode (PyTorch's pixel_shuffle is CRD)");
   call("F.pixel_shuffle", {tensor_in(n.input(0)), c_int(attr_i(n, "blocksize", 1))}, n);
 }
 
@@ -110,7 +115,8 @@ void Importer::lift_reshape(const ox::NodeProto& n) {
         // A 0 (copy) dimension of a dynamic shape: the input's run-time size.
         std::vector<Value*> elems;
         for (size_t j = 0; j < shape.size(); ++j)
-          elems.push_back(shape[j] == 0 ? size_of(n.input(0), static_cast<int64_t>(j)) : c_int(shape[j]));
+          elems.push_back(shape[j] == 0 ? size_of(n.input(0), static_cast<int64_t>(j))
+                                        : c_int(shape[j]));
         return void(call("Tensor.reshape", {tensor_in(n.input(0)), int_list(elems)}, n));
       }
       shape[k] = (*in)[k];
@@ -139,9 +145,12 @@ void Importer::lift_concat(const ox::NodeProto& n) {
 void Importer::lift_split(const ox::NodeProto& n) {
   int64_t axis = attr_i(n, "axis", 0);
   std::vector<int64_t> sizes;
-  if (auto a = attr_ints(n, "split")) sizes = *a;
-  else if (const at::Tensor* t = const_of(n, 1)) sizes = ints_of(*t);
-  else if (has_input(n, 1)) unsupported(n, "split sizes computed at run time");
+  if (auto a = attr_ints(n, "split"))
+    sizes = *a;
+  else if (const at::Tensor* t = const_of(n, 1))
+    sizes = ints_of(*t);
+  else if (has_input(n, 1))
+    unsupported(n, "split sizes computed at run time");
   if (sizes.empty()) {
     auto s = known_shape(n.input(0));
     if (!s) unsupported(n, "equal split of a dynamic shape");
@@ -187,7 +196,8 @@ void Importer::lift_slice(const ox::NodeProto& n) {
 
 void Importer::lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {
   std::vector<int64_t> axes;
-  if (auto a = attr_ints(n, "axes")) axes = *a;
+  if (auto a = attr_ints(n, "axes"))
+    axes = *a;
   else if (has_input(n, 1)) {
     if (!const_of(n, 1)) unsupported(n, "axes computed at run time");
     axes = ints_of(*const_of(n, 1));
@@ -205,8 +215,10 @@ void Importer::lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {
       a += rank;
     }
   }
-  if (unsqueeze) std::sort(axes.begin(), axes.end());
-  else std::sort(axes.rbegin(), axes.rend());
+  if (unsqueeze)
+    std::sort(axes.begin(), axes.end());
+  else
+    std::sort(axes.rbegin(), axes.rend());
   for (size_t k = 0; k < axes.size(); ++k) {
     std::vector<Value*> ins = {x, c_int(axes[k])};
     const char* op = unsqueeze ? "Tensor.unsqueeze" : "Tensor.squeeze";

@@ -7,7 +7,8 @@ namespace tt::ts {
 
 Recipe conv_recipe(int64_t dims, bool transposed) {
   return [dims, transposed](LeafCtx& ctx) -> std::optional<LeafMatch> {
-    std::string cls = std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
+    std::string cls =
+        std::string(transposed ? "nn.ConvTranspose" : "nn.Conv") + std::to_string(dims) + "d";
     const auto& ops = ctx.g.ops();
     const jit::Node* pad = nullptr;
     const jit::Node* conv = nullptr;
@@ -58,15 +59,18 @@ Recipe conv_recipe(int64_t dims, bool transposed) {
       dilation = a.ints(7, dims);
     } else {
       padding = a.ints(4, dims);
-      if (a.ok() && a.b(6) != transposed) return reject(ctx, "transposed flag does not match the type");
+      if (a.ok() && a.b(6) != transposed)
+        return reject(ctx, "transposed flag does not match the type");
       output_padding = a.ints(7, dims);
       groups = a.i(8);
     }
     if (!a.ok()) return reject(ctx, a.why());
-    if (!transposed && std::any_of(output_padding.begin(), output_padding.end(), [](int64_t x) { return x != 0; }))
+    if (!transposed &&
+        std::any_of(output_padding.begin(), output_padding.end(), [](int64_t x) { return x != 0; }))
       return reject(ctx, "non-zero output_padding on a forward convolution");
     at::Tensor w = ctx.tensor("weight");
-    if (!w.defined() || w.dim() != dims + 2 || groups < 1) return reject(ctx, "unexpected weight shape");
+    if (!w.defined() || w.dim() != dims + 2 || groups < 1)
+      return reject(ctx, "unexpected weight shape");
     std::string padding_mode = "zeros";
     if (pad) {
       Args p(ctx, pad);

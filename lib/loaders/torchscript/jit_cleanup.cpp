@@ -11,14 +11,15 @@ namespace tt::ts {
 
 // Tracer noise that is the value itself: aten::Int / ScalarImplicit of a prim::NumToTensor, and
 // x[:] on some dim. True when n's result was bound to that value (lift_op lifts nothing then).
-bool Lifter::fold_tracer_noise(const std::string& qual, const std::vector<Value*>& ins, const jit::Node* n,
-                               Frame& f) {
+bool Lifter::fold_tracer_noise(const std::string& qual, const std::vector<Value*>& ins,
+                               const jit::Node* n, Frame& f) {
   // aten::Int(prim::NumToTensor(x)) -> x, and the same for ScalarImplicit (tracer noise).
   if ((qual == "aten::Int.Tensor" || qual == "aten::ScalarImplicit") && ins.size() == 1) {
     Node* p = ins[0]->node();
     if (p->is("prim.NumToTensor") && p->num_inputs() == 1) {
       auto kind = p->input(0)->type().kind;
-      if (kind == Type::Kind::Int || (qual == "aten::ScalarImplicit" && kind == Type::Kind::Float)) {
+      if (kind == Type::Kind::Int ||
+          (qual == "aten::ScalarImplicit" && kind == Type::Kind::Float)) {
         f.env[n->output()] = Binding{p->input(0), {}};
         return true;
       }
@@ -48,14 +49,16 @@ bool Lifter::fold_tracer_noise(const std::string& qual, const std::vector<Value*
 // Removes constants, list/tuple builders, NumToTensor and GetAttr nodes left unused by the
 // lifter's folds (pure nodes only).
 void Lifter::sweep_dead_prims() {
-  static const std::set<std::string> pure = {"prim.Constant", "prim.ListConstruct", "prim.TupleConstruct",
-                                             "prim.NumToTensor", "prim.GetAttr", "prim.Uninitialized"};
+  static const std::set<std::string> pure = {"prim.Constant",       "prim.ListConstruct",
+                                             "prim.TupleConstruct", "prim.NumToTensor",
+                                             "prim.GetAttr",        "prim.Uninitialized"};
   // Pre-order reversed: every use (also inside a nested block) is visited before its definition.
   std::vector<Node*> nodes = graph_->all_nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     Node* n = *it;
     if (!pure.count(n->op())) continue;
-    bool used = std::any_of(n->outputs().begin(), n->outputs().end(), [](Value* v) { return v->has_uses(); });
+    bool used = std::any_of(n->outputs().begin(), n->outputs().end(),
+                            [](Value* v) { return v->has_uses(); });
     if (!used) n->destroy();
   }
 }

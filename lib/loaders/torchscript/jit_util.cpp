@@ -83,7 +83,8 @@ Type convert_type(const c10::TypePtr& t) {
       return Type::list(convert_type(t->expect<c10::ListType>()->getElementType()));
     case TK::TupleType: {
       std::vector<Type> elems;
-      for (const auto& e : t->expect<c10::TupleType>()->elements()) elems.push_back(convert_type(e));
+      for (const auto& e : t->expect<c10::TupleType>()->elements())
+        elems.push_back(convert_type(e));
       return Type::tuple(std::move(elems));
     }
     case TK::OptionalType:

@@ -70,8 +70,7 @@ class MethodView {
         }
         std::string name = prefix + n->s(c10::attr::name);
         auto ct = n->output()->type()->cast<c10::ClassType>();
-        if (ct && ct->is_module())
-          submodules_[n->output()] = name;
+        if (ct && ct->is_module()) submodules_[n->output()] = name;
         // Tensor? too: a scripted Conv2d's bias (the recipes check which weights exist)
         else if (n->output()->type()->isSubtypeOf(*c10::OptionalType::ofTensor()))
           tensors_[n->output()] = name;
@@ -81,7 +80,9 @@ class MethodView {
       }
       if (k == c10::prim::Constant || k == c10::prim::ListConstruct) continue;
       // The tuple of results (the tracer packs a module's results into one).
-      if (k == c10::prim::TupleConstruct && g.outputs().size() == 1 && n->output() == g.outputs()[0]) continue;
+      if (k == c10::prim::TupleConstruct && g.outputs().size() == 1 &&
+          n->output() == g.outputs()[0])
+        continue;
       ops_.push_back(n);
     }
   }

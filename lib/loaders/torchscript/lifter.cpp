@@ -45,8 +45,10 @@ std::unique_ptr<Graph> Lifter::run() {
 
 // State_dict order: each module's parameters, then its buffers, then its children.
 void Lifter::collect_weights(const jit::Module& m, const std::string& prefix) {
-  for (const auto& p : m.named_parameters(/*recurse=*/false)) add_weight(join_path(prefix, p.name), p.value, true);
-  for (const auto& b : m.named_buffers(/*recurse=*/false)) add_weight(join_path(prefix, b.name), b.value, false);
+  for (const auto& p : m.named_parameters(/*recurse=*/false))
+    add_weight(join_path(prefix, p.name), p.value, true);
+  for (const auto& b : m.named_buffers(/*recurse=*/false))
+    add_weight(join_path(prefix, b.name), b.value, false);
   for (const auto& c : m.named_children()) collect_weights(c.value, join_path(prefix, c.name));
 }
 
@@ -108,7 +110,8 @@ Value* Lifter::typed_int(Value* val, IntRole role, Frame& f, const jit::Node* us
   return out;
 }
 
-Node* Lifter::append(const std::string& op, const std::vector<Value*>& ins, Frame& f, const jit::Node* src) {
+Node* Lifter::append(const std::string& op, const std::vector<Value*>& ins, Frame& f,
+                     const jit::Node* src) {
   Node* n = graph_->create(op, ins, 0);
   n->set_scope(f.scope);
   if (src) n->set_loc(node_loc(src));
@@ -117,7 +120,8 @@ Node* Lifter::append(const std::string& op, const std::vector<Value*>& ins, Fram
 }
 
 // A node for `src` whose outputs are bound to src's outputs.
-Node* Lifter::emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src, Frame& f) {
+Node* Lifter::emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src,
+                   Frame& f) {
   Node* n = append(op, ins, f, src);
   for (const jit::Value* o : src->outputs())
     f.env[o] = Binding{n->add_output(convert_type(o->type()), name_hint(o)), {}};
@@ -130,14 +134,17 @@ Value* Lifter::add_constant(AttrValue v, Type t, Frame& f, const jit::Node* src)
   return n->add_output(std::move(t));
 }
 
-Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f, const jit::Node* src) {
+Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f,
+                              const jit::Node* src) {
   if (iv.isNone()) return add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, src);
   if (iv.isBool()) return add_constant(iv.toBool(), Type::of(Type::Kind::Bool), f, src);
   if (iv.isInt()) return add_constant(iv.toInt(), Type::of(Type::Kind::Int), f, src);
   if (iv.isDouble()) return add_constant(iv.toDouble(), Type::of(Type::Kind::Float), f, src);
   if (iv.isString()) return add_constant(iv.toStringRef(), Type::of(Type::Kind::Str), f, src);
-  if (iv.isDevice()) return add_constant(DeviceAttr{iv.toDevice().str()}, Type::of(Type::Kind::Device), f, src);
-  if (iv.isIntList()) return add_constant(iv.toIntVector(), Type::list(Type::of(Type::Kind::Int)), f, src);
+  if (iv.isDevice())
+    return add_constant(DeviceAttr{iv.toDevice().str()}, Type::of(Type::Kind::Device), f, src);
+  if (iv.isIntList())
+    return add_constant(iv.toIntVector(), Type::list(Type::of(Type::Kind::Int)), f, src);
   if (iv.isDoubleList())
     return add_constant(iv.toDoubleVector(), Type::list(Type::of(Type::Kind::Float)), f, src);
   if (iv.isBoolList()) {
@@ -159,7 +166,8 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     auto tt = type ? type->cast<c10::TupleType>() : nullptr;
     const auto& items = iv.toTupleRef().elements();
     for (size_t i = 0; i < items.size(); ++i)
-      elems.push_back(constant_value(items[i], tt && i < tt->elements().size() ? tt->elements()[i] : nullptr, f, src));
+      elems.push_back(constant_value(
+          items[i], tt && i < tt->elements().size() ? tt->elements()[i] : nullptr, f, src));
     Node* n = append("prim.TupleConstruct", elems, f, src);
     std::vector<Type> types;
     for (Value* e : elems) types.push_back(e->type());
@@ -171,9 +179,11 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
 
 // Tensors of up to 16 elements are inline constants; larger ones become buffers "_constants.cN"
 // (one per distinct tensor), with a warning: the original state_dict has no such key.
-Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src, const std::string& what) {
+Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src,
+                               const std::string& what) {
   at::Tensor t = raw.detach();
-  Type type = Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec());
+  Type type =
+      Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec());
   if (t.numel() <= 16) return add_constant(t.clone().contiguous(), type, f, src);
   const void* key = t.unsafeGetTensorImpl();
   std::string name;
@@ -263,8 +273,9 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == aten::format) {
     // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention
     // keeps the reason why its fast path is not taken) formats for real: "...".format(args).
-    bool only_raise = std::all_of(n->output()->uses().begin(), n->output()->uses().end(),
-                                  [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
+    bool only_raise =
+        std::all_of(n->output()->uses().begin(), n->output()->uses().end(),
+                    [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
     if (only_raise) {
       f.env[n->output()] = binding_of(f, n->input(0));
       return;
@@ -274,13 +285,15 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   }
   if (k == prim::CallMethod) return lift_call(n, f);
   if (is_list_mutation(n)) return lift_list_mutation(n, f);
-  if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 && n->input(0)->type()->cast<c10::ListType>()) {
+  if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 &&
+      n->input(0)->type()->cast<c10::ListType>()) {
     // list(l) / l.copy() as list(l): a list even when l is x.size() (a torch.Size in Python).
     return void(emit("list", inputs_of(n, f), n, f));
   }
-  if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" || k == prim::is_cuda ||
-      kind_str(n) == "prim::requires_grad" ||
-      (kind_str(n) == "prim::type" && n->inputs().size() == 1 && n->input(0)->type()->kind() == c10::TypeKind::DeviceObjType)) {
+  if (k == prim::dtype || k == prim::device || kind_str(n) == "prim::is_nested" ||
+      k == prim::is_cuda || kind_str(n) == "prim::requires_grad" ||
+      (kind_str(n) == "prim::type" && n->inputs().size() == 1 &&
+       n->input(0)->type()->kind() == c10::TypeKind::DeviceObjType)) {
     // x.dtype / x.device / x.is_nested (tensor attributes; nn.LSTM and nn.MultiheadAttention read them)
     static const std::map<std::string, std::pair<const char*, Type::Kind>> attrs = {
         {"prim::dtype", {"Tensor.dtype", Type::Kind::ScalarType}},
@@ -302,8 +315,9 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
   if (k == prim::TupleIndex) return lift_tuple_index(n, f);
   if (!n->blocks().empty() || k.is_prim()) {
-    unsupported(n, "this TorchScript construct is not supported", f,
-                "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
+    unsupported(
+        n, "this TorchScript construct is not supported", f,
+        "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
   }
   lift_op(n, f);
 }
@@ -337,7 +351,8 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
       g->set_weight("value", full);
       return;
     }
-    f.env[out] = Binding{tensor_constant(iv.toTensor(), f, n, "the tensor attribute '" + full + "'"), {}};
+    f.env[out] =
+        Binding{tensor_constant(iv.toTensor(), f, n, "the tensor attribute '" + full + "'"), {}};
     return;
   }
   if (iv.isTensorList()) {
@@ -349,11 +364,13 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
     for (const at::Tensor& t : iv.toTensorVector()) {
       auto w = own.find(t.unsafeGetTensorImpl());
       if (w == own.end() || !state_dict_names_.count(w->second))
-        unsupported(n, "attribute '" + full + "' is a list of tensors that are not the module's parameters", f,
-                    "keep the tensors as parameters or buffers");
+        unsupported(
+            n, "attribute '" + full + "' is a list of tensors that are not the module's parameters",
+            f, "keep the tensors as parameters or buffers");
       Node* g = append("prim.GetAttr", {}, f, n);
       g->set_weight("value", w->second);
-      items.push_back(g->add_output(Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec())));
+      items.push_back(g->add_output(Type::tensor(
+          dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec())));
     }
     Node* l = append("prim.ListConstruct", items, f, n);
     f.env[out] = Binding{l->add_output(convert_type(out->type()), name_hint(out)), {}};
@@ -364,7 +381,8 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
 
 void Lifter::lift_unpack(const jit::Node* n, Frame& f) {
   Value* in = value_of(f, n->input(), n);
-  const char* build = n->kind() == c10::prim::TupleUnpack ? "prim.TupleConstruct" : "prim.ListConstruct";
+  const char* build =
+      n->kind() == c10::prim::TupleUnpack ? "prim.TupleConstruct" : "prim.ListConstruct";
   Node* p = in->node();
   if (p->is(build) && p->num_inputs() == n->outputs().size()) {
     // Unpacking what was just packed (the tracer does this at every module boundary).

@@ -62,7 +62,8 @@ struct Frame {
 
 class Lifter {
  public:
-  Lifter(jit::Module root, Diagnostics& diags, std::vector<std::pair<std::string, std::string>>* source_values)
+  Lifter(jit::Module root, Diagnostics& diags,
+         std::vector<std::pair<std::string, std::string>>* source_values)
       : root_(std::move(root)), diags_(diags), source_values_(source_values) {}
 
   // The IR graph of the root module's forward (lifter.cpp).
@@ -75,13 +76,16 @@ class Lifter {
                             std::vector<std::pair<std::string, bool>>& out);
   void add_weight(const std::string& name, const at::Tensor& t, bool is_param);
   static std::string name_hint(const jit::Value* v);
-  Value* value_of(Frame& f, const jit::Value* v, const jit::Node* user, IntRole role = IntRole::Plain);
+  Value* value_of(Frame& f, const jit::Value* v, const jit::Node* user,
+                  IntRole role = IntRole::Plain);
   Value* typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user);
-  Node* append(const std::string& op, const std::vector<Value*>& ins, Frame& f, const jit::Node* src);
+  Node* append(const std::string& op, const std::vector<Value*>& ins, Frame& f,
+               const jit::Node* src);
   Node* emit(const std::string& op, const std::vector<Value*>& ins, const jit::Node* src, Frame& f);
   Value* add_constant(AttrValue v, Type t, Frame& f, const jit::Node* src);
   Value* constant_value(const IValue& iv, const c10::TypePtr& type, Frame& f, const jit::Node* src);
-  Value* tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src, const std::string& what);
+  Value* tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src,
+                         const std::string& what);
   [[noreturn]] void unsupported(const jit::Node* n, const std::string& what, const Frame& f,
                                 const std::string& fix) const;
   void lift_block(const jit::Block& b, Frame& f);
@@ -109,21 +113,25 @@ class Lifter {
   void lift_call(const jit::Node* n, Frame& f);
   void lift_call_function(const jit::Node* n, Frame& f);
   bool lift_interpolate(const jit::Node* n, Frame& f);
-  bool try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type, Frame& f);
+  bool try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type,
+                         Frame& f);
   bool lift_scripted_encoder(const jit::Node* call, const ModuleRef& callee, Frame& f);
-  bool try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
-                Frame& f);
+  bool try_leaf(const jit::Node* call, const ModuleRef& callee,
+                const std::shared_ptr<jit::Graph>& method_graph, Frame& f);
 
   // ---- lifter_scripted.cpp ----
   static bool has_script_constructs(const jit::Block& b, const jit::Value* self);
-  static void fold_attrs(jit::Graph& g, jit::Block* b, std::unordered_map<const jit::Value*, jit::Module>& owners);
+  static void fold_attrs(jit::Graph& g, jit::Block* b,
+                         std::unordered_map<const jit::Value*, jit::Module>& owners);
   static void inline_functions(jit::Graph& g);
   static bool is_raise_guard(const jit::Node* n);
   static void drop_raise_guards(jit::Block* b, bool builtin_only = false);
-  std::shared_ptr<jit::Graph> prepared(const std::shared_ptr<jit::Graph>& g, const jit::Module& self, bool leaf);
+  std::shared_ptr<jit::Graph> prepared(const std::shared_ptr<jit::Graph>& g,
+                                       const jit::Module& self, bool leaf);
 
   // ---- lifter_inplace.cpp ----
-  bool lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema, const std::vector<Value*>& ins, Frame& f);
+  bool lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
+                    const std::vector<Value*>& ins, Frame& f);
   std::string exclusive_write(const jit::Node* n, const jit::Value* jv, Value* v, const Frame& f);
   static std::string write_into_state_problem(const Value* v);
 
@@ -131,13 +139,14 @@ class Lifter {
   void lift_op(const jit::Node* n, Frame& f);
   static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins);
   static bool is_dtype_comparison(const std::vector<Value*>& ins);
-  Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n, Frame& f);
+  Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n,
+                     Frame& f);
   bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
                  std::string& op);
 
   // ---- jit_cleanup.cpp ----
-  bool fold_tracer_noise(const std::string& qual, const std::vector<Value*>& ins, const jit::Node* n,
-                         Frame& f);
+  bool fold_tracer_noise(const std::string& qual, const std::vector<Value*>& ins,
+                         const jit::Node* n, Frame& f);
   void sweep_dead_prims();
 
   jit::Module root_;

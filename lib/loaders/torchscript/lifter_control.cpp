@@ -39,11 +39,13 @@ void Lifter::lift_if(const jit::Node* n, Frame& f) {
     bool taken = std::get<bool>(*c);
     const jit::Block* b = n->blocks().at(taken ? 0 : 1);
     lift_block(*b, f);
-    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = binding_of(f, b->outputs()[i]);
+    for (size_t i = 0; i < n->outputs().size(); ++i)
+      f.env[n->output(i)] = binding_of(f, b->outputs()[i]);
     std::string loc = node_loc(n);
     if (resolved_notes_.insert(f.scope + "@" + loc).second)
       diags_.add({Severity::Note, "branch-resolved",
-                  std::string("the condition of this `if` is the constant ") + (taken ? "True" : "False") +
+                  std::string("the condition of this `if` is the constant ") +
+                      (taken ? "True" : "False") +
                       " (a module attribute or TorchScript constant): only the " +
                       (taken ? "`if`" : "`else`") + " branch was kept",
                   "", f.scope, loc});
@@ -63,7 +65,8 @@ void Lifter::lift_if(const jit::Node* n, Frame& f) {
       f.env[lists[j]] = before[j];
     }
   }
-  for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    f.env[n->output(i)] = Binding{node->output(i), {}};
   for (const jit::Value* l : lists)
     f.env[l] = Binding{node->add_output(convert_type(l->type()), name_hint(l)), {}};
 }
@@ -79,10 +82,12 @@ void Lifter::lift_loop(const jit::Node* n, Frame& f) {
   Block* b = node->add_block();
   for (const jit::Value* in : body.inputs())
     f.env[in] = Binding{b->add_input(convert_type(in->type()), name_hint(in)), {}};
-  for (const jit::Value* l : lists) f.env[l] = Binding{b->add_input(convert_type(l->type()), name_hint(l)), {}};
+  for (const jit::Value* l : lists)
+    f.env[l] = Binding{b->add_input(convert_type(l->type()), name_hint(l)), {}};
   lift_into(b, body, f, n);
   for (const jit::Value* l : lists) b->add_output(value_of(f, l, n));
-  for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = Binding{node->output(i), {}};
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    f.env[n->output(i)] = Binding{node->output(i), {}};
   for (const jit::Value* l : lists)
     f.env[l] = Binding{node->add_output(convert_type(l->type()), name_hint(l)), {}};
 }
@@ -126,8 +131,9 @@ void Lifter::lift_list_mutation(const jit::Node* n, Frame& f) {
   if (why.empty() && n->outputs().size() == 1 && n->output()->hasUses())
     why = "the result of the mutation is used";
   if (!why.empty())
-    unsupported(n, "a list is mutated but " + why, f,
-                "build the list without mutating it (e.g. a list comprehension), or trace the model");
+    unsupported(
+        n, "a list is mutated but " + why, f,
+        "build the list without mutating it (e.g. a list comprehension), or trace the model");
   Value* cur = value_of(f, l, n);
   Type type = convert_type(l->type());
   if (kind_str(n) == "aten::_set_item") return lift_list_set_item(n, cur, type, f);
@@ -150,8 +156,10 @@ void Lifter::lift_list_set_item(const jit::Node* n, Value* cur, const Type& type
   const AttrValue* idx_c = value_of(f, n->input(1), n)->constant();
   const int64_t* idx = idx_c ? std::get_if<int64_t>(idx_c) : nullptr;
   if (!len || !idx)
-    unsupported(n, "a list item is assigned (l[i] = v) on a list whose length or index is not known "
-                   "while converting", f, "build the list without mutating it, or trace the model");
+    unsupported(n,
+                "a list item is assigned (l[i] = v) on a list whose length or index is not known "
+                "while converting",
+                f, "build the list without mutating it, or trace the model");
   int64_t k = *idx < 0 ? *idx + *len : *idx;
   if (k < 0 || k >= *len)
     unsupported(n, "a list item assignment is out of range (it raises IndexError)", f,
@@ -176,9 +184,11 @@ void Lifter::lift_list_set_item(const jit::Node* n, Value* cur, const Type& type
 // list(x) of one of those, or an if's result that has the same known length in both branches.
 std::optional<int64_t> Lifter::known_list_length(const Value* v) {
   if (const AttrValue* c = v->constant()) {
-    if (const auto* a = std::get_if<std::vector<int64_t>>(c)) return static_cast<int64_t>(a->size());
+    if (const auto* a = std::get_if<std::vector<int64_t>>(c))
+      return static_cast<int64_t>(a->size());
     if (const auto* a = std::get_if<std::vector<double>>(c)) return static_cast<int64_t>(a->size());
-    if (const auto* a = std::get_if<std::vector<std::string>>(c)) return static_cast<int64_t>(a->size());
+    if (const auto* a = std::get_if<std::vector<std::string>>(c))
+      return static_cast<int64_t>(a->size());
     return std::nullopt;
   }
   const Node* p = v->node();
@@ -202,9 +212,10 @@ std::optional<int64_t> Lifter::known_list_length(const Value* v) {
 // method that nothing else can see (no alias in a tuple, another list, a callee, a block result).
 std::string Lifter::list_alias_problem(const jit::Value* l) {
   std::string pk = kind_str(l->node());
-  static const std::set<std::string> fresh = {"prim::ListConstruct", "aten::list", "aten::copy", "aten::add",
-                                              "aten::slice"};
-  if (!fresh.count(pk)) return "it is not a new list made in this method (it comes from " + pk + ")";
+  static const std::set<std::string> fresh = {"prim::ListConstruct", "aten::list", "aten::copy",
+                                              "aten::add", "aten::slice"};
+  if (!fresh.count(pk))
+    return "it is not a new list made in this method (it comes from " + pk + ")";
   for (const jit::Use& u : l->uses()) {
     const jit::Node* user = u.user;
     if (is_list_mutation(user) && u.offset == 0) continue;
@@ -214,8 +225,9 @@ std::string Lifter::list_alias_problem(const jit::Value* l) {
       return "it is also a result of a branch or loop body";
     }
     if (k == c10::prim::ListConstruct || k == c10::prim::TupleConstruct || k == c10::prim::Loop ||
-        k == c10::prim::CallMethod || k == c10::prim::CallFunction || k == c10::prim::unchecked_cast ||
-        k == c10::prim::SetAttr || k == c10::prim::DictConstruct || is_list_mutation(user))
+        k == c10::prim::CallMethod || k == c10::prim::CallFunction ||
+        k == c10::prim::unchecked_cast || k == c10::prim::SetAttr ||
+        k == c10::prim::DictConstruct || is_list_mutation(user))
       return "it is also stored or passed on (" + kind_str(user) + ")";
   }
   return "";

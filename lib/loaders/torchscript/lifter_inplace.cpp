@@ -21,8 +21,8 @@ namespace tt::ts {
 // a weight or a constant, and in-place shape changes (unsqueeze_, t_, resize_) of shared
 // tensors, are refused (exit 4).
 // Returns true when the node was lifted here (kept in place); false: lift it as usual.
-bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema, const std::vector<Value*>& ins,
-                          Frame& f) {
+bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
+                          const std::vector<Value*>& ins, Frame& f) {
   const auto& args = schema.arguments();
   // Tensors only: list and dict mutation (append, _set_item, pop) has its own handling.
   std::vector<size_t> written;
@@ -35,7 +35,8 @@ bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
   std::string short_base = base.substr(base.find("::") + 2);
   // dropout_(x, p, train=False) (nn.Dropout(inplace=True) in eval) writes nothing: x itself.
   static const std::set<std::string> dropouts = {"aten::dropout_", "aten::feature_dropout_",
-                                                 "aten::alpha_dropout_", "aten::feature_alpha_dropout_"};
+                                                 "aten::alpha_dropout_",
+                                                 "aten::feature_alpha_dropout_"};
   if (dropouts.count(base) && ins.size() == 3 && n->outputs().size() == 1) {
     const AttrValue* train = ins[2]->constant();
     if (train && std::holds_alternative<bool>(*train) && !std::get<bool>(*train)) {
@@ -51,11 +52,17 @@ bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
                   "write into a copy (x = x.clone()) or make the update outside the model");
     if (why.empty()) why = exclusive_write(n, n->input(i), ins[i], f);
   }
-  if (why.empty() && inplace_name && written == std::vector<size_t>{0}) return false;  // the twin is exact
+  if (why.empty() && inplace_name && written == std::vector<size_t>{0})
+    return false;  // the twin is exact
   if (!why.empty() && is_metadata_inplace(base))
-    unsupported(n, "an in-place change of a tensor's shape or strides (" + short_base + ") on a tensor that " + why, f,
-                "use the out-of-place op (" + short_base.substr(0, short_base.size() - 1) + ") and its result");
-  std::string op = base + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
+    unsupported(n,
+                "an in-place change of a tensor's shape or strides (" + short_base +
+                    ") on a tensor that " + why,
+                f,
+                "use the out-of-place op (" + short_base.substr(0, short_base.size() - 1) +
+                    ") and its result");
+  std::string op =
+      base + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
   emit(op, ins, n, f);
   spdlog::debug("kept in place: {} ({})", op, why.empty() ? "an out= form" : why);
   return true;
@@ -65,16 +72,19 @@ bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
 // as an out-of-place op: nothing else shares its memory now, and (scripted graphs) the variable
 // is not read after the write nor defined outside the loop or branch that writes it. Otherwise
 // why not, as "<reason>" completing "a tensor that ...".
-std::string Lifter::exclusive_write(const jit::Node* n, const jit::Value* jv, Value* v, const Frame& f) {
+std::string Lifter::exclusive_write(const jit::Node* n, const jit::Value* jv, Value* v,
+                                    const Frame& f) {
   const Node* p = v->node();
-  if (p == graph_->block()->param_node()) return "is an input of the model (the caller sees the write)";
+  if (p == graph_->block()->param_node())
+    return "is an input of the model (the caller sees the write)";
   if (p->owning_block() == nullptr || p == p->owning_block()->param_node())
     return "is carried by a loop or branch";
   // An inplace=True module op returns its input, which was exclusive when the call was lifted
   // (try_leaf inlines it otherwise) and is read by nothing else: the result is exclusive too.
   bool inplace_module = !p->module().empty() && p->attrs().get_bool("inplace", false) &&
                         p->num_inputs() > 0 && p->input(0)->num_uses() == 1;
-  if (!inplace_module && may_return_alias(*p)) return "is a view or alias of another tensor (" + p->op() + ")";
+  if (!inplace_module && may_return_alias(*p))
+    return "is a view or alias of another tensor (" + p->op() + ")";
   for (const Use& u : v->uses()) {
     std::vector<size_t> shared = aliased_inputs(*u.user);
     if (std::find(shared.begin(), shared.end(), u.index) != shared.end())
@@ -92,7 +102,8 @@ std::string Lifter::exclusive_write(const jit::Node* n, const jit::Value* jv, Va
   };
   const Frame* fr = &f;
   while (jv && fr) {
-    if (jv->node()->owningBlock() != n->owningBlock()) return "was made outside the loop or branch that writes it";
+    if (jv->node()->owningBlock() != n->owningBlock())
+      return "was made outside the loop or branch that writes it";
     if (read_later(jv, n)) return "is read again after the write";
     for (const auto& [w, b] : fr->env)
       if (b.value == v && w != jv && read_later(w, n))

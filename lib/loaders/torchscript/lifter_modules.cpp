@@ -22,7 +22,8 @@ void Lifter::lift_call(const jit::Node* n, Frame& f) {
   std::string method = n->s(c10::attr::name);
   auto m = callee.module.find_method(method);
   if (!m)
-    unsupported(n, "module '" + callee.path + "' has no method " + method, f, "re-export the model");
+    unsupported(n, "module '" + callee.path + "' has no method " + method, f,
+                "re-export the model");
   if (callee.path != f.self.path && try_leaf(n, callee, m->graph(), f)) return;
   std::shared_ptr<jit::Graph> g = prepared(m->graph(), callee.module, false);
   if (++depth_ > 200)
@@ -53,7 +54,8 @@ void Lifter::lift_call_function(const jit::Node* n, Frame& f) {
                 "replace the call in the model");
   if (plain_name(fn->qualname().qualifiedName()) == kInterpolate && lift_interpolate(n, f)) return;
   std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
-  if (++depth_ > 200) unsupported(n, "calls are nested more than 200 deep", f, "simplify the model");
+  if (++depth_ > 200)
+    unsupported(n, "calls are nested more than 200 deep", f, "simplify the model");
   Frame sub;
   sub.self = f.self;
   sub.scope = f.scope;
@@ -63,7 +65,8 @@ void Lifter::lift_call_function(const jit::Node* n, Frame& f) {
   for (size_t i = 0; i < g->inputs().size() && i + 1 < n->inputs().size(); ++i)
     sub.env[g->inputs()[i]] = binding_of(f, n->input(i + 1));
   lift_block(*g->block(), sub);
-  for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = binding_of(sub, g->outputs().at(i));
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    f.env[n->output(i)] = binding_of(sub, g->outputs().at(i));
   --depth_;
 }
 
@@ -77,12 +80,15 @@ bool Lifter::lift_interpolate(const jit::Node* n, Frame& f) {
   for (size_t i = 1; i < n->inputs().size(); ++i) in.push_back(value_of(f, n->input(i), n));
   const AttrValue* recompute = in[5]->constant();
   const AttrValue* antialias = in[6]->constant();
-  bool recompute_ok = recompute && (std::holds_alternative<NoneAttr>(*recompute) ||
-                                    (std::holds_alternative<bool>(*recompute) && !std::get<bool>(*recompute)));
-  bool antialias_ok = antialias && std::holds_alternative<bool>(*antialias) && !std::get<bool>(*antialias);
+  bool recompute_ok =
+      recompute && (std::holds_alternative<NoneAttr>(*recompute) ||
+                    (std::holds_alternative<bool>(*recompute) && !std::get<bool>(*recompute)));
+  bool antialias_ok =
+      antialias && std::holds_alternative<bool>(*antialias) && !std::get<bool>(*antialias);
   if (!recompute_ok || !antialias_ok) return false;
   Node* node = append("F.interpolate", {in[0], in[1], in[2], in[3], in[4]}, f, n);
-  f.env[n->output()] = Binding{node->add_output(convert_type(n->output()->type()), name_hint(n->output())), {}};
+  f.env[n->output()] =
+      Binding{node->add_output(convert_type(n->output()->type()), name_hint(n->output())), {}};
   return true;
 }
 
@@ -97,9 +103,12 @@ bool Lifter::lift_interpolate(const jit::Node* n, Frame& f) {
 // runs (interpreter and emitters). The op's result is the call's result, in the forward's own
 // structure: (output, (h, c)), (output, h) or (attn_output, attn_weights or None). Anything
 // else is inlined as before (Note [Scripted method graphs]).
-bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type, Frame& f) {
+bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee,
+                               const std::string& type, Frame& f) {
   const jit::Module& mod = callee.module;
-  auto attr = [&](const char* name) -> IValue { return mod.hasattr(name) ? mod.attr(name) : IValue(); };
+  auto attr = [&](const char* name) -> IValue {
+    return mod.hasattr(name) ? mod.attr(name) : IValue();
+  };
   auto int_attr = [&](const char* name) -> std::optional<int64_t> {
     IValue v = attr(name);
     return v.isInt() ? std::optional<int64_t>(v.toInt()) : std::nullopt;
@@ -113,7 +122,9 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
     if (v.isInt()) return static_cast<double>(v.toInt());
     return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
   };
-  auto is_tensor = [](const jit::Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); };
+  auto is_tensor = [](const jit::Value* v) {
+    return v->type()->isSubtypeOf(*c10::TensorType::get());
+  };
   auto is_none = [](const jit::Value* v) { return v->type()->kind() == c10::TypeKind::NoneType; };
   auto reject = [&](const std::string& why) {
     spdlog::debug("scripted {} ({}) not lifted as a module op: {}", callee.path, type, why);
@@ -136,27 +147,32 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
     std::string why;
     auto lm = scripted_encoder_layer(mod, why);
     if (!lm) return reject(why);
-    if (call->inputs().size() != 5 || !is_tensor(call->input(1))) return reject("called with other than (src, ...)");
+    if (call->inputs().size() != 5 || !is_tensor(call->input(1)))
+      return reject("called with other than (src, ...)");
     if (!is_none(call->input(2)) || !is_none(call->input(3))) return reject("called with a mask");
     auto causal = jit::toIValue(call->input(4));
-    if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not a constant False");
+    if (!causal || !causal->isBool() || causal->toBool())
+      return reject("is_causal is not a constant False");
     ins.push_back(value_of(f, call->input(1), call));
     m = std::move(*lm);
   } else if (lstm || gru) {
     IValue mode = attr("mode");
-    auto input_size = int_attr("input_size"), hidden = int_attr("hidden_size"), layers = int_attr("num_layers");
-    auto bias = bool_attr("bias"), batch_first = bool_attr("batch_first"), bidir = bool_attr("bidirectional");
+    auto input_size = int_attr("input_size"), hidden = int_attr("hidden_size"),
+         layers = int_attr("num_layers");
+    auto bias = bool_attr("bias"), batch_first = bool_attr("batch_first"),
+         bidir = bool_attr("bidirectional");
     auto dropout = double_attr("dropout");
     auto proj = int_attr("proj_size");
-    if (!mode.isString() || mode.toStringRef() != (lstm ? "LSTM" : "GRU") || !input_size || !hidden ||
-        !layers || !bias || !batch_first || !bidir || !dropout || !proj)
+    if (!mode.isString() || mode.toStringRef() != (lstm ? "LSTM" : "GRU") || !input_size ||
+        !hidden || !layers || !bias || !batch_first || !bidir || !dropout || !proj)
       return reject("its attributes are not those of the torch.nn class");
     if (gru && *proj != 0) return reject("proj_size on a GRU");
-    for (std::string& w : rnn_weight_names(*layers, *bidir, *bias, *proj > 0)) m.weights.insert(std::move(w));
+    for (std::string& w : rnn_weight_names(*layers, *bidir, *bias, *proj > 0))
+      m.weights.insert(std::move(w));
     int64_t gates = lstm ? 4 : 3;
     IValue w_ih = attr("weight_ih_l0");
-    if (!w_ih.isTensor() || w_ih.toTensor().dim() != 2 || w_ih.toTensor().size(0) != gates * *hidden ||
-        w_ih.toTensor().size(1) != *input_size)
+    if (!w_ih.isTensor() || w_ih.toTensor().dim() != 2 ||
+        w_ih.toTensor().size(0) != gates * *hidden || w_ih.toTensor().size(1) != *input_size)
       return reject("weight_ih_l0 does not match input_size/hidden_size");
     // forward(input, hx=None): hx is None, an (h0, c0) tuple (LSTM) or a tensor (GRU).
     if (call->inputs().size() != 3 || !is_tensor(call->input(1)))
@@ -166,12 +182,15 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
     if (!hx_ok && lstm) {
       auto tt = hx->type()->cast<c10::TupleType>();
       hx_ok = tt && tt->elements().size() == 2 &&
-              std::all_of(tt->elements().begin(), tt->elements().end(),
-                          [](const c10::TypePtr& e) { return e->isSubtypeOf(*c10::TensorType::get()); });
+              std::all_of(tt->elements().begin(), tt->elements().end(), [](const c10::TypePtr& e) {
+                return e->isSubtypeOf(*c10::TensorType::get());
+              });
     } else if (!hx_ok) {
       hx_ok = is_tensor(hx);
     }
-    if (!hx_ok) return reject("the hidden state is neither None nor " + std::string(lstm ? "(h0, c0)" : "a tensor"));
+    if (!hx_ok)
+      return reject("the hidden state is neither None nor " +
+                    std::string(lstm ? "(h0, c0)" : "a tensor"));
     ins.push_back(value_of(f, call->input(1), call));
     if (!is_none(hx)) ins.push_back(value_of(f, hx, call));
     m.op = lstm ? "nn.LSTM" : "nn.GRU";
@@ -189,7 +208,8 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
     auto same = bool_attr("_qkv_same_embed_dim"), zero_attn = bool_attr("add_zero_attn");
     auto batch_first = bool_attr("batch_first");
     auto dropout = double_attr("dropout");
-    if (!embed_dim || !num_heads || !kdim || !vdim || !same || !zero_attn || !batch_first || !dropout)
+    if (!embed_dim || !num_heads || !kdim || !vdim || !same || !zero_attn || !batch_first ||
+        !dropout)
       return reject("its attributes are not those of the torch.nn class");
     // What the interpreter's fused kernel computes: packed q/k/v projections with biases.
     if (!*same || *kdim != *embed_dim || *vdim != *embed_dim)
@@ -211,9 +231,11 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
       return reject("called with other than (query, key, value, ...)");
     if (n_in == 9) {
       auto causal = jit::toIValue(call->input(8));
-      if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not a constant False");
+      if (!causal || !causal->isBool() || causal->toBool())
+        return reject("is_causal is not a constant False");
     }
-    if (!is_none(call->input(4)) || !is_none(call->input(6))) return reject("attention with a mask");
+    if (!is_none(call->input(4)) || !is_none(call->input(6)))
+      return reject("attention with a mask");
     auto need_weights = jit::toIValue(call->input(5)), average = jit::toIValue(call->input(7));
     if (!need_weights || !need_weights->isBool() || !average || !average->isBool())
       return reject("need_weights / average_attn_weights are not constants");
@@ -242,7 +264,8 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, c
   collect_names(mod, "", own);
   std::set<std::string> have;
   for (const auto& o : own) have.insert(o.first);
-  if (have != m.weights) return reject("its parameters/buffers differ from what the constructor creates");
+  if (have != m.weights)
+    return reject("its parameters/buffers differ from what the constructor creates");
 
   spdlog::debug("scripted {} lifted as {} from its attributes", callee.path, m.op);
   Node* node = append(m.op, ins, f, call);
@@ -264,14 +287,16 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
   };
   const jit::Module& mod = callee.module;
   // forward(src, mask=None, src_key_padding_mask=None, is_causal=None)
-  if (call->s(c10::attr::name) != "forward" || call->inputs().size() != 5 || call->outputs().size() != 1 ||
-      !call->input(1)->type()->isSubtypeOf(*c10::TensorType::get()))
+  if (call->s(c10::attr::name) != "forward" || call->inputs().size() != 5 ||
+      call->outputs().size() != 1 || !call->input(1)->type()->isSubtypeOf(*c10::TensorType::get()))
     return reject("called with other than (src, ...)");
   for (size_t i : {2, 3})
-    if (call->input(i)->type()->kind() != c10::TypeKind::NoneType) return reject("called with a mask");
+    if (call->input(i)->type()->kind() != c10::TypeKind::NoneType)
+      return reject("called with a mask");
   if (call->input(4)->type()->kind() != c10::TypeKind::NoneType) {
     auto causal = jit::toIValue(call->input(4));
-    if (!causal || !causal->isBool() || causal->toBool()) return reject("is_causal is not None or a constant False");
+    if (!causal || !causal->isBool() || causal->toBool())
+      return reject("is_causal is not None or a constant False");
   }
   if (!mod.hasattr("layers") || !mod.attr("layers").isObject() || !mod.hasattr("norm"))
     return reject("its attributes are not those of the torch.nn class");
@@ -292,8 +317,10 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
     if (!norm.isObject()) return reject("its norm is not a module");
     jit::Module nm(norm.toObject());
     IValue shape = nm.hasattr("normalized_shape") ? nm.attr("normalized_shape") : IValue();
-    IValue eps = nm.hasattr("eps") ? nm.attr("eps") : IValue(), affine = nm.hasattr("elementwise_affine") ? nm.attr("elementwise_affine") : IValue();
-    if (plain_type_name(nm) != "torch.nn.modules.normalization.LayerNorm" || !eps.isDouble() || !affine.isBool())
+    IValue eps = nm.hasattr("eps") ? nm.attr("eps") : IValue(),
+           affine = nm.hasattr("elementwise_affine") ? nm.attr("elementwise_affine") : IValue();
+    if (plain_type_name(nm) != "torch.nn.modules.normalization.LayerNorm" || !eps.isDouble() ||
+        !affine.isBool())
       return reject("its norm is not an nn.LayerNorm");
     std::vector<int64_t> dims;
     if (shape.isTuple()) {
@@ -320,7 +347,8 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
   collect_names(mod, "", own);
   std::set<std::string> have;
   for (const auto& o : own) have.insert(o.first);
-  if (have != covered) return reject("its parameters/buffers differ from what its layers and norm create");
+  if (have != covered)
+    return reject("its parameters/buffers differ from what its layers and norm create");
 
   Value* x = value_of(f, call->input(1), call);
   for (const auto& [path, lm] : steps) {
@@ -329,7 +357,8 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
     node->set_scope(callee.path);
     node->attrs() = lm.attrs;
     for (const auto& o : own)  // in state_dict order
-      if (o.first.rfind(path + ".", 0) == 0) node->set_weight(o.first.substr(path.size() + 1), join_path(callee.path, o.first));
+      if (o.first.rfind(path + ".", 0) == 0)
+        node->set_weight(o.first.substr(path.size() + 1), join_path(callee.path, o.first));
     node->set_module(module);
     x = node->add_output(convert_type(call->output()->type()));
   }
@@ -338,15 +367,17 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
   return true;
 }
 
-bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee, const std::shared_ptr<jit::Graph>& method_graph,
-                      Frame& f) {
+bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee,
+                      const std::shared_ptr<jit::Graph>& method_graph, Frame& f) {
   std::string type = plain_type_name(callee.module);
   if (type == "torch.nn.modules.transformer.TransformerEncoder" &&
-      has_script_constructs(*method_graph->block(), method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]))
+      has_script_constructs(*method_graph->block(),
+                            method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]))
     return lift_scripted_encoder(call, callee, f);
   auto rit = recipes().find(type);
   if (rit == recipes().end()) return false;
-  if (has_script_constructs(*method_graph->block(), method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]) &&
+  if (has_script_constructs(*method_graph->block(),
+                            method_graph->inputs().empty() ? nullptr : method_graph->inputs()[0]) &&
       try_scripted_leaf(call, callee, type, f))
     return true;
   std::shared_ptr<jit::Graph> gp = prepared(method_graph, callee.module, true);
@@ -390,7 +421,8 @@ bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee, const std:
                             [](const jit::Value* v) { return v->hasUses(); });
     if (used && inlined_notes_.insert(callee.path).second) {
       diags_.add({Severity::Note, "leaf-inlined",
-                  "module '" + callee.path + "' (" + type + ") was inlined, not lifted as a module: " + ctx.why,
+                  "module '" + callee.path + "' (" + type +
+                      ") was inlined, not lifted as a module: " + ctx.why,
                   "", f.scope, node_loc(call)});
     }
     return false;
@@ -398,7 +430,8 @@ bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee, const std:
 
   // Inputs: the call's arguments in the module's Python structure.
   std::vector<Value*> args;
-  for (size_t i = 1; i < call->inputs().size(); ++i) args.push_back(value_of(f, call->input(i), call));
+  for (size_t i = 1; i < call->inputs().size(); ++i)
+    args.push_back(value_of(f, call->input(i), call));
   std::vector<Value*> ins;
   if (!match->call_args.empty()) {
     size_t next_const = 0;
@@ -424,7 +457,8 @@ bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee, const std:
 
   std::string out_name = call->outputs().size() == 1 ? name_hint(call->output()) : "";
   if (match->result == LeafMatch::Result::Single) {
-    f.env[call->output()] = Binding{node->add_output(convert_type(g.outputs().at(0)->type()), out_name), {}};
+    f.env[call->output()] =
+        Binding{node->add_output(convert_type(g.outputs().at(0)->type()), out_name), {}};
     return true;
   }
   // (a, b) or (a, (b, c)) in Python; the call site saw the flattened (a, b[, c]) or the part of

@@ -36,7 +36,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
   if (n->inputs().size() > args.size())
     unsupported(n, "a variadic operator", f, "replace the op in the model");
   std::vector<Value*> ins;
-  for (size_t i = 0; i < n->inputs().size(); ++i) ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
+  for (size_t i = 0; i < n->inputs().size(); ++i)
+    ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
 
   if (fold_tracer_noise(qual, ins, n, f)) return;  // jit_cleanup.cpp
   if (lift_inplace(n, *schema, ins, f)) return;
@@ -53,8 +54,11 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
                             .findOp(c10::OperatorName(schema->name(), schema->overload_name()))
                             .has_value();
       if (dispatched) {
-        op = schema->name() + "." + (schema->overload_name().empty() ? "default" : schema->overload_name());
-      } else if (const char* py = qual == "aten::pow.int_to_int" ? nullptr : python_builtin(schema->name(), ins)) {
+        op = schema->name() + "." +
+             (schema->overload_name().empty() ? "default" : schema->overload_name());
+      } else if (const char* py = qual == "aten::pow.int_to_int"
+                                      ? nullptr
+                                      : python_builtin(schema->name(), ins)) {
         op = py;
         if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
           for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
@@ -82,25 +86,44 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
 // nullptr when there is none. Lists only where Python gives the same result.
 const char* Lifter::python_builtin(const std::string& name, const std::vector<Value*>& ins) {
   static const std::map<std::string, const char*> numeric = {
-      {"aten::add", "operator.add"},       {"aten::sub", "operator.sub"},
-      {"aten::mul", "operator.mul"},       {"aten::div", "operator.truediv"},
-      {"aten::floordiv", "operator.floordiv"}, {"aten::remainder", "operator.mod"},
-      {"aten::neg", "operator.neg"},       {"aten::lt", "operator.lt"},
-      {"aten::le", "operator.le"},         {"aten::gt", "operator.gt"},
-      {"aten::ge", "operator.ge"},         {"aten::eq", "operator.eq"},
-      {"aten::ne", "operator.ne"},         {"aten::__not__", "operator.not_"},
-      {"aten::__and__", "operator.and_"},  {"aten::__or__", "operator.or_"},
-      {"aten::__xor__", "operator.xor"},   {"aten::Int", "int"},
-      {"aten::Float", "float"},            {"aten::Bool", "bool"},
-      {"aten::floor", "math.floor"},       {"aten::ceil", "math.ceil"},
-      {"aten::sqrt", "math.sqrt"},         {"aten::abs", "abs"},
+      {"aten::add", "operator.add"},
+      {"aten::sub", "operator.sub"},
+      {"aten::mul", "operator.mul"},
+      {"aten::div", "operator.truediv"},
+      {"aten::floordiv", "operator.floordiv"},
+      {"aten::remainder", "operator.mod"},
+      {"aten::neg", "operator.neg"},
+      {"aten::lt", "operator.lt"},
+      {"aten::le", "operator.le"},
+      {"aten::gt", "operator.gt"},
+      {"aten::ge", "operator.ge"},
+      {"aten::eq", "operator.eq"},
+      {"aten::ne", "operator.ne"},
+      {"aten::__not__", "operator.not_"},
+      {"aten::__and__", "operator.and_"},
+      {"aten::__or__", "operator.or_"},
+      {"aten::__xor__", "operator.xor"},
+      {"aten::Int", "int"},
+      {"aten::Float", "float"},
+      {"aten::Bool", "bool"},
+      {"aten::floor", "math.floor"},
+      {"aten::ceil", "math.ceil"},
+      {"aten::sqrt", "math.sqrt"},
+      {"aten::abs", "abs"},
       {"aten::pow", "operator.pow"},
   };
   static const std::map<std::string, const char*> any = {
-      {"aten::__is__", "operator.is_"}, {"aten::__isnot__", "operator.is_not"},
-      {"aten::__getitem__", "operator.getitem"}, {"aten::len", "len"}, {"aten::dim", "Tensor.dim"},
+      {"aten::__is__", "operator.is_"},
+      {"aten::__isnot__", "operator.is_not"},
+      {"aten::__getitem__", "operator.getitem"},
+      {"aten::len", "len"},
+      {"aten::dim", "Tensor.dim"},
       {"aten::is_autocast_enabled", "torch.is_autocast_enabled"},
-      {"aten::__contains__", "operator.contains"}, {"aten::any", "any"}, {"aten::all", "all"}, {"aten::sum", "sum"}, {"aten::is_grad_enabled", "torch.is_grad_enabled"},
+      {"aten::__contains__", "operator.contains"},
+      {"aten::any", "any"},
+      {"aten::all", "all"},
+      {"aten::sum", "sum"},
+      {"aten::is_grad_enabled", "torch.is_grad_enabled"},
   };
   if (auto it = any.find(name); it != any.end()) return it->second;
   auto it = numeric.find(name);
@@ -117,7 +140,8 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
     return it->second;
   for (Value* v : ins) {
     Type::Kind k = v->type().kind;
-    if (k != Type::Kind::Int && k != Type::Kind::Float && k != Type::Kind::Bool && k != Type::Kind::Any)
+    if (k != Type::Kind::Int && k != Type::Kind::Float && k != Type::Kind::Bool &&
+        k != Type::Kind::Any)
       return nullptr;
   }
   return it->second;
@@ -128,17 +152,21 @@ bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
   bool any = false;
   for (Value* v : ins) {
     Type::Kind k = v->type().kind;
-    if (k == Type::Kind::ScalarType) any = true;
-    else if (!(k == Type::Kind::Int && v->constant())) return false;
+    if (k == Type::Kind::ScalarType)
+      any = true;
+    else if (!(k == Type::Kind::Int && v->constant()))
+      return false;
   }
   return any;
 }
 
 // A Python scalar builtin whose inputs are all non-tensor constants, evaluated now (e.g.
 // `self.downsample is not None` once the attribute became a constant).
-Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n, Frame& f) {
+Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins,
+                           const jit::Node* n, Frame& f) {
   static const std::set<std::string> builtins = {"len", "int", "float", "bool", "abs"};
-  if (n->outputs().size() != 1 || (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
+  if (n->outputs().size() != 1 ||
+      (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
     return nullptr;
   std::vector<IValue> args;
   for (Value* v : ins) {
@@ -159,8 +187,8 @@ Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins
 }
 
 // Note [ATen normalisations]. Returns true (and sets op, rewrites ins) when it applies.
-bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
-                       std::string& op) {
+bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n,
+                       Frame& f, std::string& op) {
   auto const_int = [](Value* v) -> std::optional<int64_t> {
     const AttrValue* c = v->constant();
     if (c && std::holds_alternative<int64_t>(*c)) return std::get<int64_t>(*c);
@@ -180,7 +208,8 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
   auto list_len = [](Value* v) -> size_t {
     if (v->node()->is("prim.ListConstruct")) return v->node()->num_inputs();
     const AttrValue* c = v->constant();
-    if (c && std::holds_alternative<std::vector<int64_t>>(*c)) return std::get<std::vector<int64_t>>(*c).size();
+    if (c && std::holds_alternative<std::vector<int64_t>>(*c))
+      return std::get<std::vector<int64_t>>(*c).size();
     return 0;
   };
   auto all_zero = [&](Value* v) {
@@ -209,7 +238,8 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
     std::string nd = std::to_string(dims) + "d";
     if (*transposed) {
       op = "F.conv_transpose" + nd;
-      pick({0, 1, 2, 3, 4, 7, 8, 5});  // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+      pick({0, 1, 2, 3, 4, 7, 8,
+            5});  // (input, weight, bias, stride, padding, output_padding, groups, dilation)
     } else {
       if (!all_zero(ins.at(7))) return false;
       op = "F.conv" + nd;
@@ -232,7 +262,8 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
   for (const char* family : {"reflection", "replication"}) {
     for (int d = 1; d <= 3; ++d) {
       if (qual != std::string("aten::") + family + "_pad" + std::to_string(d) + "d") continue;
-      Value* mode = add_constant(std::string(family[2] == 'f' ? "reflect" : "replicate"), Type::of(Type::Kind::Str), f, n);
+      Value* mode = add_constant(std::string(family[2] == 'f' ? "reflect" : "replicate"),
+                                 Type::of(Type::Kind::Str), f, n);
       Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
       ins = {ins.at(0), ins.at(1), mode, none};
       op = "F.pad";
@@ -273,7 +304,8 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         if (!is_none(ins.at(i))) return false;
       Value* mode = add_constant(std::string(base->second.first), Type::of(Type::Kind::Str), f, n);
       Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
-      Value* align = has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+      Value* align =
+          has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
       ins = {ins.at(0), ins.at(1), none, mode, align};
       op = "F.interpolate";
       return true;

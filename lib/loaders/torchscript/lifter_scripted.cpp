@@ -46,7 +46,8 @@ bool Lifter::has_script_constructs(const jit::Block& b, const jit::Value* self) 
 
 // Non-tensor attributes of self (and of its submodules, reached through GetAttr chains) become
 // constants.
-void Lifter::fold_attrs(jit::Graph& g, jit::Block* b, std::unordered_map<const jit::Value*, jit::Module>& owners) {
+void Lifter::fold_attrs(jit::Graph& g, jit::Block* b,
+                        std::unordered_map<const jit::Value*, jit::Module>& owners) {
   for (auto it = b->nodes().begin(); it != b->nodes().end();) {
     jit::Node* n = *it;
     ++it;
@@ -91,7 +92,8 @@ void Lifter::inline_functions(jit::Graph& g) {
       // arguments again when the generated code calls them: their input guards are not the
       // model's. The model's own functions are named __torch__.<module>.<function>.
       std::shared_ptr<jit::Graph> body = fn->graph()->copy();
-      if (fn->qualname().qualifiedName().rfind("__torch__.", 0) != 0) drop_raise_guards(body->block());
+      if (fn->qualname().qualifiedName().rfind("__torch__.", 0) != 0)
+        drop_raise_guards(body->block());
       jit::inlineCallTo(n, fn, body.get());
     }
   }
@@ -104,7 +106,8 @@ bool Lifter::is_raise_guard(const jit::Node* n) {
   for (const jit::Block* b : n->blocks()) {
     for (const jit::Node* m : b->nodes()) {
       auto k = m->kind();
-      if (k == c10::prim::RaiseException) raises = true;
+      if (k == c10::prim::RaiseException)
+        raises = true;
       else if (!m->blocks().empty() || (m->hasSideEffects() && k != c10::aten::warn))
         return false;  // the message is built from pure ops (dim, format, ...)
     }
@@ -127,7 +130,8 @@ void Lifter::drop_raise_guards(jit::Block* b, bool builtin_only) {
 }
 
 // The graph to lift for `g` called on `self` (the graph itself for a traced method).
-std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& g, const jit::Module& self, bool leaf) {
+std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& g,
+                                             const jit::Module& self, bool leaf) {
   const jit::Value* self_in = g->inputs().empty() ? nullptr : g->inputs()[0];
   if (!has_script_constructs(*g->block(), self_in)) return g;
   auto key = std::make_tuple(g.get(), static_cast<const void*>(self._ivalue().get()), leaf);
@@ -154,7 +158,8 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
     jit::EliminateDeadCode(copy);
   } catch (const std::exception& e) {
     // Preparation is a simplification; the plain graph is still a faithful input.
-    spdlog::debug("preparing a scripted method graph failed ({}); lifting it as it is", first_line(e.what()));
+    spdlog::debug("preparing a scripted method graph failed ({}); lifting it as it is",
+                  first_line(e.what()));
     copy = g;
   }
   prepared_[key] = copy;

@@ -36,11 +36,13 @@ const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(p
   if (has_data && !has_code && !has_constants)
     throw Error(ExitCode::BadInput,
                 std::string("this is a state_dict/pickled module written by torch.save, not "
-                            "TorchScript — ") + kSaveHint);
+                            "TorchScript — ") +
+                    kSaveHint);
   throw Error(ExitCode::BadInput,
               "LibTorch cannot load this TorchScript archive (" + first_line(what) +
                   ") — it may come from a newer PyTorch or need a custom op library; re-export it "
-                  "with PyTorch 1.13: " + kSaveHint);
+                  "with PyTorch 1.13: " +
+                  kSaveHint);
 }
 
 jit::Module load_module(const std::string& path) {
@@ -55,8 +57,9 @@ jit::Module load_module(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& diags,
-                                        std::vector<std::pair<std::string, std::string>>* source_values) {
+std::unique_ptr<Graph> load_torchscript(
+    const std::string& path, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values) {
   try {
     jit::Module module = load_module(path);
     module.eval();
@@ -74,8 +77,9 @@ std::unique_ptr<Graph> load_torchscript(const std::string& path, Diagnostics& di
   }
 }
 
-std::unique_ptr<Graph> lift_jit_module(const torch::jit::Module& module, Diagnostics& diags,
-                                       std::vector<std::pair<std::string, std::string>>* source_values) {
+std::unique_ptr<Graph> lift_jit_module(
+    const torch::jit::Module& module, Diagnostics& diags,
+    std::vector<std::pair<std::string, std::string>>* source_values) {
   return ts::Lifter(module, diags, source_values).run();
 }
 

@@ -18,10 +18,12 @@ Recipe norm_recipe(std::string cls, const char* aten) {
     double momentum = a.f(6);
     double eps = a.f(7);
     if (!a.ok()) return reject(ctx, a.why());
-    if (w != b || rm != rv) return reject(ctx, "only some of the affine/running-stat tensors are used");
+    if (w != b || rm != rv)
+      return reject(ctx, "only some of the affine/running-stat tensors are used");
     at::Tensor t = w ? ctx.tensor("weight") : rm ? ctx.tensor("running_mean") : at::Tensor();
     if (!t.defined() || t.dim() != 1)
-      return reject(ctx, "num_features cannot be recovered (no affine weight and no running stats)");
+      return reject(ctx,
+                    "num_features cannot be recovered (no affine weight and no running stats)");
     LeafMatch m;
     m.op = cls;
     m.attrs.set("num_features", t.size(0));

@@ -15,7 +15,8 @@ Recipe max_pool_recipe(int64_t dims) {
     std::vector<int64_t> padding = a.ints(3, d), dilation = a.ints(4, d);
     bool ceil_mode = a.b(5);
     if (!a.ok()) return reject(ctx, a.why());
-    if (!stride || (!stride->empty() && stride->size() != d)) return reject(ctx, "stride is not constant");
+    if (!stride || (!stride->empty() && stride->size() != d))
+      return reject(ctx, "stride is not constant");
     LeafMatch m;
     m.op = "nn.MaxPool" + std::to_string(dims) + "d";
     m.attrs.set("kernel_size", kernel);
@@ -40,7 +41,8 @@ Recipe avg_pool_recipe(int64_t dims) {
     std::vector<int64_t> padding = a.ints(3, d);
     bool ceil_mode = a.b(4), count_include_pad = a.b(5);
     if (!a.ok()) return reject(ctx, a.why());
-    if (!stride || (!stride->empty() && stride->size() != d)) return reject(ctx, "stride is not constant");
+    if (!stride || (!stride->empty() && stride->size() != d))
+      return reject(ctx, "stride is not constant");
     LeafMatch m;
     m.op = "nn.AvgPool" + std::to_string(dims) + "d";
     m.attrs.set("kernel_size", kernel);
@@ -64,7 +66,8 @@ Recipe avg_pool_recipe(int64_t dims) {
 Recipe adaptive_pool_recipe(int64_t dims, bool max) {
   return [dims, max](LeafCtx& ctx) -> std::optional<LeafMatch> {
     std::string kind = max ? "Max" : "Avg";
-    std::string aten = std::string("aten::adaptive_") + (max ? "max" : "avg") + "_pool" + std::to_string(dims) + "d";
+    std::string aten = std::string("aten::adaptive_") + (max ? "max" : "avg") + "_pool" +
+                       std::to_string(dims) + "d";
     const jit::Node* n = single_op(ctx, {aten.c_str()});
     if (!n) return std::nullopt;
     Args a(ctx, n);

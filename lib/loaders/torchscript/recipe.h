@@ -38,7 +38,11 @@ struct LeafMatch {
   // Python result structure. The tracer flattens tuples at module boundaries and drops unused
   // results: the traced method returns `flat_returned` (indexes into the flattened results), as a
   // tuple or as a single value.
-  enum class Result { Single, Pair, OutAndPair } result = Result::Single;  // x / (a, b) / (a, (b, c))
+  enum class Result {
+    Single,
+    Pair,
+    OutAndPair
+  } result = Result::Single;  // x / (a, b) / (a, (b, c))
   std::vector<size_t> flat_returned;
   bool returns_tuple = false;
 };
@@ -179,7 +183,8 @@ Recipe pad2d_recipe(bool zero);
 
 // rnn.cpp
 // nn.LSTM / nn.GRU's parameters in their flat weight order (_flat_weights_names).
-std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias, bool proj);
+std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias,
+                                          bool proj);
 Recipe rnn_recipe(bool lstm);
 
 // transformer.cpp

@@ -60,7 +60,8 @@ const std::map<std::string, Recipe>& recipes() {
       m[mods + "conv.Conv" + nd] = conv_recipe(d, false);
       m[mods + "conv.ConvTranspose" + nd] = conv_recipe(d, true);
       m[mods + "batchnorm.BatchNorm" + nd] = norm_recipe("nn.BatchNorm" + nd, "aten::batch_norm");
-      m[mods + "instancenorm.InstanceNorm" + nd] = norm_recipe("nn.InstanceNorm" + nd, "aten::instance_norm");
+      m[mods + "instancenorm.InstanceNorm" + nd] =
+          norm_recipe("nn.InstanceNorm" + nd, "aten::instance_norm");
       m[mods + "pooling.MaxPool" + nd] = max_pool_recipe(d);
       m[mods + "pooling.AvgPool" + nd] = avg_pool_recipe(d);
       m[mods + "pooling.AdaptiveAvgPool" + nd] = adaptive_pool_recipe(d, false);

@@ -5,7 +5,8 @@
 namespace tt::ts {
 
 // nn.LSTM / nn.GRU's parameters in their flat weight order (_flat_weights_names).
-std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias, bool proj) {
+std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias,
+                                          bool proj) {
   std::vector<std::string> out;
   for (int64_t l = 0; l < num_layers; ++l) {
     for (int dir = 0; dir < (bidirectional ? 2 : 1); ++dir) {
@@ -76,7 +77,8 @@ Recipe rnn_recipe(bool lstm) {
     at::Tensor w_ih = ctx.tensor("weight_ih_l0");
     if (!w_ih.defined() || w_ih.dim() != 2) return reject(ctx, "no weight_ih_l0");
     bool proj = lstm && ctx.tensor("weight_hr_l0").defined();
-    std::vector<std::string> expected = rnn_weight_names(num_layers, bidirectional, has_biases, proj);
+    std::vector<std::string> expected =
+        rnn_weight_names(num_layers, bidirectional, has_biases, proj);
     const jit::Node* params = n->input(2)->node();
     if (params->kind() != c10::prim::ListConstruct || params->inputs().size() != expected.size())
       return reject(ctx, "unexpected parameter list");

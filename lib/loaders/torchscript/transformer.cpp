@@ -12,7 +12,8 @@ namespace tt::ts {
 std::optional<LeafMatch> mha_recipe(LeafCtx& ctx) {
   const auto& ops = ctx.g.ops();
   if (ops.size() != 1 || kind_str(ops[0]) != "aten::_native_multi_head_attention")
-    return reject(ctx, "forward does not use the fused attention kernel (only that form is lifted)");
+    return reject(ctx,
+                  "forward does not use the fused attention kernel (only that form is lifted)");
   const jit::Node* n = ops[0];
   Args a(ctx, n);
   int64_t embed_dim = a.i(3), num_heads = a.i(4);
@@ -76,10 +77,18 @@ std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
   const jit::Node* n = ops[0];
   Args a(ctx, n);
   int64_t d_model = a.i(1), nhead = a.i(2);
-  static const char* const weights[] = {
-      "self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight", "self_attn.out_proj.bias",
-      "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
-      "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+  static const char* const weights[] = {"self_attn.in_proj_weight",
+                                        "self_attn.in_proj_bias",
+                                        "self_attn.out_proj.weight",
+                                        "self_attn.out_proj.bias",
+                                        "norm1.weight",
+                                        "norm1.bias",
+                                        "norm2.weight",
+                                        "norm2.bias",
+                                        "linear1.weight",
+                                        "linear1.bias",
+                                        "linear2.weight",
+                                        "linear2.bias"};
   for (size_t i = 0; i < 4; ++i) a.attr(3 + i, weights[i]);
   bool gelu = a.b(7), norm_first = a.b(8);
   double eps = a.f(9);
@@ -95,7 +104,8 @@ std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
   at::Tensor w_in = ctx.tensor("self_attn.in_proj_weight"), w1 = ctx.tensor("linear1.weight");
   if (!w_in.defined() || w_in.dim() != 2 || w_in.size(0) != 3 * d_model || w_in.size(1) != d_model)
     return reject(ctx, "in_proj_weight does not match d_model");
-  if (!w1.defined() || w1.dim() != 2 || w1.size(1) != d_model) return reject(ctx, "linear1 does not match d_model");
+  if (!w1.defined() || w1.dim() != 2 || w1.size(1) != d_model)
+    return reject(ctx, "linear1 does not match d_model");
   m.op = "nn.TransformerEncoderLayer";
   m.attrs.set("d_model", d_model);
   m.attrs.set("nhead", nhead);
@@ -121,13 +131,16 @@ std::optional<LeafMatch> scripted_encoder_layer(const jit::Module& mod, std::str
     if (!v.isObject()) return std::nullopt;
     return jit::Module(v.toObject());
   };
-  auto get = [](const jit::Module& m, const char* name) { return m.hasattr(name) ? m.attr(name) : IValue(); };
+  auto get = [](const jit::Module& m, const char* name) {
+    return m.hasattr(name) ? m.attr(name) : IValue();
+  };
   auto as_double = [](const IValue& v) -> std::optional<double> {
     if (v.isDouble()) return v.toDouble();
     if (v.isInt()) return static_cast<double>(v.toInt());
     return std::nullopt;
   };
-  auto attn = sub(mod, "self_attn"), lin1 = sub(mod, "linear1"), norm1 = sub(mod, "norm1"), norm2 = sub(mod, "norm2");
+  auto attn = sub(mod, "self_attn"), lin1 = sub(mod, "linear1"), norm1 = sub(mod, "norm1"),
+       norm2 = sub(mod, "norm2");
   IValue act = get(mod, "activation_relu_or_gelu"), norm_first = get(mod, "norm_first");
   if (!attn || !lin1 || !norm1 || !norm2 || !act.isInt() || !norm_first.isBool()) {
     why = "its attributes are not those of the torch.nn class";
@@ -137,10 +150,11 @@ std::optional<LeafMatch> scripted_encoder_layer(const jit::Module& mod, std::str
     why = "an activation other than relu/gelu";
     return std::nullopt;
   }
-  IValue d_model = get(*attn, "embed_dim"), nhead = get(*attn, "num_heads"), batch_first = get(*attn, "batch_first");
+  IValue d_model = get(*attn, "embed_dim"), nhead = get(*attn, "num_heads"),
+         batch_first = get(*attn, "batch_first");
   IValue same = get(*attn, "_qkv_same_embed_dim");
-  if (!d_model.isInt() || !nhead.isInt() || !batch_first.isBool() || !same.isBool() || !same.toBool() ||
-      !get(*attn, "bias_k").isNone() || !get(*attn, "in_proj_bias").isTensor()) {
+  if (!d_model.isInt() || !nhead.isInt() || !batch_first.isBool() || !same.isBool() ||
+      !same.toBool() || !get(*attn, "bias_k").isNone() || !get(*attn, "in_proj_bias").isTensor()) {
     why = "its self_attn is not a packed nn.MultiheadAttention with biases";
     return std::nullopt;
   }
@@ -179,9 +193,18 @@ std::optional<LeafMatch> scripted_encoder_layer(const jit::Module& mod, std::str
   m.attrs.set("batch_first", batch_first.toBool());
   m.attrs.set("norm_first", norm_first.toBool());
   m.attrs.set("bias", true);
-  m.weights = {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
-               "self_attn.out_proj.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
-               "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+  m.weights = {"self_attn.in_proj_weight",
+               "self_attn.in_proj_bias",
+               "self_attn.out_proj.weight",
+               "self_attn.out_proj.bias",
+               "norm1.weight",
+               "norm1.bias",
+               "norm2.weight",
+               "norm2.bias",
+               "linear1.weight",
+               "linear1.bias",
+               "linear2.weight",
+               "linear2.bias"};
   return m;
 }
 
