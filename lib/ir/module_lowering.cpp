@@ -232,15 +232,11 @@ Value* transformer_encoder_layer(Builder& l) {
   auto transposed = [&](Value* t) { return l.call("aten::transpose.int", {t, l.i(0), l.i(1)}); };
   std::vector<Value*> args = {batch_first ? l.x() : transposed(l.x()), l.i(a.get_int("d_model")),
                               l.i(a.get_int("nhead"))};
-  for (const char* k : {"self_attn.in_proj_weight", "self_attn.in_proj_bias",
-                        "self_attn.out_proj.weight", "self_attn.out_proj.bias"})
-    args.push_back(l.w(k));
+  for (size_t k = 0; k < 4; ++k) args.push_back(l.w(kTransformerEncoderWeights[k]));
   args.push_back(l.b(a.get_str("activation", "relu") == "gelu"));
   args.push_back(l.b(a.get_bool("norm_first", false)));
   args.push_back(l.f(a.get_float("layer_norm_eps", 1e-5)));
-  for (const char* k : {"norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
-                        "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"})
-    args.push_back(l.w(k));
+  for (size_t k = 4; k < 12; ++k) args.push_back(l.w(kTransformerEncoderWeights[k]));
   args.push_back(l.none());
   args.push_back(l.none());
   Value* y = l.call("aten::_transformer_encoder_layer_fwd", args);
@@ -600,6 +596,19 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
 }
 
 }  // namespace
+
+const std::array<const char*, 12> kTransformerEncoderWeights = {"self_attn.in_proj_weight",
+                                                                "self_attn.in_proj_bias",
+                                                                "self_attn.out_proj.weight",
+                                                                "self_attn.out_proj.bias",
+                                                                "norm1.weight",
+                                                                "norm1.bias",
+                                                                "norm2.weight",
+                                                                "norm2.bias",
+                                                                "linear1.weight",
+                                                                "linear1.bias",
+                                                                "linear2.weight",
+                                                                "linear2.bias"};
 
 bool has_module_lowering(std::string_view op) {
   return lowerings().count(op) != 0 || composite_parts(op) != nullptr;

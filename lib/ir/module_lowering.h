@@ -22,11 +22,18 @@
 
 #include "ir/ir.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace tt {
+
+// nn.TransformerEncoderLayer's weights (state_dict keys below the layer) in the order its fused
+// kernel aten::_transformer_encoder_layer_fwd takes them: the attention's four, then (after
+// use_gelu, norm_first and eps) the two norms' and the feed-forward's eight. The TorchScript
+// recipe reads them in this order and the lowering passes them in it.
+extern const std::array<const char*, 12> kTransformerEncoderWeights;
 
 // Whether lower_module knows module op `op` (it may still refuse an attribute combination).
 bool has_module_lowering(std::string_view op);

@@ -2,6 +2,7 @@
 // (their fused fast-path kernels), and a scripted nn.TransformerEncoderLayer read from its
 // attributes.
 #include "loaders/torchscript/recipe.h"
+#include "ir/module_lowering.h"
 
 namespace tt::ts {
 
@@ -77,22 +78,10 @@ std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
   const jit::Node* n = ops[0];
   Args a(ctx, n);
   int64_t d_model = a.i(1), nhead = a.i(2);
-  static const char* const weights[] = {"self_attn.in_proj_weight",
-                                        "self_attn.in_proj_bias",
-                                        "self_attn.out_proj.weight",
-                                        "self_attn.out_proj.bias",
-                                        "norm1.weight",
-                                        "norm1.bias",
-                                        "norm2.weight",
-                                        "norm2.bias",
-                                        "linear1.weight",
-                                        "linear1.bias",
-                                        "linear2.weight",
-                                        "linear2.bias"};
-  for (size_t i = 0; i < 4; ++i) a.attr(3 + i, weights[i]);
+  for (size_t i = 0; i < 4; ++i) a.attr(3 + i, kTransformerEncoderWeights[i]);
   bool gelu = a.b(7), norm_first = a.b(8);
   double eps = a.f(9);
-  for (size_t i = 4; i < 12; ++i) a.attr(6 + i, weights[i]);
+  for (size_t i = 4; i < 12; ++i) a.attr(6 + i, kTransformerEncoderWeights[i]);
   if (!a.ok()) return reject(ctx, a.why());
   for (size_t i = 18; i < n->inputs().size(); ++i)
     if (!a.none(i)) return reject(ctx, "encoder layer with a mask");
@@ -116,7 +105,8 @@ std::optional<LeafMatch> transformer_encoder_layer_recipe(LeafCtx& ctx) {
   m.attrs.set("batch_first", true);
   m.attrs.set("norm_first", norm_first);
   m.attrs.set("bias", true);
-  m.weights = std::set<std::string>(std::begin(weights), std::end(weights));
+  m.weights =
+      std::set<std::string>(kTransformerEncoderWeights.begin(), kTransformerEncoderWeights.end());
   return m;
 }
 
@@ -193,18 +183,7 @@ std::optional<LeafMatch> scripted_encoder_layer(const jit::Module& mod, std::str
   m.attrs.set("batch_first", batch_first.toBool());
   m.attrs.set("norm_first", norm_first.toBool());
   m.attrs.set("bias", true);
-  m.weights = {"self_attn.in_proj_weight",
-               "self_attn.in_proj_bias",
-               "self_attn.out_proj.weight",
-               "self_attn.out_proj.bias",
-               "norm1.weight",
-               "norm1.bias",
-               "norm2.weight",
-               "norm2.bias",
-               "linear1.weight",
-               "linear1.bias",
-               "linear2.weight",
-               "linear2.bias"};
+  m.weights = {kTransformerEncoderWeights.begin(), kTransformerEncoderWeights.end()};
   return m;
 }
 
