@@ -103,15 +103,12 @@ void refuse_inplace_writes(const Graph& g) {
     for (size_t i : written_inputs(*n)) {
       const Type& t = n->input(i)->type();
       if (t.is_tensor() && t.dtype != DType::Unknown && !is_float_dtype(t.dtype)) continue;
-      std::string where;
-      if (!n->loc().empty()) where += " at " + n->loc();
-      if (!n->scope().empty()) where += " in module '" + n->scope() + "'";
-      throw Error(
-          ExitCode::Unsupported,
-          "--quant-prep: " + n->op() + where +
-              " writes in place into a float tensor that shares memory with other values; "
-              "eager-mode quantization cannot keep that write — rewrite it out of place in the "
-              "model (e.g. torch.cat of the parts), or convert without --quant-prep");
+      throw Error(ExitCode::Unsupported,
+                  "--quant-prep: " + describe(*n) +
+                      " writes in place into a float tensor that shares memory with other values; "
+                      "eager-mode quantization cannot keep that write — rewrite it out of place "
+                      "in the model (e.g. torch.cat of the parts), or convert without --quant-prep")
+          .at(location_of(*n));
     }
   }
 }

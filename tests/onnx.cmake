@@ -46,13 +46,15 @@ foreach(line IN LISTS tt_onnx_lines)
                          FIXTURES_REQUIRED tt_models_onnx)
   elseif(kind STREQUAL "unsupported")
     # An op without a mapping (the exported nn.RNN, an AveragePool tinytrace cannot pad
-    # exactly): exit 4, naming the op type and the node (fields 3 and 4 of the --list line).
+    # exactly): exit 4, naming the op type and the node (fields 3 and 4 of the --list line), and
+    # a note placing the error at the node's output value (Note [Located errors]).
     list(GET fields 2 op_type)
     list(GET fields 3 node)
     add_test(NAME badinput_onnx_unsupported_${name}
              COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
                      $<TARGET_FILE:tinytrace> ${TT_ONNX_DIR}/${name}.onnx
-                     ${TT_ONNX_OUT}/fail_${name} 4 "ONNX op ${op_type}" "node '${node}'")
+                     ${TT_ONNX_OUT}/fail_${name} 4 "ONNX op ${op_type}" "node '${node}'"
+                     "note: at node %")
     set_tests_properties(badinput_onnx_unsupported_${name} PROPERTIES LABELS "badinput;onnx" TIMEOUT 300
                          FIXTURES_REQUIRED tt_models_onnx)
   elseif(name STREQUAL "missing_external_data")

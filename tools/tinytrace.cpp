@@ -40,7 +40,14 @@ void set_up_logging(int verbosity, bool quiet) {
 }
 
 int report_error(const std::string& file, const tt::Error& e) {
-  std::cerr << "error: " << (file.empty() ? "" : file + ": ") << e.what() << "\n";
+  const std::string what = e.what();
+  std::cerr << "error: " << (file.empty() ? "" : file + ": ") << what << "\n";
+  // The error's place in the model (Note [Located errors]), as far as the message does not say it.
+  tt::Location rest = e.where();
+  if (what.find("%" + rest.node) != std::string::npos) rest.node.clear();
+  if (what.find("'" + rest.scope + "'") != std::string::npos) rest.scope.clear();
+  if (what.find(rest.loc) != std::string::npos) rest.loc.clear();
+  if (!rest.empty()) std::cerr << "note: at " << tt::describe(rest) << "\n";
   for (const auto& n : e.notes()) std::cerr << "note: " << n << "\n";
   return static_cast<int>(e.code());
 }

@@ -163,12 +163,10 @@ std::string output_ext(const std::string& kind) {
                                  : ".tir";
 }
 
-// "message (in scope) at file:line" for a log line or a note.
+// "message (node %y in module 'scope' at file:line)" for a log line or a note.
 std::string located(const Diagnostic& d) {
-  std::string s = d.message;
-  if (!d.scope.empty()) s += " (in " + d.scope + ")";
-  if (!d.loc.empty()) s += " at " + d.loc;
-  return s;
+  std::string where = describe(d.where());
+  return where.empty() ? d.message : d.message + " (" + where + ")";
 }
 
 // Warnings on stderr at warn level; notes (a resolved branch, an inlined leaf) only with -v.

@@ -24,21 +24,11 @@
 
 namespace tt {
 namespace pyemit {
-namespace {
-
-std::string describe(const Node& n) {
-  std::string s = n.op();
-  if (n.num_outputs() > 0) s = "%" + n.output(0)->name() + " (" + n.op() + ")";
-  if (!n.scope().empty()) s += " in " + n.scope();
-  if (!n.loc().empty()) s += " at " + n.loc();
-  return s;
-}
-
-}  // namespace
 
 [[noreturn]] void unsupported(const Node& n, const std::string& what, const std::string& fix) {
   throw Error(ExitCode::Unsupported,
-              "cannot write node " + describe(n) + " as Python: " + what + " — " + fix);
+              "cannot write " + describe(n) + " as Python: " + what + " — " + fix)
+      .at(location_of(n));
 }
 
 std::string PyEmitter::run() {

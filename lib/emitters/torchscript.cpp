@@ -111,16 +111,10 @@ std::string ts_type(const Type& t) {
   return "Tensor";
 }
 
-std::string where(const Node& n) {
-  std::string s = n.op();
-  if (n.num_outputs()) s += " %" + n.output(0)->name();
-  if (!n.scope().empty()) s += " in " + n.scope();
-  return s;
-}
-
 [[noreturn]] void unsupported(const Node& n, const std::string& why) {
-  throw Error(ExitCode::Unsupported, "--emit torchscript cannot express " + where(n) + ": " + why +
-                                         " — drop torchscript from --emit for this model");
+  throw Error(ExitCode::Unsupported, "--emit torchscript cannot express " + describe(n) + ": " +
+                                         why + " — drop torchscript from --emit for this model")
+      .at(location_of(n));
 }
 
 // A component TorchScript reads as `a.b`: a name that is not reserved (else getattr(a, "0")).

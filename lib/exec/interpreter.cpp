@@ -102,14 +102,6 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
   }
 }
 
-std::string where(const Node& n) {
-  std::string s = n.op();
-  if (n.num_outputs()) s += " %" + n.output(0)->name();
-  if (!n.scope().empty()) s += " in " + n.scope();
-  if (!n.loc().empty()) s += " at " + n.loc();
-  return s;
-}
-
 // F.interpolate's row keeps the Python argument order (input, size, scale_factor, mode,
 // align_corners), not an ATen one: dispatch to the upsample kernel of the mode.
 c10::IValue interpolate(const std::vector<c10::IValue>& in) {
@@ -211,9 +203,10 @@ void Interpreter::run_node(const Node& n) {
 
   auto set_outputs = [&](std::vector<c10::IValue> outs) {
     if (outs.size() != n.num_outputs())
-      throw Error(ExitCode::Internal, "interpreter: " + where(n) + " produced " +
+      throw Error(ExitCode::Internal, "interpreter: " + describe(n) + " produced " +
                                           std::to_string(outs.size()) + " value(s), expected " +
-                                          std::to_string(n.num_outputs()));
+                                          std::to_string(n.num_outputs()))
+          .at(location_of(n));
     for (size_t i = 0; i < outs.size(); ++i) set(n.output(i), std::move(outs[i]));
   };
 
@@ -224,8 +217,9 @@ void Interpreter::run_node(const Node& n) {
   if (op == "prim.GetAttr") {
     const Weight* w = weights().find(n.weight("value"));
     if (!w)
-      throw Error(ExitCode::Internal, "interpreter: " + where(n) + " reads weight '" +
-                                          n.weight("value") + "' that the model does not have");
+      throw Error(ExitCode::Internal, "interpreter: " + describe(n) + " reads weight '" +
+                                          n.weight("value") + "' that the model does not have")
+          .at(location_of(n));
     set(n.output(), w->tensor);
     return;
   }
@@ -288,7 +282,9 @@ void Interpreter::run_node(const Node& n) {
   }
   if (op == "prim.RaiseException") {  // the model's own `raise` (scripted models)
     std::string msg = !in.empty() && in[0].isString() ? in[0].toStringRef() : "";
-    throw Error(ExitCode::Unsupported, "the model raised an exception at " + where(n) + ": " + msg);
+    throw Error(ExitCode::Unsupported,
+                "the model raised an exception at " + describe(n) + ": " + msg)
+        .at(location_of(n));
   }
   if (op == "prim.If") {
     bool cond = in.at(0).isTensor() ? in.at(0).toTensor().item<bool>() : in.at(0).toBool();
@@ -336,7 +332,11 @@ void Interpreter::run_node(const Node& n) {
     if (!n.module().empty() || has_module_lowering(op)) {
       auto it = lowered_.find(&n);
       if (it == lowered_.end()) it = lowered_.emplace(&n, lower_module_or_throw(n)).first;
-      set_outputs(run_lowered_module(*it->second, weights(), in));
+      try {
+        set_outputs(run_lowered_module(*it->second, weights(), in));
+      } catch (Error& e) {
+        throw e.at(location_of(n));  // a node of the lowering is the module node's place
+      }
       return;
     }
     if (op == "F.interpolate") {
@@ -346,10 +346,12 @@ void Interpreter::run_node(const Node& n) {
     auto outs = call_aten(op, std::move(in), /*allow_mutation=*/true);
     if (!outs)
       throw Error(ExitCode::Unsupported,
-                  "the interpreter cannot run " + where(n) + " (no ATen lowering for this op)");
+                  "the interpreter cannot run " + describe(n) + " (no ATen lowering for this op)")
+          .at(location_of(n));
     set_outputs(std::move(*outs));
-  } catch (const Error&) {
+  } catch (Error& e) {
     if (fallback()) return;
+    if (e.where().empty()) e.at(location_of(n));
     throw;
   } catch (const std::exception& e) {
     if (fallback()) return;
@@ -357,7 +359,8 @@ void Interpreter::run_node(const Node& n) {
     std::string msg = e.what();
     auto nl = msg.find('\n');
     if (nl != std::string::npos) msg = msg.substr(0, nl);
-    throw Error(ExitCode::Unsupported, "running " + where(n) + " failed: " + msg);
+    throw Error(ExitCode::Unsupported, "running " + describe(n) + " failed: " + msg)
+        .at(location_of(n));
   }
 }
 

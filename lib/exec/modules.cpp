@@ -9,12 +9,14 @@ namespace tt {
 
 std::unique_ptr<Graph> lower_module_or_throw(const Node& n) {
   if (!has_module_lowering(n.op()))
-    throw Error(ExitCode::Unsupported, "the interpreter has no lowering for module op " + n.op() +
-                                           " (" + n.module() + ")");
+    throw Error(ExitCode::Unsupported,
+                "the interpreter has no lowering for module op " + n.op() + " (" + n.module() + ")")
+        .at(location_of(n));
   std::string why;
   auto g = lower_module(n, why);
   if (!g)
-    throw Error(ExitCode::Unsupported, "the interpreter cannot run " + n.module() + ": " + why);
+    throw Error(ExitCode::Unsupported, "the interpreter cannot run " + n.module() + ": " + why)
+        .at(location_of(n));
   return g;
 }
 

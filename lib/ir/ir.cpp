@@ -824,4 +824,13 @@ std::string sanitize_name(const std::string& raw) {
   return s;
 }
 
+Location location_of(const Node& n) {
+  return {n.num_outputs() ? n.output(0)->name() : "", n.scope(), n.loc()};
+}
+
+std::string describe(const Node& n) {
+  std::string where = describe(location_of(n));
+  return where.empty() ? n.op() : n.op() + " " + where;
+}
+
 }  // namespace tt

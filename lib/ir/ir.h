@@ -15,6 +15,8 @@
 // Inputs of non-module ops are in ATen schema order. See op_table.h.
 #pragma once
 
+#include "support/diag.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -449,5 +451,11 @@ class Graph {
 // Names a value gets from the source ("input.1" -> "input"): strips TorchScript's ".N" suffix and
 // replaces characters that are not [A-Za-z0-9_] with '_'. Empty when nothing usable is left.
 std::string sanitize_name(const std::string& raw);
+
+// Where a node is (Note [Located errors] in support/diag.h): its first output's name, its module
+// scope and its source line.
+Location location_of(const Node& n);
+// "aten.add node %y in module 'layer1' at model.py:12": how messages name a node.
+std::string describe(const Node& n);
 
 }  // namespace tt

@@ -4,6 +4,15 @@
 
 namespace tt {
 
+std::string describe(const Location& where) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : " ") + part; };
+  if (!where.node.empty()) add("node %" + where.node);
+  if (!where.scope.empty()) add("in module '" + where.scope + "'");
+  if (!where.loc.empty()) add("at " + where.loc);
+  return s;
+}
+
 void assert_fail(const char* expr, const char* file, int line, const std::string& msg) {
   std::ostringstream os;
   os << "internal error: assertion `" << expr << "` failed at " << file << ":" << line;

@@ -6,6 +6,14 @@
 // from LibTorch/protobuf are caught at the loader boundary and turned into tt::Error; they
 // never reach the user as a stack trace. Internal invariants use TT_ASSERT (exit code 1).
 // Non-fatal findings (an op that fell back to torch.ops.aten, ...) are Diagnostics.
+//
+// Note [Located errors]
+// A fatal error about one place in the model carries that place as a Location (node, module
+// scope, source line), the same three fields a Diagnostic has: the thrower attaches it with
+// `throw Error(...).at(location_of(node))` (lib/ir/ir.h), and the CLI prints what the one-line
+// message does not already say as a "note: at ..." line. (A failed run writes no report — DESIGN.md
+// §1 — so the error's place reaches the user through that line; a caller of the library, such as
+// the Python API, reads it from where().)
 #pragma once
 
 #include <stdexcept>
@@ -23,6 +31,17 @@ enum class ExitCode : int {
   VerifyFailed = 5,  // --verify found outputs beyond tolerance
 };
 
+// Where in the model something is. Any part may be empty.
+struct Location {
+  std::string node;   // value name of the node's first output, without '%'
+  std::string scope;  // module scope ("layer1.0")
+  std::string loc;    // source location "file.py:12" (scripted models, torch.export)
+  bool empty() const { return node.empty() && scope.empty() && loc.empty(); }
+};
+
+// "node %y in module 'layer1.0' at model.py:12", leaving out the parts that are empty.
+std::string describe(const Location& where);
+
 class Error : public std::runtime_error {
  public:
   // message: "<what> — <how to fix>" (no "error:" prefix, no file name: the CLI adds them).
@@ -30,10 +49,17 @@ class Error : public std::runtime_error {
       : std::runtime_error(message), code_(code), notes_(std::move(notes)) {}
   ExitCode code() const { return code_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  // Where in the model the error is (Note [Located errors]); empty when it is not about a place.
+  const Location& where() const { return where_; }
+  Error& at(Location where) {
+    where_ = std::move(where);
+    return *this;
+  }
 
  private:
   ExitCode code_;
   std::vector<std::string> notes_;
+  Location where_;
 };
 
 enum class Severity { Note, Warning, Error };
@@ -45,6 +71,8 @@ struct Diagnostic {
   std::string node;     // value name of the node's first output, if any
   std::string scope;    // module scope
   std::string loc;      // source location "file.py:12"
+
+  Location where() const { return {node, scope, loc}; }
 };
 
 class Diagnostics {

@@ -4,7 +4,9 @@
     onnx_expect_fail.py TINYTRACE MODEL.onnx WORK_DIR CODE [TEXT...]
 
 Asserts (DESIGN.md §1): the exit code is CODE (3: malformed file, 4: an op without a mapping),
-stderr has exactly one "error: " line and it contains every TEXT (e.g. the op type), nothing
+stderr has exactly one "error: " line, any further lines are "note: " lines, the error line
+contains every TEXT (e.g. the op type) except a TEXT starting with "note: ", which one of the note
+lines must contain (the error's place in the model, Note [Located errors]), nothing
 looks like a stack trace, stdout is empty, no output is left in WORK_DIR/out, and the input is
 unchanged.
 """
@@ -53,11 +55,17 @@ def main():
     errors = [line for line in lines if line.startswith("error: ")]
     if len(errors) != 1 or not lines[0].startswith("error: "):
         die(f"expected exactly one leading 'error: ' line, got {len(errors)}")
+    notes = lines[1:]
+    if any(not line.startswith("note: ") for line in notes):
+        die("stderr has lines besides the error line and 'note: ' lines")
     for marker in STACK_TRACE_MARKERS:
         if marker in r.stderr:
             die(f"stderr looks like a stack trace ({marker!r})")
     for t in texts:
-        if t not in errors[0]:
+        if t.startswith("note: "):
+            if not any(t in line for line in notes):
+                die(f"no note line contains {t!r}")
+        elif t not in errors[0]:
             die(f"the error line does not mention {t!r}")
     if os.path.exists(out_dir) and os.listdir(out_dir):
         die(f"files left in {out_dir}: {', '.join(sorted(os.listdir(out_dir)))}")

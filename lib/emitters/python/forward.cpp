@@ -121,7 +121,12 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
   if (op == "prim.Constant") {
     const AttrValue* v = n.attrs().find("value");
     if (!v) unsupported(n, "the constant has no value", "give it a value attribute");
-    expr_[n.output(0)] = literal(*v, n.output(0)->type());
+    try {
+      expr_[n.output(0)] = literal(*v, n.output(0)->type());
+    } catch (Error& e) {  // a constant Python cannot spell: say which one
+      if (e.where().empty()) e.at(location_of(n));
+      throw;
+    }
     return;
   }
   if (op == "prim.GetAttr") {

@@ -184,6 +184,8 @@ class Builder {
   // ---- builder_nodes.cpp ----
   std::string node_name(const json& n) const;
   std::string where(const json& n, const Call* c) const;
+  // "file.py:12" of the node's stack trace (the file's base name), or "".
+  std::string short_loc(const json& n) const;
   static size_t frame(const std::string& st);
   static std::pair<std::string, size_t> location(const json& n);
   jit::SourceRange source_range(const json& n);

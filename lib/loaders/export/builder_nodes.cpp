@@ -50,14 +50,15 @@ std::string Builder::where(const json& n, const Call* c) const {
   if (!name.empty()) w += " (node " + name;
   if (c && !c->path.empty())
     w += std::string(name.empty() ? " (" : ", ") + "in module '" + c->path + "'";
-  std::string loc = location(n).first;
-  if (!loc.empty()) {
-    auto slash = loc.find_last_of('/');
-    w += std::string(w.empty() ? " (" : ", ") + "at " +
-         (slash == std::string::npos ? loc : loc.substr(slash + 1)) + ":" +
-         std::to_string(location(n).second);
-  }
+  std::string loc = short_loc(n);
+  if (!loc.empty()) w += std::string(w.empty() ? " (" : ", ") + "at " + loc;
   return w.empty() ? w : w + ")";
+}
+
+std::string Builder::short_loc(const json& n) const {
+  auto [file, line] = location(n);
+  if (file.empty()) return "";
+  return file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(line);
 }
 
 // The offset of the innermost frame of the node's stack_trace outside torch itself (torch.cond's
@@ -107,7 +108,8 @@ jit::SourceRange Builder::source_range(const json& n) {
 
 void Builder::unsupported(const json& n, const Call* c, const std::string& what,
                           const std::string& fix) const {
-  throw Error(ExitCode::Unsupported, what + where(n, c) + " — " + fix);
+  throw Error(ExitCode::Unsupported, what + where(n, c) + " — " + fix)
+      .at({node_name(n), c ? c->path : "", short_loc(n)});
 }
 
 const c10::FunctionSchema* Builder::find_schema(const std::string& qual,

@@ -228,7 +228,8 @@ std::string Importer::where(const ox::NodeProto& n) {
 [[noreturn]] void Importer::unsupported(const ox::NodeProto& n, const std::string& why) {
   throw Error(ExitCode::Unsupported,
               "ONNX op " + n.op_type() + " (" + where(n) + "): " + why +
-                  " — re-export the model without it, or convert the TorchScript export instead");
+                  " — re-export the model without it, or convert the TorchScript export instead")
+      .at({n.output_size() ? n.output(0) : "", scope_, ""});
 }
 
 }  // namespace tt::onnx_import

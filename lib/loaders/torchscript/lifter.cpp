@@ -207,9 +207,9 @@ Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node*
 
 void Lifter::unsupported(const jit::Node* n, const std::string& what, const Frame& f,
                          const std::string& fix) const {
-  std::string where;
+  std::string where, loc;
   if (n) {
-    std::string loc = node_loc(n);
+    loc = node_loc(n);
     // Some nodes (prim::DictConstruct, ...) carry no source range: take their first user's.
     for (size_t i = 0; loc.empty() && i < n->outputs().size(); ++i)
       for (const jit::Use& u : n->outputs()[i]->uses())
@@ -218,7 +218,7 @@ void Lifter::unsupported(const jit::Node* n, const std::string& what, const Fram
   }
   if (!f.scope.empty()) where += " in module '" + f.scope + "'";
   std::string op = n ? kind_str(n) + ": " : "";
-  throw Error(ExitCode::Unsupported, op + what + where + " — " + fix);
+  throw Error(ExitCode::Unsupported, op + what + where + " — " + fix).at({"", f.scope, loc});
 }
 
 void Lifter::lift_block(const jit::Block& b, Frame& f) {
