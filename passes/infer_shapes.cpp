@@ -273,7 +273,7 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
       return std::nullopt;  // a rule that does not fit: run the op
     }
   };
-  interp.on_failure =
+  auto run_for_real =
       [&](const Node& n,
           const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
     std::vector<c10::IValue> real;
@@ -301,18 +301,33 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
     return outs;
   };
 
+  // The node whose real run is under way: when LibTorch's error escapes from it, the warning
+  // names it (a real run's error is LibTorch's, not a located tt::Error).
+  const Node* running_for_real = nullptr;
+  interp.on_failure =
+      [&](const Node& n,
+          const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
+    running_for_real = &n;
+    auto outs = run_for_real(n, in);
+    running_for_real = nullptr;
+    return outs;
+  };
+
   try {
     interp.run(inputs);
   } catch (const std::exception& e) {
     const std::string stopped = "shape inference stopped early, later values keep unknown shapes: ";
-    if (dynamic_cast<const Error*>(
-            &e)) {  // an op the interpreter cannot run: the message says which
-      ctx.diags().warn("infer-shapes", stopped + e.what());
+    // An op the interpreter cannot run: the message says which, the warning records where.
+    if (const auto* err = dynamic_cast<const Error*>(&e)) {
+      const Location& at = err->where();
+      ctx.diags().warn("infer-shapes", stopped + e.what(), at.node, at.scope, at.loc);
     } else {  // LibTorch rejected the shapes; one line (its messages carry a C++ backtrace)
       std::string msg = e.what();
+      Location at = running_for_real ? location_of(*running_for_real) : Location{};
       ctx.diags().warn("infer-shapes",
                        stopped + msg.substr(0, msg.find('\n')) +
-                           " — check that --input-shape matches what the model expects");
+                           " — check that --input-shape matches what the model expects",
+                       at.node, at.scope, at.loc);
     }
   }
 

@@ -71,22 +71,30 @@ void save_tensor_dict(const std::string& path,
   }
 }
 
-std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path) {
+namespace {
+
+// What torch.save wrote to `path`. `kind` names the file in messages ("weights file"), `is_not`
+// says what a file that does not unpickle is not, `fix` how to write a good one.
+c10::IValue load_pickled(const std::string& path, const std::string& kind,
+                         const std::string& is_not, const std::string& fix) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ExitCode::BadInput, "cannot open weights file " + path + " — check the path");
-  }
+  if (!in)
+    throw Error(ExitCode::BadInput, "cannot open " + kind + " " + path + " — check the path");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  c10::IValue value;
   try {
-    value = torch::pickle_load(bytes);
+    return torch::pickle_load(bytes);
   } catch (const std::exception& e) {
     std::string what = e.what();
-    what = what.substr(0, what.find('\n'));
-    throw Error(ExitCode::BadInput,
-                "weights file " + path + " is not a tensor dict written by torch.save (" + what +
-                    ") — save a state_dict with torch.save(model.state_dict(), path)");
+    throw Error(ExitCode::BadInput, kind + " " + path + " is not " + is_not + " (" +
+                                        what.substr(0, what.find('\n')) + ") — " + fix);
   }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path) {
+  c10::IValue value = load_pickled(path, "weights file", "a tensor dict written by torch.save",
+                                   "save a state_dict with torch.save(model.state_dict(), path)");
   if (!value.isGenericDict()) {
     throw Error(ExitCode::BadInput, "weights file " + path + " holds a " + value.tagKind() +
                                         ", not a dict of tensors — save a state_dict with "
@@ -105,18 +113,8 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::stri
 }
 
 std::vector<c10::IValue> load_input_values(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::BadInput, "cannot open inputs file " + path + " — check the path");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  c10::IValue value;
-  try {
-    value = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw Error(ExitCode::BadInput, "inputs file " + path + " is not written by torch.save (" +
-                                        what.substr(0, what.find('\n')) +
-                                        ") — save the input tuple with torch.save((x, ...), path)");
-  }
+  c10::IValue value = load_pickled(path, "inputs file", "written by torch.save",
+                                   "save the input tuple with torch.save((x, ...), path)");
   if (value.isTensor()) return {value};
   if (value.isTuple()) return value.toTupleRef().elements().vec();
   if (value.isList()) return value.toListRef().vec();

@@ -11,9 +11,9 @@
 // A fatal error about one place in the model carries that place as a Location (node, module
 // scope, source line), the same three fields a Diagnostic has: the thrower attaches it with
 // `throw Error(...).at(location_of(node))` (lib/ir/ir.h), and the CLI prints what the one-line
-// message does not already say as a "note: at ..." line. (A failed run writes no report — DESIGN.md
-// §1 — so the error's place reaches the user through that line; a caller of the library, such as
-// the Python API, reads it from where().)
+// message does not already say as a "note: at ..." line. A failed run writes no report (DESIGN.md
+// §1), but where an error is survived and becomes a warning (infer-shapes stopping early), the
+// warning in the report carries the error's place; a caller of the library reads where().
 #pragma once
 
 #include <stdexcept>

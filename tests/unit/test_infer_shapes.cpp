@@ -100,6 +100,7 @@ TEST_CASE("infer-shapes: a failing op stops inference with a warning, earlier va
   CHECK(tt::run_infer_shapes(*g, ctx));
   REQUIRE(diags.size() == 1);
   CHECK(diags.items()[0].code == "infer-shapes");
+  CHECK(diags.items()[0].node == "l");  // the warning places the op that failed
   CHECK(g->find_value("f")->type().str() == "f32[2,1728]");
   CHECK(g->find_value("l")->type().str() == "Tensor");
 }

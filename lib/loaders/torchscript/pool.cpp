@@ -3,51 +3,42 @@
 
 namespace tt::ts {
 
-Recipe max_pool_recipe(int64_t dims) {
-  return [dims](LeafCtx& ctx) -> std::optional<LeafMatch> {
-    std::string aten = "aten::max_pool" + std::to_string(dims) + "d";
+// nn.MaxPool{N}d / nn.AvgPool{N}d: aten::{max,avg}_pool{N}d(input, kernel_size, stride, padding,
+// then max: dilation, ceil_mode; avg: ceil_mode, count_include_pad, divisor_override). An empty
+// stride is the kernel's.
+Recipe window_pool_recipe(int64_t dims, bool max) {
+  return [dims, max](LeafCtx& ctx) -> std::optional<LeafMatch> {
+    std::string kind = max ? "max" : "avg";
+    std::string aten = "aten::" + kind + "_pool" + std::to_string(dims) + "d";
     const jit::Node* n = single_op(ctx, {aten.c_str()});
     if (!n) return std::nullopt;
     Args a(ctx, n);
     size_t d = static_cast<size_t>(dims);
     std::vector<int64_t> kernel = a.ints(1, d);
     auto stride = ctx.g.as_ints(n->input(2));
-    std::vector<int64_t> padding = a.ints(3, d), dilation = a.ints(4, d);
-    bool ceil_mode = a.b(5);
+    std::vector<int64_t> padding = a.ints(3, d), dilation;
+    bool ceil_mode = false, count_include_pad = false;
+    if (max) {
+      dilation = a.ints(4, d);
+      ceil_mode = a.b(5);
+    } else {
+      ceil_mode = a.b(4);
+      count_include_pad = a.b(5);
+    }
     if (!a.ok()) return reject(ctx, a.why());
     if (!stride || (!stride->empty() && stride->size() != d))
       return reject(ctx, "stride is not constant");
     LeafMatch m;
-    m.op = "nn.MaxPool" + std::to_string(dims) + "d";
+    m.op = std::string(max ? "nn.MaxPool" : "nn.AvgPool") + std::to_string(dims) + "d";
     m.attrs.set("kernel_size", kernel);
     m.attrs.set("stride", stride->empty() ? kernel : *stride);
     m.attrs.set("padding", padding);
-    m.attrs.set("dilation", dilation);
-    m.attrs.set("return_indices", false);
-    m.attrs.set("ceil_mode", ceil_mode);
-    return m;
-  };
-}
-
-Recipe avg_pool_recipe(int64_t dims) {
-  return [dims](LeafCtx& ctx) -> std::optional<LeafMatch> {
-    std::string aten = "aten::avg_pool" + std::to_string(dims) + "d";
-    const jit::Node* n = single_op(ctx, {aten.c_str()});
-    if (!n) return std::nullopt;
-    Args a(ctx, n);
-    size_t d = static_cast<size_t>(dims);
-    std::vector<int64_t> kernel = a.ints(1, d);
-    auto stride = ctx.g.as_ints(n->input(2));
-    std::vector<int64_t> padding = a.ints(3, d);
-    bool ceil_mode = a.b(4), count_include_pad = a.b(5);
-    if (!a.ok()) return reject(ctx, a.why());
-    if (!stride || (!stride->empty() && stride->size() != d))
-      return reject(ctx, "stride is not constant");
-    LeafMatch m;
-    m.op = "nn.AvgPool" + std::to_string(dims) + "d";
-    m.attrs.set("kernel_size", kernel);
-    m.attrs.set("stride", stride->empty() ? kernel : *stride);
-    m.attrs.set("padding", padding);
+    if (max) {
+      m.attrs.set("dilation", dilation);
+      m.attrs.set("return_indices", false);
+      m.attrs.set("ceil_mode", ceil_mode);
+      return m;
+    }
     m.attrs.set("ceil_mode", ceil_mode);
     m.attrs.set("count_include_pad", count_include_pad);
     if (dims > 1) {  // AvgPool1d has no divisor_override

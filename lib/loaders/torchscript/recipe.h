@@ -169,8 +169,7 @@ std::optional<LeafMatch> gelu_recipe(LeafCtx& ctx);
 Recipe softmax_recipe(std::string cls, const char* aten);
 
 // pool.cpp
-Recipe max_pool_recipe(int64_t dims);
-Recipe avg_pool_recipe(int64_t dims);
+Recipe window_pool_recipe(int64_t dims, bool max);
 Recipe adaptive_pool_recipe(int64_t dims, bool max);
 
 // shape.cpp

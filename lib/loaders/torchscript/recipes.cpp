@@ -62,8 +62,8 @@ const std::map<std::string, Recipe>& recipes() {
       m[mods + "batchnorm.BatchNorm" + nd] = norm_recipe("nn.BatchNorm" + nd, "aten::batch_norm");
       m[mods + "instancenorm.InstanceNorm" + nd] =
           norm_recipe("nn.InstanceNorm" + nd, "aten::instance_norm");
-      m[mods + "pooling.MaxPool" + nd] = max_pool_recipe(d);
-      m[mods + "pooling.AvgPool" + nd] = avg_pool_recipe(d);
+      m[mods + "pooling.MaxPool" + nd] = window_pool_recipe(d, /*max=*/true);
+      m[mods + "pooling.AvgPool" + nd] = window_pool_recipe(d, /*max=*/false);
       m[mods + "pooling.AdaptiveAvgPool" + nd] = adaptive_pool_recipe(d, false);
       m[mods + "pooling.AdaptiveMaxPool" + nd] = adaptive_pool_recipe(d, true);
     }
