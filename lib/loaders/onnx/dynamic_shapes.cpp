@@ -69,11 +69,7 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
   if (op == "Shape") {
     auto r = known_rank(n.input(0));
     if (!r) return false;
-    int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", *r);
-    if (start < 0) start += *r;
-    if (end < 0) end += *r;
-    start = std::clamp<int64_t>(start, 0, *r);
-    end = std::clamp<int64_t>(end, start, *r);
+    auto [start, end] = shape_range(n, *r);
     std::vector<Value*> elems;
     for (int64_t k = start; k < end; ++k) elems.push_back(size_of(n.input(0), k));
     set_sym(n, elems, false);
@@ -194,8 +190,7 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     return true;
   }
   if (op == "ConstantOfShape") {
-    at::Tensor v = at::zeros({1}, at::kFloat);
-    if (const auto* a = attr(n, "value")) v = to_tensor(a->t());
+    at::Tensor v = fill_value(n);
     DType d = dtype_from_scalar_type(static_cast<int64_t>(v.scalar_type()));
     Value* z =
         method("torch.zeros", {int_list(elems(0)), constant(d, Type::of(Type::Kind::ScalarType)),

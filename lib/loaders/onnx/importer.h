@@ -16,11 +16,13 @@
 //   reduce.cpp          Reduce*, ArgMax/ArgMin, CumSum, TopK
 //   tensor.cpp          Reshape, Flatten, Transpose, (Un)Squeeze, Expand, Concat, Split, Slice,
 //                       Tile, DepthToSpace, Identity/Dropout (and the Shape/Range/ConstantOfShape
-//                       left over once folding and dynamic shapes have had their turn)
+//                       left over once folding and dynamic shapes have had their turn); the
+//                       attribute readings folding shares (Slice bounds, axes, perm, ...)
 //   gather.cpp          Gather (nn.Embedding), GatherElements
 //   resize.cpp          Pad, Resize, Upsample
 //   rnn.cpp             LSTM, GRU (the exporter's wrapper nodes absorbed), RNN (rejected)
-//   fold_constants.cpp  Constant, and folding of nodes whose inputs are all constant
+//   fold_constants.cpp  Constant, and folding of nodes whose inputs are all constant (a table
+//                       of one small ATen evaluation per foldable op)
 //   dynamic_shapes.cpp  shape sub-graphs on run-time sizes as lists of ints (Note [Dynamic shapes])
 //   shapes.cpp          static shapes/ranks, and infer-shapes probes of the IR lifted so far
 //                       (Note [Shapes ONNX inference leaves open])
@@ -154,9 +156,13 @@ class Importer {
   std::optional<std::vector<int64_t>> known_shape(const std::string& name);
   std::optional<int64_t> known_rank(const std::string& name);
 
-  // ---- fold_constants.cpp ----
+  // ---- fold_constants.cpp (Note [Folding ONNX constants]) ----
 
+  // A fold: the value of an op from its constant inputs (undefined: declined).
+  using Fold = at::Tensor (*)(Importer&, const ox::NodeProto&, const std::vector<at::Tensor>&);
+  static const std::map<std::string, Fold>& fold_table();
   void lift_constant(const ox::NodeProto& n);
+  bool fold_shape(const ox::NodeProto& n);
   bool try_fold(const ox::NodeProto& n);
   bool fold_ahead(const std::string& name, int depth = 0);
   const at::Tensor* const_ahead(const ox::NodeProto& n, int i);
@@ -239,6 +245,17 @@ class Importer {
   void lift_split(const ox::NodeProto& n);
   void lift_slice(const ox::NodeProto& n);
   void lift_squeeze(const ox::NodeProto& n, bool unsqueeze);
+  // What the liftings above and constant folding both read (one reading each).
+  struct SliceBounds {
+    std::vector<int64_t> starts, ends, axes, steps;
+  };
+  std::optional<SliceBounds> slice_bounds(const ox::NodeProto& n);
+  std::optional<std::vector<int64_t>> squeeze_axes(const ox::NodeProto& n);
+  static bool sort_axes(std::vector<int64_t>& axes, std::optional<int64_t> rank, bool unsqueeze);
+  std::optional<std::vector<int64_t>> transpose_perm(const ox::NodeProto& n,
+                                                     std::optional<int64_t> rank);
+  std::pair<int64_t, int64_t> shape_range(const ox::NodeProto& n, int64_t rank);
+  at::Tensor fill_value(const ox::NodeProto& n);
 
   // ---- gather.cpp ----
 

@@ -1,6 +1,6 @@
 // Data movement: Reshape, Flatten, Transpose, Squeeze/Unsqueeze, Expand, Concat, Split, Slice,
-// Tile, DepthToSpace, Identity/Dropout; and the Shape/Range/ConstantOfShape that neither folding
-// nor dynamic shapes could lift.
+// Tile, DepthToSpace, Identity/Dropout; the Shape/Range/ConstantOfShape that neither folding nor
+// dynamic shapes could lift; and the attribute readings constant folding shares with them.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
@@ -126,13 +126,12 @@ void Importer::lift_reshape(const ox::NodeProto& n) {
 }
 
 void Importer::lift_transpose(const ox::NodeProto& n) {
-  std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
-  if (perm.empty()) {
-    auto r = known_rank(n.input(0));
-    if (!r) unsupported(n, "no perm and unknown rank");
-    for (int64_t k = *r - 1; k >= 0; --k) perm.push_back(k);
-  }
-  call("Tensor.permute", {tensor_in(n.input(0)), c_ints(perm)}, n);
+  // The rank only without a perm: known_rank may probe the IR (Note [Shapes ONNX inference
+  // leaves open]).
+  auto perm = transpose_perm(n, std::nullopt);
+  if (!perm) perm = transpose_perm(n, known_rank(n.input(0)));
+  if (!perm) unsupported(n, "no perm and unknown rank");
+  call("Tensor.permute", {tensor_in(n.input(0)), c_ints(*perm)}, n);
 }
 
 void Importer::lift_concat(const ox::NodeProto& n) {
@@ -166,19 +165,9 @@ void Importer::lift_split(const ox::NodeProto& n) {
 }
 
 void Importer::lift_slice(const ox::NodeProto& n) {
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (opset_ < 10) {
-    starts = attr_ints(n, "starts").value_or(std::vector<int64_t>{});
-    ends = attr_ints(n, "ends").value_or(std::vector<int64_t>{});
-    axes = attr_ints(n, "axes").value_or(std::vector<int64_t>{});
-  } else {
-    for (int i = 1; i <= 4; ++i)
-      if (has_input(n, i) && !const_of(n, i)) unsupported(n, "slice bounds computed at run time");
-    starts = ints_of(*const_of(n, 1));
-    ends = ints_of(*const_of(n, 2));
-    if (const at::Tensor* t = const_of(n, 3)) axes = ints_of(*t);
-    if (const at::Tensor* t = const_of(n, 4)) steps = ints_of(*t);
-  }
+  auto b = slice_bounds(n);
+  if (!b) unsupported(n, "slice bounds computed at run time");
+  const auto& [starts, ends, axes, steps] = *b;
   Value* x = tensor_in(n.input(0));
   auto r = known_rank(n.input(0));
   for (size_t k = 0; k < starts.size(); ++k) {
@@ -195,36 +184,98 @@ void Importer::lift_slice(const ox::NodeProto& n) {
 }
 
 void Importer::lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {
-  std::vector<int64_t> axes;
-  if (auto a = attr_ints(n, "axes"))
-    axes = *a;
-  else if (has_input(n, 1)) {
-    if (!const_of(n, 1)) unsupported(n, "axes computed at run time");
-    axes = ints_of(*const_of(n, 1));
-  }
+  auto given = squeeze_axes(n);
+  if (!given) unsupported(n, "axes computed at run time");
+  std::vector<int64_t> axes = *given;
   Value* x = tensor_in(n.input(0));
   auto r = known_rank(n.input(0));
   if (axes.empty()) {
     if (unsqueeze) unsupported(n, "no axes");
     return void(call("Tensor.squeeze", {x}, n));
   }
-  int64_t rank = r ? *r + (unsqueeze ? static_cast<int64_t>(axes.size()) : 0) : -1;
-  for (auto& a : axes) {
-    if (a < 0) {
-      if (rank < 0) unsupported(n, "negative axes of unknown rank");
-      a += rank;
-    }
-  }
-  if (unsqueeze)
-    std::sort(axes.begin(), axes.end());
-  else
-    std::sort(axes.rbegin(), axes.rend());
+  if (!sort_axes(axes, r, unsqueeze)) unsupported(n, "negative axes of unknown rank");
   for (size_t k = 0; k < axes.size(); ++k) {
     std::vector<Value*> ins = {x, c_int(axes[k])};
     const char* op = unsqueeze ? "Tensor.unsqueeze" : "Tensor.squeeze";
     if (k + 1 == axes.size()) return void(call(op, ins, n));
     x = method(op, ins);
   }
+}
+
+// ---- the ONNX semantics the lifting above and constant folding (fold_constants.cpp) share ----
+
+// Slice's starts/ends/axes/steps: attributes before opset 10, constant inputs after (axes and
+// steps empty when not given); nullopt when an input bound is computed at run time.
+std::optional<Importer::SliceBounds> Importer::slice_bounds(const ox::NodeProto& n) {
+  SliceBounds b;
+  if (opset_ < 10) {
+    b.starts = attr_ints(n, "starts").value_or(std::vector<int64_t>{});
+    b.ends = attr_ints(n, "ends").value_or(std::vector<int64_t>{});
+    b.axes = attr_ints(n, "axes").value_or(std::vector<int64_t>{});
+    return b;
+  }
+  for (int i = 1; i <= 4; ++i)
+    if (has_input(n, i) && !const_of(n, i)) return std::nullopt;
+  b.starts = ints_of(*const_of(n, 1));
+  b.ends = ints_of(*const_of(n, 2));
+  if (const at::Tensor* t = const_of(n, 3)) b.axes = ints_of(*t);
+  if (const at::Tensor* t = const_of(n, 4)) b.steps = ints_of(*t);
+  return b;
+}
+
+// Squeeze/Unsqueeze's axes: the attribute (before opset 13) or the input (empty: neither given);
+// nullopt when the input is computed at run time.
+std::optional<std::vector<int64_t>> Importer::squeeze_axes(const ox::NodeProto& n) {
+  if (auto a = attr_ints(n, "axes")) return a;
+  if (!has_input(n, 1)) return std::vector<int64_t>{};
+  if (!const_of(n, 1)) return std::nullopt;
+  return ints_of(*const_of(n, 1));
+}
+
+// Squeeze/Unsqueeze's axes made non-negative (against the output's rank for Unsqueeze, the
+// input's for Squeeze; `rank` is the input's) and sorted in the order they apply one by one;
+// false when an axis is negative and the rank unknown.
+bool Importer::sort_axes(std::vector<int64_t>& axes, std::optional<int64_t> rank, bool unsqueeze) {
+  int64_t r = rank ? *rank + (unsqueeze ? static_cast<int64_t>(axes.size()) : 0) : -1;
+  for (auto& a : axes) {
+    if (a < 0) {
+      if (r < 0) return false;
+      a += r;
+    }
+  }
+  if (unsqueeze)
+    std::sort(axes.begin(), axes.end());
+  else
+    std::sort(axes.rbegin(), axes.rend());
+  return true;
+}
+
+// Transpose's perm: the attribute, else the dims reversed (nullopt: neither, the rank unknown).
+std::optional<std::vector<int64_t>> Importer::transpose_perm(const ox::NodeProto& n,
+                                                             std::optional<int64_t> rank) {
+  std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
+  if (perm.empty()) {
+    if (!rank) return std::nullopt;
+    for (int64_t k = *rank - 1; k >= 0; --k) perm.push_back(k);
+  }
+  return perm;
+}
+
+// Shape's [start, end) of a value of rank `rank` (the attributes of opset 15, clamped).
+std::pair<int64_t, int64_t> Importer::shape_range(const ox::NodeProto& n, int64_t rank) {
+  int64_t start = attr_i(n, "start", 0), end = attr_i(n, "end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  return {start, end};
+}
+
+// ConstantOfShape's fill: its one-element `value` tensor, by default a float32 0.
+at::Tensor Importer::fill_value(const ox::NodeProto& n) {
+  at::Tensor v = at::zeros({1}, at::kFloat);
+  if (const auto* a = attr(n, "value")) v = to_tensor(a->t());
+  return v;
 }
 
 }  // namespace tt::onnx_import
