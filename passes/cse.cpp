@@ -137,19 +137,10 @@ class Cse {
   std::vector<Node*> undo_;
 };
 
-bool any_side_effects(const Block* b) {
-  for (Node* n = b->front(); n; n = n->next()) {
-    if (has_side_effects(n)) return true;
-    for (const auto& sub : n->blocks())
-      if (any_side_effects(sub.get())) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 bool run_cse(Graph& g, PassContext& ctx) {
-  Cse cse(ctx, any_side_effects(g.block()));
+  Cse cse(ctx, any_node(g.block(), has_side_effects));
   cse.run_block(g.block());
   return cse.changed();
 }

@@ -51,33 +51,32 @@ bool is_dropout_module(const Node* n) {
   return is_module_op(n) && n->op().find("Dropout") != std::string::npos;
 }
 
-// The rule name and the input to forward, or nullptr when `n` is not a no-op.
+// The check: the input to forward, named by its rule; nothing when `n` is not a no-op
+// candidate.
 class NoopMatcher {
  public:
-  NoopMatcher(PassContext& ctx, std::unordered_set<const Value*> mutated)
-      : ctx_(ctx), mutated_(std::move(mutated)) {}
+  explicit NoopMatcher(std::unordered_set<const Value*> mutated) : mutated_(std::move(mutated)) {}
 
-  Value* match(Node* n, const char*& rule) {
-    if (n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty()) return nullptr;
+  Match<Value*> match(Node* n, const char*& rule) {
+    if (n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty()) return {};
     if (is_module_op(n)) {
       if (is_dropout_module(n)) {
         rule = "dropout";
-        if (n->attrs().get_bool("training", false))
-          return reject(rule, n, "module is in training mode");
+        if (n->attrs().get_bool("training", false)) return Reject("module is in training mode");
         return n->input(0);
       }
       if (n->is("nn.Identity")) {
         rule = "identity";
-        if (n->num_inputs() != 1) return reject(rule, n, "identity with several inputs");
+        if (n->num_inputs() != 1) return Reject("identity with several inputs");
         return n->input(0);
       }
-      return nullptr;
+      return {};
     }
     if (calls_aten(n, "aten::dropout") || calls_aten(n, "aten::feature_dropout") ||
         calls_aten(n, "aten::alpha_dropout") || calls_aten(n, "aten::feature_alpha_dropout")) {
       rule = "dropout";
       auto train = n->num_inputs() > 2 ? const_bool(n->input(2)) : std::nullopt;
-      if (!train || *train) return reject(rule, n, "train is not a constant false");
+      if (!train || *train) return Reject("train is not a constant false");
       return n->input(0);
     }
     if (calls_aten(n, "aten::detach")) {
@@ -88,15 +87,10 @@ class NoopMatcher {
     if (calls_aten(n, "aten::to") || calls_aten(n, "aten::type_as")) return match_to(n, rule);
     if (calls_aten(n, "aten::view") || calls_aten(n, "aten::reshape"))
       return match_reshape(n, rule);
-    return nullptr;
+    return {};
   }
 
  private:
-  Value* reject(const char* rule, const Node* n, const char* why) {
-    ctx_.reject(rule, n, why);
-    return nullptr;
-  }
-
   // Why `user` depends on the layout of its input (nullptr: it does not).
   static const char* layout_sensitive(const Node* user) {
     if (user->op().rfind("prim.", 0) == 0) return "the tensor escapes (returned or stored)";
@@ -138,30 +132,27 @@ class NoopMatcher {
     return "";
   }
 
-  Value* match_contiguous(Node* n, const char*& rule) {
+  Match<Value*> match_contiguous(Node* n, const char*& rule) {
     rule = "contiguous";
     if (n->num_inputs() > 1) {
       const Value* mf = n->input(1);
       auto code = const_int(mf);
       if (!const_is_none(mf) && !(code && *code == 0))
-        return reject(rule, n, "memory_format is not contiguous_format");
+        return Reject("memory_format is not contiguous_format");
     }
     if (mutated_.count(n->output()) || mutated_.count(n->input(0)))
-      return reject(rule, n, "its memory is written in place");
+      return Reject("its memory is written in place");
     std::string why = layout_dependence(n->output());
-    if (!why.empty()) {
-      ctx_.reject(rule, n, why.c_str());
-      return nullptr;
-    }
+    if (!why.empty()) return Reject(std::move(why));
     return n->input(0);
   }
 
-  Value* match_to(Node* n, const char*& rule) {
+  Match<Value*> match_to(Node* n, const char*& rule) {
     rule = "to-same-dtype";
     Value* self = n->input(0);
     if (!self->type().is_tensor() || self->type().dtype == DType::Unknown)
-      return reject(rule, n, "input dtype unknown");
-    if (n->num_inputs() < 2) return reject(rule, n, "unexpected inputs");
+      return Reject("input dtype unknown");
+    if (n->num_inputs() < 2) return Reject("unexpected inputs");
     Value* target = n->input(1);
     std::optional<DType> to;
     if (target->type().is_tensor())
@@ -169,57 +160,57 @@ class NoopMatcher {
                                                   : std::optional<DType>(target->type().dtype);
     else
       to = const_dtype(target);
-    if (!to) return reject(rule, n, "target dtype unknown");
-    if (*to != self->type().dtype) return reject(rule, n, "dtype changes");
-    if (calls_aten(n, "aten::type_as")) return n->num_inputs() == 2 ? self : nullptr;
+    if (!to) return Reject("target dtype unknown");
+    if (*to != self->type().dtype) return Reject("dtype changes");
+    if (calls_aten(n, "aten::type_as"))
+      return n->num_inputs() == 2 ? Match<Value*>(self) : Match<Value*>();
     // aten::to.dtype / to.other: (self, dtype|other, non_blocking, copy, memory_format)
     if (n->num_inputs() > 3) {
       auto copy = const_bool(n->input(3));
-      if (!copy || *copy) return reject(rule, n, "copy is not a constant false");
+      if (!copy || *copy) return Reject("copy is not a constant false");
     }
     if (n->num_inputs() > 4) {
       const Value* mf = n->input(4);
       auto code = const_int(mf);
       if (!const_is_none(mf) && !(code && *code == 1))
-        return reject(rule, n, "memory_format is neither None nor preserve_format");
+        return Reject("memory_format is neither None nor preserve_format");
     }
-    if (n->num_inputs() > 5) return reject(rule, n, "unexpected inputs (device overload)");
+    if (n->num_inputs() > 5) return Reject("unexpected inputs (device overload)");
     return self;
   }
 
-  Value* match_reshape(Node* n, const char*& rule) {
+  Match<Value*> match_reshape(Node* n, const char*& rule) {
     rule = "same-shape";
     Value* self = n->input(0);
-    if (n->num_inputs() != 2) return reject(rule, n, "unexpected inputs");
-    if (!has_complete_shape(self)) return reject(rule, n, "input shape not fully known");
+    if (n->num_inputs() != 2) return Reject("unexpected inputs");
+    if (!has_complete_shape(self)) return Reject("input shape not fully known");
     const auto& in_shape = *shape_of(self);
     const Value* size = n->input(1);
     if (size->type().kind == Type::Kind::ScalarType || const_dtype(size))
-      return reject(rule, n, "view(dtype) reinterprets the data");
+      return Reject("view(dtype) reinterprets the data");
     if (has_complete_shape(n->output())) {
-      if (*shape_of(n->output()) != in_shape) return reject(rule, n, "shape changes");
+      if (*shape_of(n->output()) != in_shape) return Reject("shape changes");
       return self;
     }
     const AttrValue* c = size->constant();
     const auto* dims = c ? std::get_if<std::vector<int64_t>>(c) : nullptr;
-    if (!dims) return reject(rule, n, "target shape unknown");
-    if (dims->size() != in_shape.size()) return reject(rule, n, "rank changes");
+    if (!dims) return Reject("target shape unknown");
+    if (dims->size() != in_shape.size()) return Reject("rank changes");
     int unknown = 0;
     for (size_t i = 0; i < dims->size(); ++i) {
       if ((*dims)[i] == -1) {
         ++unknown;
         continue;
       }
-      if ((*dims)[i] != in_shape[i]) return reject(rule, n, "shape changes");
+      if ((*dims)[i] != in_shape[i]) return Reject("shape changes");
     }
     // With one -1 and every other dim equal, the -1 is the input's dim too (when numel > 0).
-    if (unknown > 1) return reject(rule, n, "several -1 dims");
+    if (unknown > 1) return Reject("several -1 dims");
     for (int64_t d : in_shape)
-      if (d == 0 && unknown) return reject(rule, n, "-1 with an empty tensor is ambiguous");
+      if (d == 0 && unknown) return Reject("-1 with an empty tensor is ambiguous");
     return self;
   }
 
-  PassContext& ctx_;
   std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
 };
 
@@ -227,16 +218,17 @@ class NoopMatcher {
 
 bool run_eliminate_noops(Graph& g, PassContext& ctx) {
   bool changed = false;
-  NoopMatcher m(ctx, mutated_memory(g));
+  NoopMatcher m(mutated_memory(g));
+  Rewriter rw(ctx);
   walk_pre(g.block(), [&](Node* n) {
     const char* rule = "";
-    Value* src = m.match(n, rule);
-    if (!src) return true;
-    ctx.rewrite(rule, n);
-    n->output()->replace_all_uses_with(src);
-    n->destroy();
-    changed = true;
-    return false;
+    Match<Value*> found = m.match(n, rule);  // sets `rule`
+    return !rw.run(rule, n, std::move(found), [&](Value* src) {
+      rw.rewrite(rule, n);
+      n->output()->replace_all_uses_with(src);
+      n->destroy();
+      changed = true;
+    });
   });
   return changed;
 }

@@ -25,6 +25,7 @@
 // A FloatFunctional add/mul whose inputs are float and whose users are all float ops becomes the
 // plain torch.add / torch.mul again (it runs inside the float region).
 // The report lists each float region with its nodes and ops (float_fallback_regions).
+#include "ir/dtype_analysis.h"
 #include "ir/quant.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -39,19 +40,15 @@ namespace {
 
 enum class Dom : int8_t { Float, Quant };
 
-bool maybe_float_tensor(const Value* v) {
-  const Type& t = v->type();
-  if (!t.is_tensor()) return false;
-  return t.dtype == DType::Unknown || t.dtype == DType::F32 || t.dtype == DType::F64 ||
-         t.dtype == DType::F16 || t.dtype == DType::BF16;
-}
-
 class FloatFallback {
  public:
   FloatFallback(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), names_(g) {}
 
   bool run() {
-    walk(g_.block());
+    // Nested blocks are walked between visit (which seeds a loop's carried values) and leave
+    // (which makes branches and loop-carried values agree).
+    walk(
+        g_.block(), [&](Node* n) { return visit(n); }, [&](Node* n) { leave(n); });
     return changed_;
   }
 
@@ -86,25 +83,18 @@ class FloatFallback {
     b->replace_output(i, convert(v, to, nullptr, b));
   }
 
-  void walk(Block* b) {
-    for (Node* n = b->front(); n;) {
-      Node* next = n->next();
-      visit(n);
-      n = next;
-    }
-  }
-
-  void visit(Node* n) {
+  // Returns whether to walk n's nested blocks (prim.If, prim.Loop: then leave(n) runs).
+  bool visit(Node* n) {
     switch (domain_rule(n)) {
       case DomainRule::ToQuant:
-        if (dom(n->input(0)) == Dom::Quant) return drop(n, "redundant-quant-stub");
+        if (dom(n->input(0)) == Dom::Quant) return drop(n, "redundant-quant-stub"), false;
         dom_[n->output()] = Dom::Quant;
-        return;
+        return false;
       case DomainRule::ToFloat:
         // A DeQuantStub of a float value (an output computed in float) stays: after convert it
         // is the identity on float tensors, and every output keeps its DeQuantStub.
         dom_[n->output()] = Dom::Float;
-        return;
+        return false;
       case DomainRule::Float:
         for (size_t i = 0; i < n->num_inputs(); ++i) {
           Value* v = n->input(i);
@@ -113,17 +103,17 @@ class FloatFallback {
           else if (dom(v) == Dom::Quant)
             dequant_list(n, i);
         }
-        return;  // outputs float (absent = float)
+        return false;  // outputs float (absent = float)
       case DomainRule::NeedsQuant:
-        if (demote(n)) return;
+        if (demote(n)) return false;
         for (size_t i = 0; i < n->num_inputs(); ++i) quant_input(n, i);
         for (Value* o : n->outputs()) dom_[o] = Dom::Quant;
-        return;
+        return false;
       case DomainRule::Keep:
         break;
     }
-    if (n->is("prim.If")) return visit_if(n);
-    if (n->is("prim.Loop")) return visit_loop(n);
+    if (n->is("prim.If")) return true;
+    if (n->is("prim.Loop")) return enter_loop(n), true;
     share_quant_stub(n);
     // Sizes, dims and numbers read off a quantized tensor are plain values, not quantized ones.
     bool q = false;
@@ -132,6 +122,12 @@ class FloatFallback {
     if (q)
       for (Value* o : n->outputs())
         if (may_hold_tensor(o->type())) dom_[o] = Dom::Quant;
+    return false;
+  }
+
+  void leave(Node* n) {
+    if (n->is("prim.If")) leave_if(n);
+    if (n->is("prim.Loop")) leave_loop(n);
   }
 
   // A FloatFunctional add/mul between float ops (x / c inside attention, rewritten to
@@ -166,7 +162,7 @@ class FloatFallback {
     if (n->op().rfind("prim.", 0) == 0 || n->blocks().size()) return;
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       Value* v = n->input(i);
-      if (dom(v) == Dom::Quant || !maybe_float_tensor(v) ||
+      if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type()) ||
           domain_rule(v->node()) != DomainRule::Float)
         continue;
       bool quantized_reader = false;
@@ -195,15 +191,14 @@ class FloatFallback {
       dom_[v] = Dom::Quant;
       return;
     }
-    if (dom(v) == Dom::Quant || !maybe_float_tensor(v)) return;
+    if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type())) return;
     if (n->is("nn.Embedding") || p->is("prim.Constant")) return;  // indices; scalar constants
     // Only values that are float because of the model (float ops, graph inputs without a stub,
     // weights read directly) need a QuantStub; anything else stays as it is.
     n->replace_input(i, convert(v, Dom::Quant, n));
   }
 
-  void visit_if(Node* n) {
-    for (const auto& b : n->blocks()) walk(b.get());
+  void leave_if(Node* n) {
     for (size_t i = 0; i < n->num_outputs(); ++i) {
       bool any_float = false;
       for (const auto& b : n->blocks())
@@ -217,11 +212,14 @@ class FloatFallback {
 
   // prim.Loop: node inputs (max, cond, carried...), block inputs (iter, carried...), block
   // outputs (cond, carried...), node outputs (carried...).
-  void visit_loop(Node* n) {
+  void enter_loop(Node* n) {
     Block* b = n->block(0);
     for (size_t i = 1; i < b->inputs().size() && i + 1 < n->num_inputs(); ++i)
       if (dom(n->input(i + 1)) == Dom::Quant) dom_[b->inputs()[i]] = Dom::Quant;
-    walk(b);
+  }
+
+  void leave_loop(Node* n) {
+    Block* b = n->block(0);
     for (size_t i = 1; i < b->outputs().size() && i < b->inputs().size(); ++i) {
       Dom d = dom(b->inputs()[i]);
       coerce_output(b, i, d);

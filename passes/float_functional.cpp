@@ -45,111 +45,25 @@
 // the same block: nothing crosses a block boundary. Every FloatFunctional node gets a fresh
 // module path "<scope>.ff_<method>" (passes/module_paths.h).
 //
+// Each rule is a check (rejections name the rule: "add", "sub", "rsub", "mul", "div_scalar",
+// "neg", "cat", "stack") that returns the rewrite to make; it runs only after the check passed
+// (Note [Rewrite toolkit] in lib/ir/rewrite.h). Which tensors are float is the shared analysis
+// (FloatAnalysis, Note [Float analysis] in lib/ir/dtype_analysis.h).
+//
 // Linear: one walk; the float-kind table is filled as the walk goes (O(1) per node).
+#include "ir/dtype_analysis.h"
 #include "passes/module_paths.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
 
 #include <ATen/ATen.h>
 
-#include <algorithm>
+#include <functional>
 #include <optional>
-#include <unordered_map>
+#include <utility>
 
 namespace tt {
 namespace {
-
-enum class FK : int8_t { Unknown, Float, NotFloat };
-
-bool is_float_dtype(DType d) {
-  return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16;
-}
-
-// Float-ness of tensor values, propagated along the walk (see the banner).
-class FloatKinds {
- public:
-  explicit FloatKinds(const Graph& g) : g_(g) {}
-
-  FK of(const Value* v) const {
-    const Type& t = v->type();
-    if (t.kind != Type::Kind::Tensor && t.kind != Type::Kind::Any) return FK::NotFloat;
-    if (t.is_tensor() && t.dtype != DType::Unknown)
-      return is_float_dtype(t.dtype) ? FK::Float : FK::NotFloat;
-    auto it = kind_.find(v);
-    return it == kind_.end() ? FK::Unknown : it->second;
-  }
-  void set(const Value* v, FK k) { kind_[v] = k; }
-
-  // Records the kinds of n's outputs from its inputs (call before n is rewritten).
-  void visit(const Node* n) {
-    if (n->num_outputs() == 0) return;
-    FK k = compute(n);
-    for (const Value* o : n->outputs())
-      if (k != FK::Unknown) kind_[o] = k;
-  }
-
- private:
-  FK compute(const Node* n) const {
-    const std::string& op = n->op();
-    if (op == "prim.Constant") {
-      const AttrValue* a = n->output()->constant();
-      if (const auto* t = a ? std::get_if<at::Tensor>(a) : nullptr)
-        return t->defined() && t->is_floating_point() ? FK::Float : FK::NotFloat;
-      return FK::NotFloat;
-    }
-    if (op == "prim.GetAttr") {
-      const Weight* w = g_.weights().find(n->weight("value"));
-      if (!w || !w->tensor.defined()) return FK::Unknown;
-      return w->tensor.is_floating_point() ? FK::Float : FK::NotFloat;
-    }
-    if (op == "prim.NumToTensor") {
-      Type::Kind k = n->input(0)->type().kind;
-      return k == Type::Kind::Float ? FK::Float : k == Type::Kind::Any ? FK::Unknown : FK::NotFloat;
-    }
-    if (op.rfind("prim.", 0) == 0) return FK::Unknown;
-    if (is_module_op(n)) return n->num_outputs() == 1 ? FK::Float : FK::Unknown;
-    for (const char* cmp : {"aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge",
-                            "aten::logical_not", "aten::logical_and", "aten::logical_or",
-                            "aten::isnan", "aten::argmax", "aten::argmin"})
-      if (calls_aten(n, cmp)) return FK::NotFloat;
-    if (calls_aten(n, "aten::to") && n->num_inputs() > 1) {
-      if (auto d = const_dtype(n->input(1))) return is_float_dtype(*d) ? FK::Float : FK::NotFloat;
-      if (n->input(1)->type().kind == Type::Kind::Tensor) return of(n->input(1));
-      return FK::Unknown;
-    }
-    if (calls_aten(n, "aten::type_as") && n->num_inputs() == 2) return of(n->input(1));
-    // arange(start, end, step, dtype, ...): int64 unless a dtype or a float bound says float.
-    if (calls_aten(n, "aten::arange")) {
-      if (n->num_inputs() > 3)
-        if (auto d = const_dtype(n->input(3))) return is_float_dtype(*d) ? FK::Float : FK::NotFloat;
-      for (size_t i = 0; i < std::min<size_t>(3, n->num_inputs()); ++i)
-        if (n->input(i)->type().kind == Type::Kind::Float) return FK::Float;
-      return FK::NotFloat;
-    }
-    if (calls_aten(n, "aten::div"))
-      return FK::Float;  // true division; floor/trunc modes too
-                         // keep float inputs float
-    // Elementwise and shape ops follow their tensor operands (type promotion: any float operand
-    // makes the result float; a float number does too for arithmetic).
-    bool any_unknown = false, any_tensor = false, float_number = false;
-    for (const Value* v : n->inputs()) {
-      Type::Kind k = v->type().kind;
-      if (k == Type::Kind::Float) float_number = true;
-      if (k != Type::Kind::Tensor && k != Type::Kind::Any) continue;
-      any_tensor = true;
-      FK f = of(v);
-      if (f == FK::Float) return FK::Float;
-      if (f == FK::Unknown) any_unknown = true;
-    }
-    if (!any_tensor || any_unknown) return FK::Unknown;
-    bool arith = calls_aten(n, "aten::add") || calls_aten(n, "aten::sub") ||
-                 calls_aten(n, "aten::mul") || calls_aten(n, "aten::rsub");
-    return arith && float_number ? FK::Float : FK::NotFloat;
-  }
-
-  const Graph& g_;
-  std::unordered_map<const Value*, FK> kind_;
-};
 
 // A scalar operand: a number constant, a 0-dim tensor constant (traced Python numbers), or a
 // non-constant int/float value (value unknown).
@@ -171,24 +85,39 @@ std::optional<Scalar> scalar_of(Value* v) {
   return std::nullopt;
 }
 
-class Rewriter {
+// A rule's rewrite, made after its check passed; returns false when it destroyed the node.
+using Apply = std::function<bool()>;
+
+class Functionalizer {
  public:
-  Rewriter(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), kinds_(g) {}
+  Functionalizer(Graph& g, PassContext& ctx) : g_(g), rw_(ctx), kinds_(g) {}
 
   // Returns false when it destroyed n (add_relu).
   bool visit(Node* n) {
     kinds_.visit(n);
     if (is_module_op(n) || n->num_outputs() != 1 || !n->blocks().empty() || n->num_inputs() == 0)
       return true;
-    if (calls_aten(n, "aten::add")) return add_like(n, "add", false);
-    if (calls_aten(n, "aten::sub")) return add_like(n, "sub", true);
-    if (calls_aten(n, "aten::rsub")) return rsub(n);
-    if (calls_aten(n, "aten::mul")) return mul(n);
-    if (calls_aten(n, "aten::div")) return div(n);
-    if (calls_aten(n, "aten::neg")) return neg(n);
-    if (calls_aten(n, "aten::cat")) return cat(n);
-    if (calls_aten(n, "aten::stack")) return stack(n);
-    return true;
+    const char* rule = nullptr;
+    Match<Apply> m;
+    if (calls_aten(n, "aten::add"))
+      rule = "add", m = add_like(n, false);
+    else if (calls_aten(n, "aten::sub"))
+      rule = "sub", m = add_like(n, true);
+    else if (calls_aten(n, "aten::rsub"))
+      rule = "rsub", m = rsub(n);
+    else if (calls_aten(n, "aten::mul"))
+      rule = "mul", m = mul(n);
+    else if (calls_aten(n, "aten::div"))
+      rule = "div_scalar", m = div(n);
+    else if (calls_aten(n, "aten::neg"))
+      rule = "neg", m = neg(n);
+    else if (calls_aten(n, "aten::cat"))
+      rule = "cat", m = cat(n);
+    else if (calls_aten(n, "aten::stack"))
+      rule = "stack", m = stack(n);
+    bool alive = true;
+    rw_.run(rule, n, std::move(m), [&](Apply& apply) { alive = apply(); });
+    return alive;
   }
 
   bool changed() const { return changed_; }
@@ -198,12 +127,7 @@ class Rewriter {
     Type::Kind k = v->type().kind;
     if (k != Type::Kind::Tensor && k != Type::Kind::Any) return false;
     if (v->constant() && scalar_of(const_cast<Value*>(v))) return false;  // a wrapped number
-    return kinds_.of(v) != FK::NotFloat;
-  }
-
-  bool reject(const char* rule, const Node* n, const char* why) {
-    ctx_.reject(rule, n, why);
-    return true;
+    return kinds_.of(v) != FloatKind::NotFloat;
   }
 
   bool alpha_is_one(const Node* n, size_t i) const {
@@ -229,7 +153,7 @@ class Rewriter {
       n->attrs().erase(key);
     }
     n->set_module(fresh(n, method));
-    kinds_.set(n->output(), FK::Float);
+    kinds_.set(n->output(), FloatKind::Float);
     changed_ = true;
   }
 
@@ -255,7 +179,7 @@ class Rewriter {
     m->copy_provenance(before);
     m->set_module(fresh(before, "mul_scalar"));
     m->insert_before(before);
-    kinds_.set(m->output(), FK::Float);
+    kinds_.set(m->output(), FloatKind::Float);
     return m->output();
   }
 
@@ -284,108 +208,119 @@ class Rewriter {
       }
       relu->copy_provenance(n);
       relu->set_module(fresh(n, "add_relu"));
-      kinds_.set(relu->output(), FK::Float);
-      ctx_.rewrite("add_relu", relu);
+      kinds_.set(relu->output(), FloatKind::Float);
+      rw_.rewrite("add_relu", relu);
       n->destroy();
       changed_ = true;
       return false;
     }
     become(n, "add", {a, b});
-    ctx_.rewrite(rule, n);
+    rw_.rewrite(rule, n);
     return true;
   }
 
   // ----- rules
 
   // torch.add / torch.sub (self, other, alpha).
-  bool add_like(Node* n, const char* rule, bool negate) {
-    if (n->num_inputs() < 2 || n->num_inputs() > 3) return reject(rule, n, "unexpected inputs");
+  Match<Apply> add_like(Node* n, bool negate) {
+    if (n->num_inputs() < 2 || n->num_inputs() > 3) return Reject("unexpected inputs");
     Value* a = n->input(0);
     Value* b = n->input(1);
     if (!negate && !is_float_tensor(a) && is_float_tensor(b)) std::swap(a, b);  // c + t
-    if (!is_float_tensor(a)) return reject(rule, n, "the tensor operand is not a float tensor");
-    if (!alpha_is_one(n, 2)) return reject(rule, n, "alpha is not a constant 1");
+    if (!is_float_tensor(a)) return Reject("the tensor operand is not a float tensor");
+    if (!alpha_is_one(n, 2)) return Reject("alpha is not a constant 1");
     if (auto s = scalar_of(b)) {
       if (negate) {
-        if (!s->value) return reject(rule, n, "subtracting a number that is not a constant");
-        Value* c = float_const(-*s->value, n);
-        become(n, "add_scalar", {a, c});
-        ctx_.rewrite("sub_scalar", n);
-        return true;
+        if (!s->value) return Reject("subtracting a number that is not a constant");
+        return Apply([=] {
+          Value* c = float_const(-*s->value, n);
+          become(n, "add_scalar", {a, c});
+          rw_.rewrite("sub_scalar", n);
+          return true;
+        });
       }
-      Value* c = scalar_input(*s, n);
-      become(n, "add_scalar", {a, c});
-      ctx_.rewrite("add_scalar", n);
-      return true;
+      return Apply([=] {
+        Value* c = scalar_input(*s, n);
+        become(n, "add_scalar", {a, c});
+        rw_.rewrite("add_scalar", n);
+        return true;
+      });
     }
-    if (!is_float_tensor(b)) return reject(rule, n, "the other operand is not a float tensor");
-    if (negate) b = insert_mul_scalar(b, -1.0, n);
-    return emit_add(n, a, b, rule);
+    if (!is_float_tensor(b)) return Reject("the other operand is not a float tensor");
+    return Apply([=] {
+      Value* x = negate ? insert_mul_scalar(b, -1.0, n) : b;
+      return emit_add(n, a, x, negate ? "sub" : "add");
+    });
   }
 
   // torch.rsub(self, other, alpha) = other - alpha * self.
-  bool rsub(Node* n) {
-    const char* rule = "rsub";
-    if (n->num_inputs() < 2 || n->num_inputs() > 3) return reject(rule, n, "unexpected inputs");
+  Match<Apply> rsub(Node* n) {
+    if (n->num_inputs() < 2 || n->num_inputs() > 3) return Reject("unexpected inputs");
     Value* t = n->input(0);
     Value* other = n->input(1);
-    if (!is_float_tensor(t)) return reject(rule, n, "self is not a float tensor");
-    if (!alpha_is_one(n, 2)) return reject(rule, n, "alpha is not a constant 1");
+    if (!is_float_tensor(t)) return Reject("self is not a float tensor");
+    if (!alpha_is_one(n, 2)) return Reject("alpha is not a constant 1");
     if (auto s = scalar_of(other)) {
-      Value* c = scalar_input(*s, n);
-      Value* neg_t = insert_mul_scalar(t, -1.0, n);
-      become(n, "add_scalar", {neg_t, c});
-      ctx_.rewrite(rule, n);
-      return true;
+      return Apply([=] {
+        Value* c = scalar_input(*s, n);
+        Value* neg_t = insert_mul_scalar(t, -1.0, n);
+        become(n, "add_scalar", {neg_t, c});
+        rw_.rewrite("rsub", n);
+        return true;
+      });
     }
-    if (!is_float_tensor(other)) return reject(rule, n, "other is not a float tensor");
-    return emit_add(n, other, insert_mul_scalar(t, -1.0, n), rule);
+    if (!is_float_tensor(other)) return Reject("other is not a float tensor");
+    return Apply([=] { return emit_add(n, other, insert_mul_scalar(t, -1.0, n), "rsub"); });
   }
 
-  bool mul(Node* n) {
-    const char* rule = "mul";
-    if (n->num_inputs() != 2) return reject(rule, n, "unexpected inputs");
+  Match<Apply> mul(Node* n) {
+    if (n->num_inputs() != 2) return Reject("unexpected inputs");
     Value* a = n->input(0);
     Value* b = n->input(1);
     if (!is_float_tensor(a) && is_float_tensor(b)) std::swap(a, b);  // c * t
-    if (!is_float_tensor(a)) return reject(rule, n, "no float tensor operand");
+    if (!is_float_tensor(a)) return Reject("no float tensor operand");
     if (auto s = scalar_of(b)) {
-      Value* c = scalar_input(*s, n);
-      become(n, "mul_scalar", {a, c});
-      ctx_.rewrite("mul_scalar", n);
-      return true;
+      return Apply([=] {
+        Value* c = scalar_input(*s, n);
+        become(n, "mul_scalar", {a, c});
+        rw_.rewrite("mul_scalar", n);
+        return true;
+      });
     }
-    if (!is_float_tensor(b)) return reject(rule, n, "the other operand is not a float tensor");
-    become(n, "mul", {a, b});
-    ctx_.rewrite(rule, n);
-    return true;
+    if (!is_float_tensor(b)) return Reject("the other operand is not a float tensor");
+    return Apply([=] {
+      become(n, "mul", {a, b});
+      rw_.rewrite("mul", n);
+      return true;
+    });
   }
 
-  bool div(Node* n) {
-    const char* rule = "div_scalar";
-    if (n->num_inputs() < 2 || n->num_inputs() > 3) return reject(rule, n, "unexpected inputs");
-    if (n->num_inputs() == 3 && !const_is_none(n->input(2)))
-      return reject(rule, n, "rounding_mode is set");
+  Match<Apply> div(Node* n) {
+    if (n->num_inputs() < 2 || n->num_inputs() > 3) return Reject("unexpected inputs");
+    if (n->num_inputs() == 3 && !const_is_none(n->input(2))) return Reject("rounding_mode is set");
     Value* a = n->input(0);
-    if (!is_float_tensor(a)) return reject(rule, n, "the dividend is not a float tensor");
+    if (!is_float_tensor(a)) return Reject("the dividend is not a float tensor");
     auto s = scalar_of(n->input(1));
-    if (!s) return reject(rule, n, "the divisor is not a number (tensor / tensor stays float)");
-    if (!s->value) return reject(rule, n, "the divisor is not a constant");
-    if (*s->value == 0.0) return reject(rule, n, "division by zero");
-    Value* c = float_const(1.0 / *s->value, n);
-    become(n, "mul_scalar", {a, c});
-    ctx_.rewrite(rule, n);
-    return true;
+    if (!s) return Reject("the divisor is not a number (tensor / tensor stays float)");
+    if (!s->value) return Reject("the divisor is not a constant");
+    if (*s->value == 0.0) return Reject("division by zero");
+    return Apply([=] {
+      Value* c = float_const(1.0 / *s->value, n);
+      become(n, "mul_scalar", {a, c});
+      rw_.rewrite("div_scalar", n);
+      return true;
+    });
   }
 
-  bool neg(Node* n) {
-    const char* rule = "neg";
-    if (n->num_inputs() != 1) return reject(rule, n, "unexpected inputs");
-    if (!is_float_tensor(n->input(0))) return reject(rule, n, "not a float tensor");
-    Value* c = float_const(-1.0, n);
-    become(n, "mul_scalar", {n->input(0), c});
-    ctx_.rewrite(rule, n);
-    return true;
+  Match<Apply> neg(Node* n) {
+    if (n->num_inputs() != 1) return Reject("unexpected inputs");
+    if (!is_float_tensor(n->input(0))) return Reject("not a float tensor");
+    return Apply([=] {
+      Value* c = float_const(-1.0, n);
+      become(n, "mul_scalar", {n->input(0), c});
+      rw_.rewrite("neg", n);
+      return true;
+    });
   }
 
   // Elements of a tensor list are float: checked on its ListConstruct, else on its type.
@@ -407,27 +342,31 @@ class Rewriter {
     return g_.constant(int64_t{0}, Type::of(Type::Kind::Int), n);
   }
 
-  bool cat(Node* n) {
-    const char* rule = "cat";
-    if (n->num_inputs() < 1 || n->num_inputs() > 2) return reject(rule, n, "unexpected inputs");
+  Match<Apply> cat(Node* n) {
+    if (n->num_inputs() < 1 || n->num_inputs() > 2) return Reject("unexpected inputs");
     if (n->num_inputs() == 2 && n->input(1)->type().kind != Type::Kind::Int &&
         !const_int(n->input(1)))
-      return reject(rule, n, "dim is not an int");
-    if (!float_list(n->input(0))) return reject(rule, n, "not a list of float tensors");
-    Value* dim = dim_input(n);
-    become(n, "cat", {n->input(0), dim});
-    ctx_.rewrite(rule, n);
-    return true;
+      return Reject("dim is not an int");
+    if (!float_list(n->input(0))) return Reject("not a list of float tensors");
+    return Apply([=] {
+      Value* dim = dim_input(n);
+      become(n, "cat", {n->input(0), dim});
+      rw_.rewrite("cat", n);
+      return true;
+    });
   }
 
-  bool stack(Node* n) {
-    const char* rule = "stack";
-    if (n->num_inputs() < 1 || n->num_inputs() > 2) return reject(rule, n, "unexpected inputs");
+  Match<Apply> stack(Node* n) {
+    if (n->num_inputs() < 1 || n->num_inputs() > 2) return Reject("unexpected inputs");
     const Node* lc = producer_is(n->input(0), "prim.ListConstruct");
-    if (!lc) return reject(rule, n, "the tensors are not a literal list (prim.ListConstruct)");
-    if (n->num_inputs() == 2 && !const_int(n->input(1)))
-      return reject(rule, n, "dim is not a constant");
-    if (!float_list(n->input(0))) return reject(rule, n, "not a list of float tensors");
+    if (!lc) return Reject("the tensors are not a literal list (prim.ListConstruct)");
+    if (n->num_inputs() == 2 && !const_int(n->input(1))) return Reject("dim is not a constant");
+    if (!float_list(n->input(0))) return Reject("not a list of float tensors");
+    return Apply([=] { return stack_to_cat(n, lc); });
+  }
+
+  // torch.stack(ts, d) -> cat([t.unsqueeze(d) for t in ts], d).
+  bool stack_to_cat(Node* n, const Node* lc) {
     Value* dim = dim_input(n);
     std::vector<Value*> items;
     for (Value* v : lc->inputs()) {
@@ -442,13 +381,13 @@ class Rewriter {
     list->add_output(n->input(0)->type());
     list->insert_before(n);
     become(n, "cat", {list->output(), dim});
-    ctx_.rewrite(rule, n);
+    rw_.rewrite("stack", n);
     return true;
   }
 
   Graph& g_;
-  PassContext& ctx_;
-  FloatKinds kinds_;
+  Rewriter rw_;
+  FloatAnalysis kinds_;
   std::optional<ModulePaths> paths_;  // built on the first rewrite
   bool changed_ = false;
 };
@@ -456,7 +395,7 @@ class Rewriter {
 }  // namespace
 
 bool run_float_functional(Graph& g, PassContext& ctx) {
-  Rewriter r(g, ctx);
+  Functionalizer r(g, ctx);
   walk_pre(g.block(), [&](Node* n) { return r.visit(n); });
   return r.changed();
 }

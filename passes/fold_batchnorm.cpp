@@ -78,12 +78,13 @@ const char* rule_for(ProducerKind k) {
 
 class BnFolder {
  public:
-  BnFolder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx) {}
+  BnFolder(Graph& g, PassContext& ctx) : g_(g), rw_(ctx) {}
 
   bool run() {
     // 1. Candidates: everything that can be checked on the pair alone.
     walk_pre(g_.block(), [&](Node* n) {
-      if (is_batchnorm(n)) check_pair(n);
+      if (is_batchnorm(n))
+        rw_.run("fold", n, check_pair(n), [&](Candidate& c) { cands_.push_back(c); });
       return true;
     });
     if (cands_.empty()) return false;
@@ -92,10 +93,11 @@ class BnFolder {
     // reference tables hold views of their weight names.
     std::vector<Node*> dead;
     for (const auto& c : cands_)
-      if (fold(c)) dead.push_back(c.bn);
+      if (rw_.run("fold", c.bn, check_unshared(c), [&](const Candidate* cp) { fold(*cp); }))
+        dead.push_back(c.bn);
     // 3. Weight store edits in one pass; then the new bias references (they would move the
     // strings the tables view) and the BN nodes go.
-    apply_weight_edits();
+    g_.weights().apply(std::move(edits_));
     for (auto& nb : new_bias_refs_) nb.first->set_weight("bias", nb.second);
     for (Node* bn : dead) bn->destroy();
     return !dead.empty();
@@ -106,19 +108,9 @@ class BnFolder {
     Node* bn;
     Node* p;  // the producer
     ProducerKind kind;
-    // Entries of the weight store (stable until apply_weight_edits); b/gamma/beta may be null.
+    // Entries of the weight store (stable until the edits are applied); b/gamma/beta may be null.
     Weight *w, *b, *mean, *var, *gamma, *beta;
   };
-  // What happens to one weight-store entry (keyed by a view of its name).
-  struct WeightEdit {
-    bool erase = false;
-    std::vector<std::pair<std::string, Weight>> insert_after;  // new biases
-  };
-
-  bool reject(const Node* n, const char* why) {
-    ctx_.reject("fold", n, why);
-    return false;
-  }
 
   // The state_dict name node `n` refers to as `key`, as a view of the node's own string.
   static std::string_view ref_of(const Node* n, const char* key) {
@@ -155,80 +147,80 @@ class BnFolder {
     });
   }
 
-  void check_pair(Node* bn) {
-    if (bn->num_inputs() != 1 || bn->num_outputs() != 1)
-      return (void)reject(bn, "unexpected inputs");
-    if (bn->attrs().get_bool("training", false))
-      return (void)reject(bn, "BatchNorm is in training mode");
+  // The check on the pair alone.
+  Match<Candidate> check_pair(Node* bn) {
+    if (bn->num_inputs() != 1 || bn->num_outputs() != 1) return Reject("unexpected inputs");
+    if (bn->attrs().get_bool("training", false)) return Reject("BatchNorm is in training mode");
     if (!bn->attrs().get_bool("track_running_stats", true))
-      return (void)reject(bn, "no running statistics (track_running_stats=false)");
+      return Reject("no running statistics (track_running_stats=false)");
     Value* x = bn->input(0);
     Node* p = x->node();
     auto kind = producer_kind(p->op());
-    if (!kind)
-      return (void)reject(bn, "input is not produced by a Conv/ConvTranspose/Linear module");
-    if (p->owning_block() != bn->owning_block())
-      return (void)reject(bn, "producer is in another block");
-    if (p->num_outputs() != 1 || !has_one_use(x))
-      return (void)reject(bn, "producer's output has other uses");
-    if (p->module().empty()) return (void)reject(bn, "producer has no module path");
+    if (!kind) return Reject("input is not produced by a Conv/ConvTranspose/Linear module");
+    if (p->owning_block() != bn->owning_block()) return Reject("producer is in another block");
+    if (p->num_outputs() != 1 || !has_one_use(x)) return Reject("producer's output has other uses");
+    if (p->module().empty()) return Reject("producer has no module path");
 
     Weight* ww = weight_of(p, "weight");
-    if (!ww) return (void)reject(bn, "producer has no weight");
+    if (!ww) return Reject("producer has no weight");
     const at::Tensor* w = &ww->tensor;
     if (!at::isFloatingType(w->scalar_type()))
-      return (void)reject(bn, "producer weight is not floating point");
+      return Reject("producer weight is not floating point");
     Weight* wb = ref_of(p, "bias").empty() ? nullptr : weight_of(p, "bias");
-    if (!ref_of(p, "bias").empty() && !wb)
-      return (void)reject(bn, "producer's bias weight is missing");
+    if (!ref_of(p, "bias").empty() && !wb) return Reject("producer's bias weight is missing");
     Weight* wmean = weight_of(bn, "running_mean");
     Weight* wvar = weight_of(bn, "running_var");
-    if (!wmean || !wvar) return (void)reject(bn, "running statistics are missing");
+    if (!wmean || !wvar) return Reject("running statistics are missing");
     bool affine = bn->attrs().get_bool("affine", true);
     Weight* wgamma = affine ? weight_of(bn, "weight") : nullptr;
     Weight* wbeta = affine ? weight_of(bn, "bias") : nullptr;
-    if (affine && (!wgamma || !wbeta))
-      return (void)reject(bn, "affine BatchNorm without weight/bias");
+    if (affine && (!wgamma || !wbeta)) return Reject("affine BatchNorm without weight/bias");
     auto t = [](Weight* x) { return x ? &x->tensor : nullptr; };
     const at::Tensor *b = t(wb), *mean = t(wmean), *var = t(wvar), *gamma = t(wgamma),
                      *beta = t(wbeta);
 
     int64_t groups = p->attrs().get_int("groups", 1);
-    if (groups < 1) return (void)reject(bn, "bad groups");
+    if (groups < 1) return Reject("bad groups");
     int64_t out_ch = 0;
     if (*kind == ProducerKind::ConvTranspose) {
       if (w->dim() < 3 || w->size(0) % groups != 0)
-        return (void)reject(bn, "unexpected ConvTranspose weight shape");
+        return Reject("unexpected ConvTranspose weight shape");
       out_ch = w->size(1) * groups;
     } else {
-      if (w->dim() < 2) return (void)reject(bn, "unexpected weight shape");
+      if (w->dim() < 2) return Reject("unexpected weight shape");
       out_ch = w->size(0);
     }
     if (mean->numel() != out_ch || var->numel() != out_ch || (gamma && gamma->numel() != out_ch) ||
         (beta && beta->numel() != out_ch) || (b && b->numel() != out_ch))
-      return (void)reject(bn, "channel counts differ");
+      return Reject("channel counts differ");
     if (bn->attrs().has("num_features") && bn->attrs().get_int("num_features") != out_ch)
-      return (void)reject(bn, "num_features differs from the producer's output channels");
+      return Reject("num_features differs from the producer's output channels");
     if (*kind == ProducerKind::Linear) {
       auto r_out = rank_of(x);
       auto r_in = p->num_inputs() ? rank_of(p->input(0)) : std::nullopt;
       bool two_d = (r_out && *r_out == 2) || (r_in && *r_in == 2);
-      if (!two_d) return (void)reject(bn, "Linear output is not known to be 2-d");
+      if (!two_d) return Reject("Linear output is not known to be 2-d");
     }
-    cands_.push_back({bn, p, *kind, ww, wb, wmean, wvar, wgamma, wbeta});
+    return Candidate{bn, p, *kind, ww, wb, wmean, wvar, wgamma, wbeta};
   }
 
-  bool fold(const Candidate& c) {
+  // The check that needs the reference counts.
+  Match<const Candidate*> check_unshared(const Candidate& c) {
+    if (module_calls_[c.p->module()] != 1)
+      return Reject("producer's module instance is called more than once");
+    const std::string_view w_name = ref_of(c.p, "weight");
+    const std::string_view b_name = ref_of(c.p, "bias");
+    if (weight_refs_[w_name] != 1 || (!b_name.empty() && weight_refs_[b_name] != 1))
+      return Reject("producer's weights are shared with another node");
+    return &c;
+  }
+
+  // Everything checked: from here on the rewrite cannot fail.
+  void fold(const Candidate& c) {
     Node* bn = c.bn;
     Node* p = c.p;
-    if (module_calls_[p->module()] != 1)
-      return reject(bn, "producer's module instance is called more than once");
     const std::string_view w_name = ref_of(p, "weight");
-    const std::string_view b_name = ref_of(p, "bias");
-    if (weight_refs_[w_name] != 1 || (!b_name.empty() && weight_refs_[b_name] != 1))
-      return reject(bn, "producer's weights are shared with another node");
 
-    // --- everything checked; from here on the rewrite cannot fail ---
     const at::Tensor& w = c.w->tensor;
     const at::Tensor* b = c.b ? &c.b->tensor : nullptr;
     const at::Tensor* gamma = c.gamma ? &c.gamma->tensor : nullptr;
@@ -274,12 +266,12 @@ class BnFolder {
       for (int i = 1; g_.weights().has(nb) || pending_names_.count(nb); ++i)
         nb = hint + "_" + std::to_string(i);
       pending_names_.insert(nb);
-      edits_[w_name].insert_after.emplace_back(nb, Weight{folded_b, true});
+      edits_.insert_after[std::string(w_name)].emplace_back(nb, Weight{folded_b, true});
       new_bias_refs_.emplace_back(p, nb);
     }
     p->attrs().set("bias", true);
 
-    ctx_.rewrite(rule_for(c.kind), p);
+    rw_.rewrite(rule_for(c.kind), p);
     Value* x = p->output();
     if (bn->output()->type().is_tensor() && !x->type().is_complete() &&
         bn->output()->type().is_complete())
@@ -287,29 +279,11 @@ class BnFolder {
     bn->output()->replace_all_uses_with(x);
     // The BN's weights leave the state_dict unless another call of a shared BN still reads them.
     for (const auto& kv : bn->weights())
-      if (--weight_refs_[kv.second] == 0) edits_[kv.second].erase = true;
-    return true;
-  }
-
-  // One pass over the store: drop erased entries, put new biases right after their weight.
-  void apply_weight_edits() {
-    if (edits_.empty()) return;
-    WeightStore& old = g_.weights();
-    WeightStore fresh;
-    for (const auto& name : old.names()) {
-      auto it = edits_.find(name);
-      if (it == edits_.end()) {
-        fresh.set(name, std::move(*old.find(name)));
-        continue;
-      }
-      if (!it->second.erase) fresh.set(name, std::move(*old.find(name)));
-      for (auto& nb : it->second.insert_after) fresh.set(nb.first, std::move(nb.second));
-    }
-    old = std::move(fresh);
+      if (--weight_refs_[kv.second] == 0) edits_.erase.insert(kv.second);
   }
 
   Graph& g_;
-  PassContext& ctx_;
+  Rewriter rw_;
   std::vector<Candidate> cands_;
   // Keys are views of names owned by the candidates' nodes, which live until the pass ends.
   // One arena for the tables: no per-entry malloc/free (this pass touches every node of graphs
@@ -317,7 +291,9 @@ class BnFolder {
   std::pmr::monotonic_buffer_resource arena_;
   std::pmr::unordered_map<std::string_view, int> module_calls_{&arena_};
   std::pmr::unordered_map<std::string_view, int> weight_refs_{&arena_};
-  std::pmr::unordered_map<std::string_view, WeightEdit> edits_{&arena_};
+  // The weight store's edits (Note [Weight-store edits]): BN entries erased, new biases right
+  // after their weight; applied in one pass at the end.
+  WeightEdits edits_;
   std::unordered_set<std::string> pending_names_;
   std::vector<std::pair<Node*, std::string>> new_bias_refs_;
 };

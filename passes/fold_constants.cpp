@@ -103,7 +103,7 @@ std::optional<std::pair<AttrValue, Type>> to_constant(const c10::IValue& v, cons
 
 class Folder {
  public:
-  Folder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), mutated_(mutated_memory(g)) {
+  Folder(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), rw_(ctx), mutated_(mutated_memory(g)) {
     max_numel_ = ctx.option_int("max-numel", kDefaultMaxNumel);
   }
   bool changed() const { return changed_; }
@@ -147,10 +147,11 @@ class Folder {
   bool fold_if(Node* n) {
     auto c = n->num_inputs() == 1 ? const_bool(n->input(0)) : std::nullopt;
     if (!c) return true;  // folds inside both branches
-    if (n->blocks().size() != 2) return reject("constant-branch", n, "not two blocks"), true;
+    if (n->blocks().size() != 2) return rw_.reject("constant-branch", n, "not two blocks"), true;
     Block* taken = n->block(*c ? 0 : 1);
     if (taken->outputs().size() != n->num_outputs() || !taken->inputs().empty())
-      return reject("constant-branch", n, "the branch does not return one value per output"), true;
+      return rw_.reject("constant-branch", n, "the branch does not return one value per output"),
+             true;
     walk_pre(taken, [&](Node* m) { return visit(m); });
     ctx_.rewrite("constant-branch", n);
     for (Node* m = taken->front(); m;) {
@@ -186,7 +187,7 @@ class Folder {
       if (!p || p->num_inputs() != 1) return false;
       Type::Kind want = calls_aten(n, "aten::Int") ? Type::Kind::Int : Type::Kind::Float;
       if (p->input(0)->type().kind != want) {
-        ctx_.reject("num-to-tensor-pair", n, "the number's type differs from the conversion");
+        rw_.reject("num-to-tensor-pair", n, "the number's type differs from the conversion");
         return false;
       }
       forward(n, {p->input(0)}, "num-to-tensor-pair");
@@ -216,32 +217,35 @@ class Folder {
       return false;
     const auto& shape = shape_of(n->input(0));
     if (calls_aten(n, "aten::size")) {
-      if (!shape) return reject("size", n, "rank unknown");
+      if (!shape) return rw_.reject("size", n, "rank unknown"), false;
       if (n->num_inputs() == 1) {
-        if (!has_complete_shape(n->input(0))) return reject("size", n, "shape not fully known");
+        if (!has_complete_shape(n->input(0)))
+          return rw_.reject("size", n, "shape not fully known"), false;
         ctx_.rewrite("size", n);
         make_constant(n, *shape, Type::list(Type::of(Type::Kind::Int)));
         return true;
       }
       auto dim = const_int(n->input(1));
-      if (!dim || n->num_inputs() != 2) return reject("size", n, "dim is not a constant");
+      if (!dim || n->num_inputs() != 2)
+        return rw_.reject("size", n, "dim is not a constant"), false;
       int64_t rank = static_cast<int64_t>(shape->size());
       int64_t d = *dim < 0 ? *dim + rank : *dim;
-      if (d < 0 || d >= rank) return reject("size", n, "dim out of range");
+      if (d < 0 || d >= rank) return rw_.reject("size", n, "dim out of range"), false;
       int64_t v = (*shape)[static_cast<size_t>(d)];
-      if (v < 0) return reject("size", n, "that dim is not known");
+      if (v < 0) return rw_.reject("size", n, "that dim is not known"), false;
       ctx_.rewrite("size", n);
       make_constant(n, v, Type::of(Type::Kind::Int));
       return true;
     }
     if (calls_aten(n, "aten::dim") && n->num_inputs() == 1) {
-      if (!shape) return reject("dim", n, "rank unknown");
+      if (!shape) return rw_.reject("dim", n, "rank unknown"), false;
       ctx_.rewrite("dim", n);
       make_constant(n, static_cast<int64_t>(shape->size()), Type::of(Type::Kind::Int));
       return true;
     }
     if (calls_aten(n, "aten::numel") && n->num_inputs() == 1) {
-      if (!has_complete_shape(n->input(0))) return reject("numel", n, "shape not fully known");
+      if (!has_complete_shape(n->input(0)))
+        return rw_.reject("numel", n, "shape not fully known"), false;
       int64_t p = 1;
       for (int64_t d : *shape) p *= d;
       ctx_.rewrite("numel", n);
@@ -263,7 +267,7 @@ class Folder {
     if (is_module_op(n)) return true;
     if (has_side_effects(n)) return true;
     if (is_nondeterministic(n)) {
-      reject("constant-op", n, "random or uninitialised result");
+      rw_.reject("constant-op", n, "random or uninitialised result");
       return true;
     }
     if (n->is("prim.ListConstruct")) {
@@ -300,7 +304,7 @@ class Folder {
         else if (const auto* b = std::get_if<bool>(&a))
           l.push_back(*b);
         else
-          return (void)reject("list", n, "element is not an int");
+          return (void)rw_.reject("list", n, "element is not an int");
       }
       ctx_.rewrite("list", n);
       make_constant(n, l, Type::list(Type::of(elem)));
@@ -308,7 +312,7 @@ class Folder {
       std::vector<double> l;
       for (const Value* v : n->inputs()) {
         auto d = const_float(v);
-        if (!d) return (void)reject("list", n, "element is not a number");
+        if (!d) return (void)rw_.reject("list", n, "element is not a number");
         l.push_back(*d);
       }
       ctx_.rewrite("list", n);
@@ -317,13 +321,14 @@ class Folder {
       std::vector<std::string> l;
       for (const Value* v : n->inputs()) {
         const auto* s = std::get_if<std::string>(v->constant());
-        if (!s) return (void)reject("list", n, "element is not a string");
+        if (!s) return (void)rw_.reject("list", n, "element is not a string");
         l.push_back(*s);
       }
       ctx_.rewrite("list", n);
       make_constant(n, l, Type::list(Type::of(K::Str)));
     } else {
-      reject("list", n, "a constant cannot hold this list (tensors, tuples, unknown element type)");
+      rw_.reject("list", n,
+                 "a constant cannot hold this list (tensors, tuples, unknown element type)");
     }
   }
 
@@ -347,7 +352,8 @@ class Folder {
     } else {
       return true;
     }
-    if (items.size() != n->num_outputs()) return reject("list-unpack", n, "length differs"), true;
+    if (items.size() != n->num_outputs())
+      return rw_.reject("list-unpack", n, "length differs"), true;
     std::vector<Value*> consts;
     for (auto& it : items) {
       Value* c = g_.constant(std::move(it), Type::of(kind), n);
@@ -369,7 +375,7 @@ class Folder {
     else if (const auto* b = std::get_if<bool>(&a))
       t = at::scalar_to_tensor(at::Scalar(*b));
     else
-      return (void)reject("num-to-tensor", n, "not a number");
+      return (void)rw_.reject("num-to-tensor", n, "not a number");
     DType d = dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type()));
     ctx_.rewrite("num-to-tensor", n);
     make_constant(n, t, Type::tensor(d, {}));
@@ -384,7 +390,7 @@ class Folder {
       const AttrValue& a = *v->constant();
       if (const auto* t = std::get_if<at::Tensor>(&a)) {
         if (t->defined() && t->numel() > max_numel_)
-          return reject("constant-op", n, "input tensor too large"), true;
+          return rw_.reject("constant-op", n, "input tensor too large"), true;
         any_tensor_in = true;
       }
       in.push_back(attr_to_ivalue(a, v->type()));
@@ -393,26 +399,27 @@ class Folder {
     // known to be small, before allocating it.
     for (const Value* o : n->outputs()) {
       if (!o->type().is_tensor() || any_tensor_in) continue;
-      if (!has_complete_shape(o)) return reject("constant-op", n, "result size unknown"), true;
+      if (!has_complete_shape(o)) return rw_.reject("constant-op", n, "result size unknown"), true;
       int64_t numel = 1;
       for (int64_t d : *shape_of(o)) numel *= d;
-      if (numel > max_numel_) return reject("constant-op", n, "result too large"), true;
+      if (numel > max_numel_) return rw_.reject("constant-op", n, "result too large"), true;
     }
     std::optional<std::vector<c10::IValue>> out;
     try {
       out = call_aten(n->op(), std::move(in));
     } catch (const std::exception& e) {
-      if (spdlog_trace_enabled()) reject("constant-op", n, first_line(e.what()).c_str());
+      if (spdlog_trace_enabled()) rw_.reject("constant-op", n, Reject(first_line(e.what())));
       return true;
     }
-    if (!out) return reject("constant-op", n, "no ATen overload fits the inputs"), true;
+    if (!out) return rw_.reject("constant-op", n, "no ATen overload fits the inputs"), true;
     if (out->size() != n->num_outputs())
-      return reject("constant-op", n, "unexpected number of results"), true;
+      return rw_.reject("constant-op", n, "unexpected number of results"), true;
     std::vector<std::pair<AttrValue, Type>> consts;
     for (size_t i = 0; i < out->size(); ++i) {
       auto c = to_constant((*out)[i], n->output(i)->type(), max_numel_);
       if (!c)
-        return reject("constant-op", n, "a constant cannot hold the result (or it is too large)"),
+        return rw_.reject("constant-op", n,
+                          "a constant cannot hold the result (or it is too large)"),
                true;
       consts.push_back(std::move(*c));
     }
@@ -431,15 +438,12 @@ class Folder {
     return false;
   }
 
-  bool reject(const char* rule, const Node* n, const char* why) {
-    ctx_.reject(rule, n, why);
-    return false;
-  }
   static bool spdlog_trace_enabled() { return spdlog::should_log(spdlog::level::trace); }
   static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
   Graph& g_;
   PassContext& ctx_;
+  Rewriter rw_;  // rejections
   int64_t max_numel_ = kDefaultMaxNumel;
   std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;

@@ -61,11 +61,12 @@ struct Plan {
   const Node* prelu_weight = nullptr;  // the GetAttr feeding F.prelu
 };
 
+// The check (rejections are named by the rule's attr_stem).
 class Matcher {
  public:
-  Matcher(PassContext& ctx, const Graph& g) : ctx_(ctx), g_(g) {}
+  explicit Matcher(const Graph& g) : g_(g) {}
 
-  std::optional<Plan> match(const Node* n, const Rule& r) {
+  Match<Plan> match(const Node* n, const Rule& r) {
     Plan p;
     p.op = r.name;
     p.base = r.attr_stem.c_str();
@@ -76,7 +77,7 @@ class Matcher {
     if (a == "aten::hardtanh") {
       auto lo = arg(1) ? const_float(arg(1)) : std::nullopt;
       auto hi = arg(2) ? const_float(arg(2)) : std::nullopt;
-      if (n->num_inputs() != 3 || !lo || !hi) return reject(r, n, "bounds are not constants");
+      if (n->num_inputs() != 3 || !lo || !hi) return Reject("bounds are not constants");
       if (*lo == 0.0 && *hi == 6.0) {
         p.op = "nn.ReLU6";
         p.base = "relu6";
@@ -89,44 +90,38 @@ class Matcher {
       auto scale = arg(2) ? const_float(arg(2)) : std::optional<double>(1.0);
       auto in_scale = arg(3) ? const_float(arg(3)) : std::optional<double>(1.0);
       if (n->num_inputs() > 4 || !alpha || !scale || !in_scale)
-        return reject(r, n, "alpha/scale/input_scale are not constants");
+        return Reject("alpha/scale/input_scale are not constants");
       if (*scale != 1.0 || *in_scale != 1.0)
-        return reject(r, n, "scaled ELU (scale or input_scale != 1)");
+        return Reject("scaled ELU (scale or input_scale != 1)");
       p.attrs.set("alpha", *alpha);
     } else if (a == "aten::leaky_relu") {
       auto slope = arg(1) ? const_float(arg(1)) : std::optional<double>(0.01);
-      if (n->num_inputs() > 2 || !slope) return reject(r, n, "negative_slope is not a constant");
+      if (n->num_inputs() > 2 || !slope) return Reject("negative_slope is not a constant");
       p.attrs.set("negative_slope", *slope);
     } else if (a == "aten::dropout") {
       auto prob = arg(1) ? const_float(arg(1)) : std::nullopt;
       auto train = arg(2) ? const_bool(arg(2)) : std::nullopt;
-      if (n->num_inputs() != 3 || !prob) return reject(r, n, "p is not a constant");
+      if (n->num_inputs() != 3 || !prob) return Reject("p is not a constant");
       // nn.Dropout in an eval model is the identity: only a dropout that is off already matches.
-      if (!train || *train) return reject(r, n, "train is not a constant false");
+      if (!train || *train) return Reject("train is not a constant false");
       p.attrs.set("p", *prob);
     } else if (a == "aten::prelu") {
-      if (n->num_inputs() != 2) return reject(r, n, "unexpected inputs");
+      if (n->num_inputs() != 2) return Reject("unexpected inputs");
       const Node* get = producer_is(n->input(1), "prim.GetAttr");
-      if (!get) return reject(r, n, "the weight is not a model parameter (prim.GetAttr)");
+      if (!get) return Reject("the weight is not a model parameter (prim.GetAttr)");
       const Weight* w = g_.weights().find(get->weight("value"));
-      if (!w || !w->tensor.defined()) return reject(r, n, "the weight is not in the weight store");
-      if (w->tensor.dim() != 1) return reject(r, n, "the weight is not 1-d");
+      if (!w || !w->tensor.defined()) return Reject("the weight is not in the weight store");
+      if (w->tensor.dim() != 1) return Reject("the weight is not 1-d");
       p.attrs.set("num_parameters", w->tensor.size(0));
       p.prelu_weight = get;
     } else if (n->num_inputs() != 1) {
-      return reject(r, n, "unexpected inputs");
+      return Reject("unexpected inputs");
     }
     if (r.facts & kInplaceKeyword) p.attrs.set("inplace", false);
     return p;
   }
 
  private:
-  std::nullopt_t reject(const Rule& r, const Node* n, const char* why) {
-    ctx_.reject(r.attr_stem.c_str(), n, why);
-    return std::nullopt;
-  }
-
-  PassContext& ctx_;
   const Graph& g_;
 };
 
@@ -143,7 +138,8 @@ std::unordered_map<std::string, size_t> weight_refs(const Graph& g) {
 }  // namespace
 
 bool run_functional_to_module(Graph& g, PassContext& ctx) {
-  Matcher m(ctx, g);
+  Matcher m(g);
+  Rewriter rw(ctx);
   std::optional<ModulePaths> paths;  // built on the first match
   std::optional<std::unordered_map<std::string, size_t>> refs;
   std::unordered_map<std::string, std::string> renames;  // PReLU weights moving into modules
@@ -151,37 +147,38 @@ bool run_functional_to_module(Graph& g, PassContext& ctx) {
   walk_pre(g.block(), [&](Node* n) {
     const Rule* r = find_rule(n);
     if (!r) return true;
-    std::optional<Plan> plan = m.match(n, *r);
-    if (!plan) return true;
-    if (!paths) paths.emplace(g);
-    std::string path = paths->fresh(n->scope(), plan->base);
-    const char* old_name = r->attr_stem.c_str();
-    n->set_op(plan->op);
-    if (plan->prelu_weight) {
-      if (!refs) refs = weight_refs(g);
-      Node* get = const_cast<Node*>(plan->prelu_weight);
-      std::string src = get->weight("value");
-      std::string dst = path + ".weight";
-      // Renaming needs the GetAttr's only use to be this node and no other reference to `src`;
-      // renames are applied at the end, in one pass that keeps the state_dict order.
-      bool rename = (*refs)[src] == 1 && get->output()->num_uses() == 1;
-      if (rename) {
-        renames.emplace(src, dst);
-        n->set_weight("weight", src);
-      } else {
-        Weight w = g.weights().at(src);
-        w.tensor = w.tensor.clone();
-        g.weights().set(dst, std::move(w));
-        n->set_weight("weight", dst);
+    rw.run(r->attr_stem.c_str(), n, m.match(n, *r), [&](const Plan& p) {
+      const Plan* plan = &p;
+      if (!paths) paths.emplace(g);
+      std::string path = paths->fresh(n->scope(), plan->base);
+      const char* old_name = r->attr_stem.c_str();
+      n->set_op(plan->op);
+      if (plan->prelu_weight) {
+        if (!refs) refs = weight_refs(g);
+        Node* get = const_cast<Node*>(plan->prelu_weight);
+        std::string src = get->weight("value");
+        std::string dst = path + ".weight";
+        // Renaming needs the GetAttr's only use to be this node and no other reference to `src`;
+        // renames are applied at the end, in one pass that keeps the state_dict order.
+        bool rename = (*refs)[src] == 1 && get->output()->num_uses() == 1;
+        if (rename) {
+          renames.emplace(src, dst);
+          n->set_weight("weight", src);
+        } else {
+          Weight w = g.weights().at(src);
+          w.tensor = w.tensor.clone();
+          g.weights().set(dst, std::move(w));
+          n->set_weight("weight", dst);
+        }
+        n->remove_input(1);
+        if (rename) get->destroy();
       }
-      n->remove_input(1);
-      if (rename) get->destroy();
-    }
-    while (n->num_inputs() > 1) n->remove_input(n->num_inputs() - 1);
-    for (const auto& [k, v] : plan->attrs.items()) n->attrs().set(k, v);
-    n->set_module(path);
-    ctx.rewrite(old_name, n);
-    changed = true;
+      while (n->num_inputs() > 1) n->remove_input(n->num_inputs() - 1);
+      for (const auto& [k, v] : plan->attrs.items()) n->attrs().set(k, v);
+      n->set_module(path);
+      rw.rewrite(old_name, n);
+      changed = true;
+    });
     return true;
   });
   rename_weights(g, renames);

@@ -57,7 +57,7 @@ struct Chain {
 
 class IntrinsicFuser {
  public:
-  IntrinsicFuser(Graph& g, PassContext& ctx, bool qat) : g_(g), ctx_(ctx), qat_(qat) {}
+  IntrinsicFuser(Graph& g, PassContext& ctx, bool qat) : g_(g), rw_(ctx), qat_(qat) {}
 
   bool run() {
     walk_pre(g_.block(), [&](Node* n) {
@@ -65,8 +65,17 @@ class IntrinsicFuser {
       return true;
     });
     walk_pre(g_.block(), [&](Node* n) {
-      if (qat_ && !bn_dims(n).empty()) match_conv_bn(n);
-      if (is_relu(n)) match_relu(n);
+      if (qat_ && !bn_dims(n).empty())
+        rw_.run("fuse", n, check_conv_bn(n), [&](Chain& c) {
+          chains_.push_back(std::move(c));
+          tail_[n] = chains_.size() - 1;
+        });
+      if (is_relu(n))
+        rw_.run("fuse", n, check_relu(n), [&](Link& l) {
+          if (l.chain == kNewChain) return chains_.push_back(std::move(l.c));
+          chains_[l.chain].relu = n;
+          chains_[l.chain].op = l.c.op;
+        });
       return true;
     });
     if (chains_.empty()) return false;
@@ -77,22 +86,24 @@ class IntrinsicFuser {
   }
 
  private:
-  bool reject(const Node* n, const char* why) {
-    ctx_.reject("fuse", n, why);
-    return false;
-  }
+  // What a ReLU does: start a chain (`c`), or end the QAT Conv+BN chain `chain` as `c.op`.
+  static constexpr size_t kNewChain = static_cast<size_t>(-1);
+  struct Link {
+    size_t chain = kNewChain;
+    Chain c;
+  };
 
-  // `next` can join the chain ending at producer `p`: same block, sole user, single call.
-  bool joinable(const Node* p, const Node* next) {
-    if (p->owning_block() != next->owning_block())
-      return reject(next, "producer is in another block");
+  // Why `next` cannot join the chain ending at producer `p` (nullptr: it can): same block, sole
+  // user, single call.
+  const char* unjoinable(const Node* p, const Node* next) {
+    if (p->owning_block() != next->owning_block()) return "producer is in another block";
     if (p->num_outputs() != 1 || !has_one_use(p->output()))
-      return reject(next, "producer's output has other uses");
+      return "producer's output has other uses";
     if (p->module().empty() || calls_[p->module()] != 1)
-      return reject(next, "producer's module instance is called more than once");
+      return "producer's module instance is called more than once";
     if (!next->module().empty() && calls_[next->module()] != 1)
-      return reject(next, "module instance is called more than once");
-    return true;
+      return "module instance is called more than once";
+    return nullptr;
   }
 
   static bool bn_eval_with_stats(const Node* bn) {
@@ -102,9 +113,8 @@ class IntrinsicFuser {
            bn->num_inputs() == 1 && bn->num_outputs() == 1;
   }
 
-  void match_conv_bn(Node* bn) {
-    if (!bn_eval_with_stats(bn))
-      return (void)reject(bn, "BatchNorm is not eval-mode with running stats");
+  Match<Chain> check_conv_bn(Node* bn) {
+    if (!bn_eval_with_stats(bn)) return Reject("BatchNorm is not eval-mode with running stats");
     Node* p = bn->input(0)->node();
     std::string d = bn_dims(bn);
     std::string op;
@@ -113,22 +123,20 @@ class IntrinsicFuser {
     else if (p->is("nn.Linear") && d == "1d")
       op = "nni.LinearBn1d";
     else
-      return (void)reject(bn, "input is not produced by a matching Conv/Linear module");
-    if (!joinable(p, bn)) return;
-    chains_.push_back({p, bn, nullptr, op});
-    tail_[bn] = chains_.size() - 1;
+      return Reject("input is not produced by a matching Conv/Linear module");
+    if (const char* why = unjoinable(p, bn)) return Reject(why);
+    return Chain{p, bn, nullptr, op};
   }
 
-  void match_relu(Node* relu) {
+  Match<Link> check_relu(Node* relu) {
     Node* p = relu->input(0)->node();
     auto t = tail_.find(p);
     if (t != tail_.end()) {  // Conv+BN chain of QAT
-      Chain& c = chains_[t->second];
-      if (!c.op.empty() && c.op.find("Linear") == std::string::npos && joinable(p, relu)) {
-        c.relu = relu;
-        c.op = "nni.ConvBnReLU" + conv_dims(c.head);
-      }
-      return;
+      const Chain& c = chains_[t->second];
+      if (c.op.empty() || c.op.find("Linear") != std::string::npos) return {};
+      if (const char* why = unjoinable(p, relu)) return Reject(why);
+      return Link{t->second,
+                  Chain{nullptr, nullptr, nullptr, "nni.ConvBnReLU" + conv_dims(c.head)}};
     }
     std::string op;
     if (!conv_dims(p).empty())
@@ -136,14 +144,13 @@ class IntrinsicFuser {
     else if (p->is("nn.Linear"))
       op = "nni.LinearReLU";
     else if (bn_dims(p) == "2d" || bn_dims(p) == "3d") {
-      if (!bn_eval_with_stats(p))
-        return (void)reject(relu, "BatchNorm is not eval-mode with running stats");
+      if (!bn_eval_with_stats(p)) return Reject("BatchNorm is not eval-mode with running stats");
       op = "nni.BNReLU" + bn_dims(p);
     } else {
-      return (void)reject(relu, "input is not produced by a Conv/Linear/BatchNorm module");
+      return Reject("input is not produced by a Conv/Linear/BatchNorm module");
     }
-    if (!joinable(p, relu)) return;
-    chains_.push_back({p, nullptr, relu, op});
+    if (const char* why = unjoinable(p, relu)) return Reject(why);
+    return Link{kNewChain, Chain{p, nullptr, relu, op}};
   }
 
   void apply(Chain& c, std::unordered_map<std::string, std::string>& renames) {
@@ -178,7 +185,7 @@ class IntrinsicFuser {
                            ? (c.bn ? "linear+bn" : "linear+relu")
                        : c.bn ? (c.relu ? "conv+bn+relu" : "conv+bn")
                               : "conv+relu";
-    ctx_.rewrite(rule, head);
+    rw_.rewrite(rule, head);
     if (c.bn) {
       rekey(c.bn, part);
       absorb(c.bn, "bn_");
@@ -188,7 +195,7 @@ class IntrinsicFuser {
   }
 
   Graph& g_;
-  PassContext& ctx_;
+  Rewriter rw_;
   bool qat_;
   std::unordered_map<std::string, int> calls_;
   std::vector<Chain> chains_;

@@ -42,20 +42,25 @@ std::string linear_op_name() {
 class LinearFuser {
  public:
   LinearFuser(Graph& g, PassContext& ctx)
-      : g_(g), ctx_(ctx), linear_(linear_op_name()), mutated_(mutated_memory(g)) {}
+      : g_(g), rw_(ctx), linear_(linear_op_name()), mutated_(mutated_memory(g)) {}
   bool changed() const { return changed_; }
 
   bool visit(Node* n) {
-    if (calls_aten(n, "aten::addmm")) return !try_addmm(n);
-    if (calls_aten(n, "aten::add")) return !try_matmul_add(n);
-    return true;
+    Match<Fusion> m;
+    if (calls_aten(n, "aten::addmm"))
+      m = check_addmm(n);
+    else if (calls_aten(n, "aten::add"))
+      m = check_matmul_add(n);
+    return !rw_.run("fuse", n, std::move(m),
+                    [&](const Fusion& f) { replace(n, f.x, f.w, f.b, f.rule); });
   }
 
  private:
-  bool reject(const Node* n, const char* why) {
-    ctx_.reject("fuse", n, why);
-    return false;
-  }
+  // What replaces the node: F.linear(x, w, b), reported as `rule`.
+  struct Fusion {
+    Value *x, *w, *b;
+    const char* rule;
+  };
 
   // The weight w when t = w.t() / w.transpose(0, 1) and w is a 2-d weight read.
   Value* transposed_weight(Value* t, const Node* at) {
@@ -99,7 +104,7 @@ class LinearFuser {
     lin->insert_before(old);
     lin->copy_provenance(old);
     Value* out = lin->add_output(old->output()->type());
-    ctx_.rewrite(rule, old);
+    rw_.rewrite(rule, old);
     std::string name = old->output()->name();
     old->output()->replace_all_uses_with(out);
     std::vector<Value*> maybe_dead(old->inputs().begin(), old->inputs().end());
@@ -123,21 +128,21 @@ class LinearFuser {
     for (Node* p : inputs) destroy_if_dead(p);
   }
 
-  bool try_addmm(Node* n) {
+  Match<Fusion> check_addmm(Node* n) {
     // aten::addmm(self, mat1, mat2, beta=1, alpha=1)
-    if (n->num_inputs() < 3 || n->num_outputs() != 1) return reject(n, "unexpected inputs");
+    if (n->num_inputs() < 3 || n->num_outputs() != 1) return Reject("unexpected inputs");
     for (size_t i = 3; i < n->num_inputs(); ++i)
-      if (!is_one(n->input(i))) return reject(n, "beta or alpha is not 1");
+      if (!is_one(n->input(i))) return Reject("beta or alpha is not 1");
     Value* w = transposed_weight(n->input(2), n);
-    if (!w) return reject(n, "mat2 is not the transpose of a weight");
-    replace(n, n->input(1), w, n->input(0), "addmm");
-    return true;
+    if (!w) return Reject("mat2 is not the transpose of a weight");
+    return Fusion{n->input(1), w, n->input(0), "addmm"};
   }
 
-  bool try_matmul_add(Node* n) {
+  // Says why for each operand that is a matmul but does not fit, and goes on to the other one.
+  Match<Fusion> check_matmul_add(Node* n) {
     // aten::add.Tensor(self, other, alpha=1)
-    if (n->num_inputs() < 2 || n->num_outputs() != 1) return false;
-    if (n->num_inputs() > 2 && !is_one(n->input(2))) return reject(n, "alpha is not 1");
+    if (n->num_inputs() < 2 || n->num_outputs() != 1) return {};
+    if (n->num_inputs() > 2 && !is_one(n->input(2))) return Reject("alpha is not 1");
     for (int side = 0; side < 2; ++side) {
       Value* mm = n->input(side);
       Value* b = n->input(1 - side);
@@ -146,31 +151,30 @@ class LinearFuser {
         continue;
       if (!mm->type().is_tensor() && mm->type().kind != Type::Kind::Any) continue;
       if (!has_one_use(mm)) {
-        reject(n, "the matmul result has other uses");
+        rw_.reject("fuse", n, "the matmul result has other uses");
         continue;
       }
       if (mn->owning_block() != n->owning_block()) continue;
       if (mutated_.count(mn->input(0))) {
         // F.linear at the add would read x after a write between the matmul and the add.
-        reject(n, "the matmul's input is written in place");
+        rw_.reject("fuse", n, "the matmul's input is written in place");
         continue;
       }
       Value* w = transposed_weight(mn->input(1), n);
       if (!w) {
-        reject(n, "the matmul's second operand is not the transpose of a weight");
+        rw_.reject("fuse", n, "the matmul's second operand is not the transpose of a weight");
         continue;
       }
       if (!b->type().is_tensor() && b->type().kind != Type::Kind::Any)
-        return reject(n, "bias is not a tensor");
-      if (!is_vector_bias(b)) return reject(n, "bias is not known to be 1-d");
-      replace(n, mn->input(0), w, b, "matmul+add");
-      return true;
+        return Reject("bias is not a tensor");
+      if (!is_vector_bias(b)) return Reject("bias is not known to be 1-d");
+      return Fusion{mn->input(0), w, b, "matmul+add"};
     }
-    return false;
+    return {};
   }
 
   Graph& g_;
-  PassContext& ctx_;
+  Rewriter rw_;
   std::string linear_;
   std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;

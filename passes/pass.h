@@ -7,7 +7,8 @@
 // - A pass is linear in the graph size: one walk over the nodes (nested blocks included), no
 //   restart from the top after a rewrite, no walk over all uses of a value per node.
 // - A matcher checks everything before its first change, so a "no" leaves the graph untouched.
-//   Every rejection says why through ctx.reject() (logged at trace level).
+//   Every rejection says why through ctx.reject() (logged at trace level). The toolkit for this
+//   (walks, check-then-apply patterns, Rewriter::reject) is lib/ir/rewrite.h.
 // - Every rewrite is reported through ctx.rewrite() (counted for the report, logged at debug).
 // - Rewrites keep provenance: new nodes copy scope and loc from the node they replace.
 // - A pass never prints and never throws for a model it cannot improve; problems worth telling
@@ -15,6 +16,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "ir/rewrite.h"
 #include "support/diag.h"
 
 #include <map>
@@ -33,7 +35,7 @@ struct RewriteLogEntry {
   std::string scope;  // module scope of the node
 };
 
-class PassContext {
+class PassContext : public RewriteLog {
  public:
   explicit PassContext(Diagnostics& diags) : diags_(diags) {}
 
@@ -55,9 +57,9 @@ class PassContext {
   void set_pass_name(std::string n) { pass_name_ = std::move(n); }
 
   // Records one rewrite at node `n` (the node being replaced, or the new one).
-  void rewrite(const char* rule, const Node* n);
+  void rewrite(const char* rule, const Node* n) override;
   // Why a match at `n` was rejected (trace level only; costs nothing when trace is off).
-  void reject(const char* rule, const Node* n, const char* why);
+  void reject(const char* rule, const Node* n, const char* why) override;
   size_t rewrites() const { return rewrites_; }
   const std::vector<RewriteLogEntry>& log() const { return log_; }
 

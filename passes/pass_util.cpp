@@ -18,51 +18,6 @@ std::string short_name(const std::string& base) {
 
 }  // namespace
 
-std::string aten_base(std::string_view q) {
-  size_t ns = q.find("::");
-  size_t dot = q.find('.', ns == std::string_view::npos ? 0 : ns + 2);
-  return std::string(dot == std::string_view::npos ? q : q.substr(0, dot));
-}
-
-const std::vector<std::string>& aten_bases(const std::string& op) {
-  // Passes run on one thread; the cache only grows by op names seen in graphs.
-  static std::unordered_map<std::string, std::vector<std::string>> cache;
-  auto it = cache.find(op);
-  if (it != cache.end()) return it->second;
-  std::vector<std::string> bases;
-  if (op.rfind("aten::", 0) == 0) {
-    bases.push_back(aten_base(op));
-  } else if (const OpInfo* info = find_op(op)) {
-    if (info->kind != OpKind::Module && info->kind != OpKind::Prim)
-      for (const auto& a : info->aten) {
-        std::string b = aten_base(a);
-        if (std::find(bases.begin(), bases.end(), b) == bases.end()) bases.push_back(b);
-      }
-  } else if (op.rfind("nn.", 0) != 0 && op.rfind("prim.", 0) != 0) {
-    for (const char* prefix : {"Tensor.", "torch.", "F."}) {
-      std::string p = prefix;
-      if (op.rfind(p, 0) == 0 && op.size() > p.size()) {
-        bases.push_back("aten::" + op.substr(p.size()));
-        break;
-      }
-    }
-  }
-  return cache.emplace(op, std::move(bases)).first->second;
-}
-
-bool calls_aten(const Node* n, std::string_view base) {
-  for (const auto& b : aten_bases(n->op()))
-    if (b == base) return true;
-  return false;
-}
-
-bool is_module_op(const Node* n) {
-  if (!n->module().empty()) return true;
-  if (n->op().rfind("nn.", 0) == 0) return true;
-  const OpInfo* info = n->info();
-  return info && info->kind == OpKind::Module;
-}
-
 bool has_side_effects(const Node* n) {
   const std::string& op = n->op();
   if (op.rfind("prim.", 0) == 0) return !op_has(*n, kPureOp);
@@ -83,8 +38,7 @@ bool has_side_effects(const Node* n) {
 bool has_side_effects_deep(const Node* n) {
   if (has_side_effects(n)) return true;
   for (const auto& b : n->blocks())
-    for (Node* m = b->front(); m; m = m->next())
-      if (has_side_effects_deep(m)) return true;
+    if (any_node(b.get(), has_side_effects)) return true;
   return false;
 }
 
@@ -120,51 +74,6 @@ bool is_nondeterministic(const Node* n) {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-std::optional<int64_t> const_int(const Value* v) {
-  const AttrValue* a = v->constant();
-  if (!a) return std::nullopt;
-  if (const auto* i = std::get_if<int64_t>(a)) return *i;
-  return std::nullopt;
-}
-
-std::optional<double> const_float(const Value* v) {
-  const AttrValue* a = v->constant();
-  if (!a) return std::nullopt;
-  if (const auto* d = std::get_if<double>(a)) return *d;
-  if (const auto* i = std::get_if<int64_t>(a)) return static_cast<double>(*i);
-  return std::nullopt;
-}
-
-std::optional<bool> const_bool(const Value* v) {
-  const AttrValue* a = v->constant();
-  if (!a) return std::nullopt;
-  if (const auto* b = std::get_if<bool>(a)) return *b;
-  return std::nullopt;
-}
-
-bool const_is_none(const Value* v) {
-  const AttrValue* a = v->constant();
-  return a && std::holds_alternative<NoneAttr>(*a);
-}
-
-std::optional<DType> const_dtype(const Value* v) {
-  const AttrValue* a = v->constant();
-  if (!a) return std::nullopt;
-  if (const auto* d = std::get_if<DType>(a)) return *d;
-  if (const auto* i = std::get_if<int64_t>(a))
-    if (v->type().kind == Type::Kind::ScalarType) {
-      DType d = dtype_from_scalar_type(*i);
-      if (d != DType::Unknown) return d;
-    }
-  return std::nullopt;
-}
-
-Node* producer_is(const Value* v, const char* op) {
-  Node* p = v->node();
-  if (!p || p->op() != op) return nullptr;
-  return p;
-}
 
 const std::optional<std::vector<int64_t>>& shape_of(const Value* v) {
   static const std::optional<std::vector<int64_t>> unknown;
@@ -202,13 +111,9 @@ std::optional<size_t> rank_of(const Value* v) {
 
 void rename_weights(Graph& g, const std::unordered_map<std::string, std::string>& renames) {
   if (renames.empty()) return;
-  WeightStore& old = g.weights();
-  WeightStore fresh;
-  for (const auto& name : old.names()) {
-    auto it = renames.find(name);
-    fresh.set(it == renames.end() ? name : it->second, std::move(*old.find(name)));
-  }
-  old = std::move(fresh);
+  WeightEdits edits;
+  edits.rename = renames;
+  g.weights().apply(std::move(edits));
   walk_pre(g.block(), [&](Node* n) {
     for (size_t i = 0; i < n->weights().size(); ++i) {
       const auto& kv = n->weights()[i];

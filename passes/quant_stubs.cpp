@@ -18,7 +18,7 @@
 //   read only the input's dtype/device/size (x.type_as(input), input.new_zeros(...)) keep the
 //   float input.
 #include "exec/alias.h"
-#include "ir/op_table.h"
+#include "ir/dtype_analysis.h"
 #include "ir/quant.h"
 #include "passes/pass.h"
 #include "passes/pass_util.h"
@@ -28,35 +28,6 @@
 
 namespace tt {
 namespace {
-
-bool is_float_dtype(DType d) {
-  return d == DType::F32 || d == DType::F64 || d == DType::F16 || d == DType::BF16;
-}
-
-// A tensor result that is never floating point, known without shapes: results of ops that only
-// make integers or bools (argmax, comparisons, ...), the indices of topk/sort/max(dim)/...,
-// and conversions to an integer dtype (x.long(), x.to(torch.int64), x.type_as(int_tensor)).
-bool makes_non_float(const Value* v) {
-  const Node* p = v->node();
-  for (const auto& b : aten_bases(p->op())) {
-    if (aten_base_has(b, kNonFloatResult)) return true;
-    if (aten_base_has(b, kIndicesSecond) && p->num_outputs() == 2 && v == p->output(1)) return true;
-    if (b == "aten::to" || b == "aten::type_as") {
-      for (const Value* in : p->inputs()) {
-        if (in->type().kind == Type::Kind::ScalarType) {  // x.to(dtype)
-          const AttrValue* c = in->constant();
-          const DType* d = c ? std::get_if<DType>(c) : nullptr;
-          return d && !is_float_dtype(*d) && *d != DType::Unknown;
-        }
-      }
-      if (b == "aten::type_as" && p->num_inputs() == 2) {  // the dtype of `other`
-        const Type& o = p->input(1)->type();
-        return o.dtype != DType::Unknown ? !is_float_dtype(o.dtype) : makes_non_float(p->input(1));
-      }
-    }
-  }
-  return false;
-}
 
 // Uses that read only the input's metadata (dtype, device, size): they keep reading the float
 // input, as a quantized tensor would change what they make (x.new_zeros(...) of a quantized x
@@ -102,7 +73,7 @@ void refuse_inplace_writes(const Graph& g) {
   for (const Node* n : g.all_nodes()) {
     for (size_t i : written_inputs(*n)) {
       const Type& t = n->input(i)->type();
-      if (t.is_tensor() && t.dtype != DType::Unknown && !is_float_dtype(t.dtype)) continue;
+      if (t.is_tensor() && !may_be_float_tensor(t)) continue;
       throw Error(ExitCode::Unsupported,
                   "--quant-prep: " + describe(*n) +
                       " writes in place into a float tensor that shares memory with other values; "
@@ -124,8 +95,7 @@ bool run_quant_stubs(Graph& g, PassContext& ctx) {
   std::vector<Node*> placed;
   for (Value* in : g.inputs()) {
     const Type& t = in->type();
-    if (!t.is_tensor()) continue;
-    if (t.dtype != DType::Unknown && !is_float_dtype(t.dtype)) continue;
+    if (!may_be_float_tensor(t)) continue;
     bool indices = false;
     for (const Use& u : in->uses())
       if (u.user->is("nn.Embedding") || calls_aten(u.user, "aten::embedding")) indices = true;
@@ -147,8 +117,7 @@ bool run_quant_stubs(Graph& g, PassContext& ctx) {
   for (const auto& [user, idx] : sites) {
     Value* v = user->input(idx);
     const Type& t = v->type();
-    if (!t.is_tensor()) continue;
-    if (t.dtype != DType::Unknown ? !is_float_dtype(t.dtype) : makes_non_float(v)) continue;
+    if (!t.is_tensor() || known_not_float(v)) continue;
     Node* s = insert_stub(g, "quant.DeQuantStub", v, names.fresh("dequant"), top,
                           user == ret ? nullptr : user,
                           v->node() != top->param_node() ? v->node() : nullptr);

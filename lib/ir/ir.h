@@ -190,6 +190,20 @@ struct Weight {
   bool is_param = true;  // false: buffer (running_mean, num_batches_tracked, tensor constants)
 };
 
+// Note [Weight-store edits]
+// Passes that rename, drop or add weights collect the edits and apply them in one pass over the
+// store (WeightStore::apply), so the state_dict keeps the model's order: a renamed entry stays
+// where it was, a new entry goes right after the one it belongs to (a folded bias after its
+// weight). Writing into the result keeps WeightStore::set's meaning: a name written twice keeps
+// its first place and its last value.
+struct WeightEdits {
+  std::unordered_set<std::string> erase;                // entries that leave the store
+  std::unordered_map<std::string, std::string> rename;  // old name -> new, in place
+  // New entries right after an existing one (its old name), in the order given.
+  std::unordered_map<std::string, std::vector<std::pair<std::string, Weight>>> insert_after;
+  bool empty() const { return erase.empty() && rename.empty() && insert_after.empty(); }
+};
+
 // Insertion-ordered name -> Weight map; order is the state_dict order of the original model.
 class WeightStore {
  public:
@@ -205,6 +219,8 @@ class WeightStore {
   int64_t nbytes() const;
   // A name not yet used, derived from `hint` ("conv.weight" -> "conv.weight_1").
   std::string unique_name(const std::string& hint) const;
+  // Applies `edits` in one pass over the order (Note [Weight-store edits]; lib/ir/rewrite.cpp).
+  void apply(WeightEdits edits);
 
  private:
   std::vector<std::string> order_;

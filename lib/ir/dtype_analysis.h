@@ -1,0 +1,60 @@
+// Which values are float tensors: the one dtype analysis of the quantization passes
+// (float-functional, quant-stubs, float-fallback), from types, constants, weights and the ops
+// that make the values (Note [Float analysis]).
+#pragma once
+
+#include "ir/ir.h"
+
+#include <cstdint>
+#include <unordered_map>
+
+namespace tt {
+
+// Note [Float analysis]
+// Traced and scripted graphs usually carry plain `Tensor` types, so whether a value is a float
+// tensor often has to be worked out. The answers, from the cheapest:
+// - by the type alone: may_be_float_tensor (a tensor whose dtype is float or unknown: where
+//   float-fallback and quant-stubs may put a stub) and float_kind_of_type;
+// - by the op that makes the value, without looking further back: known_not_float (a known
+//   non-float dtype, or an op whose tensor result is never float: argmax, comparisons, the
+//   indices of topk, x.long(); quant-stubs gives outputs a DeQuantStub unless this holds);
+// - forward along a walk: FloatAnalysis (float-functional), which records a kind for each
+//   node's outputs from its inputs: weights and tensor constants by their dtype, module outputs
+//   float, NumToTensor of an int, comparisons and integer aranges not, Tensor.to(dtype) by the
+//   dtype, true division float, other ops following their tensor operands.
+// The last two read the op facts differently (known_not_float asks the op table's
+// kNonFloatResult, FloatAnalysis keeps its own list of comparisons and looks at arange's
+// arguments): each keeps the answers its pass has always had.
+
+enum class FloatKind : int8_t { Unknown, Float, NotFloat };
+
+bool is_float_dtype(DType d);  // f32, f64, f16, bf16
+// A tensor type whose dtype is float or unknown.
+bool may_be_float_tensor(const Type& t);
+// NotFloat for a type that is neither Tensor nor Any; for a tensor of known dtype, whether that
+// is float; Unknown otherwise.
+FloatKind float_kind_of_type(const Type& t);
+// Never a float tensor: a known non-float dtype, or (dtype unknown) made by an op whose result
+// is never floating point (its own answer, not the walk's).
+bool known_not_float(const Value* v);
+
+// Float-ness of tensor values, propagated along a walk in program order: call visit(n) for each
+// node before it is rewritten; set() records what a rewrite made.
+class FloatAnalysis {
+ public:
+  explicit FloatAnalysis(const Graph& g) : g_(g) {}
+
+  // The type's answer when it has one, else what the walk recorded (Unknown when nothing).
+  FloatKind of(const Value* v) const;
+  void set(const Value* v, FloatKind k) { kind_[v] = k; }
+  // Records the kinds of n's outputs from its inputs.
+  void visit(const Node* n);
+
+ private:
+  FloatKind compute(const Node* n) const;
+
+  const Graph& g_;
+  std::unordered_map<const Value*, FloatKind> kind_;
+};
+
+}  // namespace tt
