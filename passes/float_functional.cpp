@@ -143,8 +143,11 @@ class Functionalizer {
     return paths_->fresh(n->scope(), "ff_" + method);
   }
 
-  // n becomes FloatFunctional.<method>(inputs) in place.
-  void become(Node* n, const std::string& method, const std::vector<Value*>& inputs) {
+  // n becomes FloatFunctional.<method>(inputs) in place, recorded as `rule`. `origin` (default:
+  // n itself) is the node n takes the place of: its provenance and its scope's fresh module name.
+  // Returns true (n is still there), what the rules' apply steps return.
+  bool become(Node* n, const std::string& method, const std::vector<Value*>& inputs,
+              const char* rule, const Node* origin = nullptr) {
     n->remove_all_inputs();
     for (Value* v : inputs) n->add_input(v);
     n->set_op("FloatFunctional." + method);
@@ -152,9 +155,12 @@ class Functionalizer {
       std::string key = n->attrs().items().front().first;
       n->attrs().erase(key);
     }
-    n->set_module(fresh(n, method));
+    if (origin) n->copy_provenance(origin);
+    n->set_module(fresh(origin ? origin : n, method));
     kinds_.set(n->output(), FloatKind::Float);
     changed_ = true;
+    rw_.rewrite(rule, n);
+    return true;
   }
 
   Value* float_const(double v, Node* before) {
@@ -198,25 +204,11 @@ class Functionalizer {
   // t + u as add, or add_relu folded into the ReLU that follows. Returns false when n is gone.
   bool emit_add(Node* n, Value* a, Value* b, const char* rule) {
     if (Node* relu = sole_relu_user(n)) {
-      relu->remove_all_inputs();
-      relu->add_input(a);
-      relu->add_input(b);
-      relu->set_op("FloatFunctional.add_relu");
-      while (!relu->attrs().empty()) {
-        std::string key = relu->attrs().items().front().first;
-        relu->attrs().erase(key);
-      }
-      relu->copy_provenance(n);
-      relu->set_module(fresh(n, "add_relu"));
-      kinds_.set(relu->output(), FloatKind::Float);
-      rw_.rewrite("add_relu", relu);
+      become(relu, "add_relu", {a, b}, "add_relu", /*origin=*/n);
       n->destroy();
-      changed_ = true;
       return false;
     }
-    become(n, "add", {a, b});
-    rw_.rewrite(rule, n);
-    return true;
+    return become(n, "add", {a, b}, rule);
   }
 
   // ----- rules
@@ -234,16 +226,12 @@ class Functionalizer {
         if (!s->value) return Reject("subtracting a number that is not a constant");
         return Apply([=] {
           Value* c = float_const(-*s->value, n);
-          become(n, "add_scalar", {a, c});
-          rw_.rewrite("sub_scalar", n);
-          return true;
+          return become(n, "add_scalar", {a, c}, "sub_scalar");
         });
       }
       return Apply([=] {
         Value* c = scalar_input(*s, n);
-        become(n, "add_scalar", {a, c});
-        rw_.rewrite("add_scalar", n);
-        return true;
+        return become(n, "add_scalar", {a, c}, "add_scalar");
       });
     }
     if (!is_float_tensor(b)) return Reject("the other operand is not a float tensor");
@@ -264,9 +252,7 @@ class Functionalizer {
       return Apply([=] {
         Value* c = scalar_input(*s, n);
         Value* neg_t = insert_mul_scalar(t, -1.0, n);
-        become(n, "add_scalar", {neg_t, c});
-        rw_.rewrite("rsub", n);
-        return true;
+        return become(n, "add_scalar", {neg_t, c}, "rsub");
       });
     }
     if (!is_float_tensor(other)) return Reject("other is not a float tensor");
@@ -282,17 +268,11 @@ class Functionalizer {
     if (auto s = scalar_of(b)) {
       return Apply([=] {
         Value* c = scalar_input(*s, n);
-        become(n, "mul_scalar", {a, c});
-        rw_.rewrite("mul_scalar", n);
-        return true;
+        return become(n, "mul_scalar", {a, c}, "mul_scalar");
       });
     }
     if (!is_float_tensor(b)) return Reject("the other operand is not a float tensor");
-    return Apply([=] {
-      become(n, "mul", {a, b});
-      rw_.rewrite("mul", n);
-      return true;
-    });
+    return Apply([=] { return become(n, "mul", {a, b}, "mul"); });
   }
 
   Match<Apply> div(Node* n) {
@@ -306,9 +286,7 @@ class Functionalizer {
     if (*s->value == 0.0) return Reject("division by zero");
     return Apply([=] {
       Value* c = float_const(1.0 / *s->value, n);
-      become(n, "mul_scalar", {a, c});
-      rw_.rewrite("div_scalar", n);
-      return true;
+      return become(n, "mul_scalar", {a, c}, "div_scalar");
     });
   }
 
@@ -317,9 +295,7 @@ class Functionalizer {
     if (!is_float_tensor(n->input(0))) return Reject("not a float tensor");
     return Apply([=] {
       Value* c = float_const(-1.0, n);
-      become(n, "mul_scalar", {n->input(0), c});
-      rw_.rewrite("neg", n);
-      return true;
+      return become(n, "mul_scalar", {n->input(0), c}, "neg");
     });
   }
 
@@ -350,9 +326,7 @@ class Functionalizer {
     if (!float_list(n->input(0))) return Reject("not a list of float tensors");
     return Apply([=] {
       Value* dim = dim_input(n);
-      become(n, "cat", {n->input(0), dim});
-      rw_.rewrite("cat", n);
-      return true;
+      return become(n, "cat", {n->input(0), dim}, "cat");
     });
   }
 
@@ -380,9 +354,7 @@ class Functionalizer {
     Node* list = g_.create("prim.ListConstruct", items, 0);
     list->add_output(n->input(0)->type());
     list->insert_before(n);
-    become(n, "cat", {list->output(), dim});
-    rw_.rewrite("stack", n);
-    return true;
+    return become(n, "cat", {list->output(), dim}, "stack");
   }
 
   Graph& g_;
