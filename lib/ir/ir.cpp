@@ -810,6 +810,23 @@ void Graph::release_name(const std::string& name) { names_.erase(name); }
 
 // ---------------------------------------------------------------------------------------------
 
+ContainerKind container_kind(const std::string& type) {
+  for (const char* prefix : {"torch.nn.modules.container.", "torch.nn."}) {
+    std::string p = prefix;
+    if (type.rfind(p, 0) != 0) continue;
+    std::string rest = type.substr(p.size());
+    if (rest == "Sequential") return ContainerKind::Sequential;
+    if (rest == "ModuleList") return ContainerKind::ModuleList;
+    if (rest == "ModuleDict") return ContainerKind::ModuleDict;
+  }
+  return ContainerKind::None;
+}
+
+std::string short_type_name(const std::string& type) {
+  size_t dot = type.rfind('.');
+  return dot == std::string::npos ? type : type.substr(dot + 1);
+}
+
 std::string sanitize_name(const std::string& raw) {
   std::string s = raw;
   // TorchScript debug names: "input.1", "x.3" -> drop the numeric suffix.

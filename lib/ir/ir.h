@@ -412,6 +412,32 @@ class Block {
   std::list<std::unique_ptr<Node>> nodes_;
 };
 
+// Note [Module table]
+// What the loader knows about the model's module tree, beyond the paths nodes carry (#module,
+// #scope): each module instance's original Python class and the argument names of its forward.
+// The Python emitter writes one class per (class, structure) from it and builds containers as
+// containers (Note [Classes of the generated module] in lib/emitters/python/classes.cpp). Keys
+// are module paths ("" is the root, "layer1.0"); entries may be missing (ONNX has no classes), and
+// a path may have an entry although no node uses it. Passes that add modules (unshared copies,
+// FloatFunctional, stubs) add leaf modules, which need no entry.
+struct ModuleInfo {
+  // Qualified class name without TorchScript's "__torch__." prefix
+  // ("torchvision.models.resnet.BasicBlock", "torch.nn.modules.container.Sequential"); "" unknown.
+  std::string type;
+  // Names of its forward's arguments without self, when known ({"x"}).
+  std::vector<std::string> forward_args;
+  bool operator==(const ModuleInfo& o) const {
+    return type == o.type && forward_args == o.forward_args;
+  }
+};
+
+enum class ContainerKind : int8_t { None, Sequential, ModuleList, ModuleDict };
+// The container a class name stands for: torch.nn's Sequential/ModuleList/ModuleDict (under
+// torch.nn.modules.container or torch.nn), else None (subclasses of them are None too).
+ContainerKind container_kind(const std::string& type);
+// The class name without its module path ("torchvision.models.resnet.BasicBlock" -> "BasicBlock").
+std::string short_type_name(const std::string& type);
+
 class Graph {
  public:
   Graph();
@@ -440,6 +466,10 @@ class Graph {
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
 
+  // Module path -> what the loader knows of it (Note [Module table]).
+  std::map<std::string, ModuleInfo>& modules() { return modules_; }
+  const std::map<std::string, ModuleInfo>& modules() const { return modules_; }
+
   WeightStore& weights() { return weights_; }
   const WeightStore& weights() const { return weights_; }
 
@@ -459,6 +489,7 @@ class Graph {
   std::unique_ptr<Block> top_;
   std::string name_;
   WeightStore weights_;
+  std::map<std::string, ModuleInfo> modules_;
   std::unordered_map<std::string, Value*> names_;
   std::unordered_map<std::string, uint64_t> name_counters_;
   uint64_t next_anon_ = 0;
