@@ -118,6 +118,11 @@ int main(int argc, char** argv) {
                    "Comma-separated outputs: python,weights,report,torchscript,tir,dot (default: "
                    "python,weights,report)")
       ->delimiter(',');
+  convert->add_flag("--flat", copts.flat,
+                    "Write NAME.py as one class with one forward over the whole graph. By default "
+                    "each module type of the model is its own class (BasicBlock, "
+                    "InvertedResidual), containers are nn.Sequential/nn.ModuleList, and the parent "
+                    "calls self.layer1(x)");
   convert->add_flag("--fuse", copts.passes.fuse,
                     "Fold BatchNorm into the preceding conv/linear and clean up (the pipeline "
                     "'fuse'; see 'tinytrace passes')");

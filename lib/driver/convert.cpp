@@ -339,6 +339,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     po.class_name = res.class_name;
     po.weights_file = res.name + ".pth";
     po.example_inputs = opts.input_shapes;
+    po.flat = opts.flat;
     out.write_text(res.name + ".py", emit_python(g, po, m.diags));
   }
   if (wants("weights")) {

@@ -20,6 +20,7 @@ struct ConvertOptions {
   bool verify = false;              // --verify
   std::string verify_inputs;        // --verify-inputs: torch.save'd inputs instead of seeded ones
   std::optional<double> tolerance;  // --tolerance (default: 1e-4, 1e-3 when BN was folded)
+  bool flat = false;                // --flat: one class with one forward in NAME.py
 };
 
 struct ConvertResult {

@@ -206,7 +206,7 @@ ojson diff_json(const Model& ma, const Model& mb) {
     }
 
   // modules
-  std::map<std::string, ModuleInfo> mods_a, mods_b;
+  std::map<std::string, ModuleSummary> mods_a, mods_b;
   std::vector<std::string> order;
   for (auto& m : collect_modules(a))
     if (!m.calls.empty()) {
@@ -231,8 +231,8 @@ ojson diff_json(const Model& ma, const Model& mb) {
           ojson{{"path", path}, {"type", ib->second.type()}, {"calls", ib->second.calls.size()}});
       continue;
     }
-    const ModuleInfo& x = ia->second;
-    const ModuleInfo& y = ib->second;
+    const ModuleSummary& x = ia->second;
+    const ModuleSummary& y = ib->second;
     ojson attrs = ojson::array();
     if (x.type() == y.type()) {
       const Attrs& ax = x.calls.front()->attrs();

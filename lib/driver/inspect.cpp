@@ -17,7 +17,7 @@ namespace tt {
 
 using ojson = nlohmann::ordered_json;
 
-std::string ModuleInfo::type() const {
+std::string ModuleSummary::type() const {
   std::vector<std::string> ops;
   for (const Node* n : calls)
     if (std::find(ops.begin(), ops.end(), n->op()) == ops.end()) ops.push_back(n->op());
@@ -40,10 +40,10 @@ std::string last_of(const std::string& path) {
 
 }  // namespace
 
-std::vector<ModuleInfo> collect_modules(const Graph& g) {
+std::vector<ModuleSummary> collect_modules(const Graph& g) {
   // Tree of paths; children in order of first appearance.
   std::unordered_map<std::string, std::vector<std::string>> children;
-  std::unordered_map<std::string, ModuleInfo> info;
+  std::unordered_map<std::string, ModuleSummary> info;
   info[""].path = "";
   auto add_path = [&](const std::string& path, auto&& self) -> void {
     if (path.empty() || info.count(path)) return;
@@ -60,7 +60,7 @@ std::vector<ModuleInfo> collect_modules(const Graph& g) {
     int64_t numel = w.tensor.defined() ? w.tensor.numel() : 0;
     // Count the weight in its owner and every ancestor, up to the root.
     for (std::string p = owner;; p = parent_of(p)) {
-      ModuleInfo& m = info[p];
+      ModuleSummary& m = info[p];
       if (w.is_param) {
         m.param_numel += numel;
         ++m.param_tensors;
@@ -78,9 +78,9 @@ std::vector<ModuleInfo> collect_modules(const Graph& g) {
       info[n->module()].calls.push_back(n);
     }
   }
-  std::vector<ModuleInfo> out;
+  std::vector<ModuleSummary> out;
   auto walk = [&](const std::string& path, int depth, auto&& self) -> void {
-    ModuleInfo m = info[path];
+    ModuleSummary m = info[path];
     m.depth = depth;
     out.push_back(std::move(m));
     auto it = children.find(path);
@@ -133,7 +133,7 @@ ojson inspect_json(const Model& m) {
                          {"warning_count", warnings}};
 
   ojson modules = ojson::array();
-  for (const ModuleInfo& mi : collect_modules(g)) {
+  for (const ModuleSummary& mi : collect_modules(g)) {
     std::string type = mi.type();
     modules.push_back(ojson{{"path", mi.path},
                             {"name", mi.path.empty() ? ojson(nullptr) : ojson(last_of(mi.path))},

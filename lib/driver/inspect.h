@@ -18,7 +18,7 @@ namespace tt {
 constexpr int kInspectVersion = 1;
 
 // One module of the model's module tree (the root, path "", is the model itself).
-struct ModuleInfo {
+struct ModuleSummary {
   std::string path;                // "layer1.0.conv1"
   int depth = 0;                   // 0 for the root
   std::vector<const Node*> calls;  // nodes with module() == path (leaf module ops), in order
@@ -33,7 +33,7 @@ struct ModuleInfo {
 // module path that calls an op (module()), that is a scope of inlined nodes (scope()), or that
 // owns a parameter/buffer (including ones only read with prim.GetAttr, or never read), and all
 // their ancestors.
-std::vector<ModuleInfo> collect_modules(const Graph& g);
+std::vector<ModuleSummary> collect_modules(const Graph& g);
 
 struct InspectOptions {
   std::string model_path;

@@ -16,6 +16,9 @@ struct PythonEmitOptions {
   // Example inputs for the __main__ block; when empty and the graph inputs have complete types,
   // those are used; otherwise __main__ only loads the weights and says how to get examples.
   std::vector<InputSpec> example_inputs;
+  // One class with one forward (the layout before issue #14) instead of one class per module
+  // type (Note [Classes of the generated module] in lib/emitters/python/classes.cpp).
+  bool flat = false;
 };
 
 std::string emit_python(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags);

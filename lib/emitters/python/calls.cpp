@@ -69,7 +69,7 @@ bool matches_default(const AttrValue& v, const c10::IValue& d) {
 void PyEmitter::emit_module_call(const Node& n, std::vector<std::string>& body) {
   std::vector<std::string> args;
   for (Value* v : n.inputs()) args.push_back(expr(v).text);
-  std::string callee = self_path(n.module());
+  std::string callee = module_ref(n.module());
   size_t dot = n.op().find('.');
   std::string prefix = n.op().substr(0, dot);
   if (method_module_classes().count(prefix)) callee += n.op().substr(dot);  // self.ff.add

@@ -10,6 +10,8 @@
 //                               (Note [Dropping default arguments]), infix, index/slice/index_put
 //   control_flow.cpp            if/loop statements (Note [Control flow in Python])
 //   main_block.cpp              the __main__ block
+//   classes.cpp                 the hierarchical layout: one class per module type, containers
+//                               (Note [Classes of the generated module])
 // The lexical pieces (quoting, numbers, names) are the shared toolkit, emitters/pysrc.h.
 #pragma once
 
@@ -22,6 +24,8 @@
 #include <ATen/core/function_schema.h>
 
 #include <deque>
+#include <functional>
+#include <ostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,6 +42,11 @@ using namespace tt::pysrc;
 
 // "layer1.0.conv1" -> getattr(self.layer1, "0").conv1; "" -> self.
 inline std::string self_path(const std::string& dotted) { return dotted_attr("self", dotted); }
+
+// "0", "12" (no leading zero): a positional child of a container.
+bool index_name(const std::string& s);
+// An attribute name that can be written `self.name`: an identifier nn.Module does not use itself.
+bool plain_attr(const std::string& s);
 
 // Names the generated forward must not rebind: keywords, the modules it uses, and builtins
 // the generated code calls.
@@ -70,6 +79,82 @@ struct ModEntry {
   std::map<std::string, ModEntry*> by_name;
 };
 
+// An expression of __init__ (Note [Classes of the generated module]): a leaf value, or a call
+// with arguments. Leaves are where instances of one generated class may differ: they become the
+// class's constructor parameters.
+struct CExpr {
+  enum class Wrap : int8_t { None, List, Dict, OrderedDict };
+  // Its place in the parent call: keyword, whether written positionally, the default it may
+  // be left out for.
+  std::string name;
+  bool positional = false;
+  std::optional<std::string> def;
+  std::string text;    // a leaf's Python text
+  std::string callee;  // a call: "nn.Conv2d"
+  int cls = -1;        // a call of generated class #cls (callee empty)
+  // nn.ModuleList([...]) / nn.ModuleDict({...}) / nn.Sequential(OrderedDict([...])): the
+  // arguments go into a list, dict or ordered dict (keys: their names).
+  Wrap wrap = Wrap::None;
+  std::vector<CExpr> args;
+  bool is_leaf() const { return callee.empty() && cls < 0; }
+};
+
+// One statement of a class's __init__.
+struct InitStmt {
+  enum class Kind : int8_t { Module, Param, Buffer, Super, Raw } kind = Kind::Module;
+  std::string target;  // attribute name (Module/Param/Buffer)
+  CExpr value;         // Raw: value.text is the whole statement
+};
+
+// A composite module instance: the root, a custom module or a container (a ModEntry without a
+// module op). Built by classes.cpp.
+struct Region;
+struct Item {
+  const Node* node = nullptr;  // a node of the top block, or
+  Region* call = nullptr;      // the call of an outlined child
+};
+struct Region {
+  ModEntry* entry = nullptr;
+  std::string type;  // original class (ModuleInfo::type), "" unknown
+  enum class Render : int8_t {
+    Class,
+    SeqClass,
+    Sequential,
+    SequentialDict,
+    ModuleList,
+    ModuleDict
+  };
+  Render render = Render::Class;
+  bool outlined = false;    // has its own forward, called from its parent
+  bool chain = false;       // outlined and its forward is its children in order (nn.Sequential's)
+  bool split = false;       // has nodes nested in blocks of nodes outside it: cannot be outlined
+  bool skip = false;        // weightless and inline: nothing to build
+  std::vector<Item> items;  // own nodes and outlined children's calls, in the order written
+  std::vector<const Node*> covered;  // top-block nodes it covers (own and its children's)
+  std::vector<const Value*> inputs, outputs;
+  Region* parent = nullptr;
+  std::vector<Region*> kids;  // composite children, in module order
+  // class sharing
+  std::vector<InitStmt> init;
+  std::string canon;  // forward text with canonical names ("" when not outlined)
+  int cls = -1;
+  std::vector<std::string> leaves;  // leaf texts of init, in order
+  std::vector<std::string> args;    // its class's constructor arguments (texts)
+};
+
+// A generated class (Note [Classes of the generated module]).
+struct ClassInfo {
+  std::string name;
+  std::string key;
+  std::vector<Region*> instances;
+  struct Param {
+    std::string name;
+    std::optional<std::string> def;
+  };
+  std::vector<Param> params;
+  std::vector<int> leaf_param;  // leaf index -> parameter (-1: written as its literal)
+};
+
 // What the candidate schemas say about argument i; fields are set only when all agree.
 struct ArgFacts {
   bool known = false;  // at least one candidate schema covers the argument
@@ -91,6 +176,48 @@ class PyEmitter {
   // python.cpp: checks and the class name
   void check_structure();
   std::string class_name() const;
+  void write_header(std::ostream& os) const;
+  void write_main(std::ostream& os, const std::vector<std::string>& main_block) const;
+
+  // classes.cpp: the hierarchical layout (Note [Classes of the generated module])
+  using ParamOf = std::function<const std::string*(const CExpr&)>;
+  bool try_hierarchy(std::vector<std::string>& lines);
+  std::vector<std::string> emit_classes();
+  Region* region_at(const std::string& path) const;
+  Region* owner_of(const Node* n) const;
+  void build_regions();
+  void classify(Region& r);
+  std::vector<ModEntry*> ordered_children(const Region& r) const;
+  void outline_all();
+  size_t first_pos(const Region& r) const;
+  bool order_items(Region& r);
+  bool can_outline(const Region& r, const std::vector<const Node*>& nodes) const;
+  void interface(Region& r);
+  bool is_chain(const Region& r) const;
+  std::string child_access(const ModEntry* parent, const std::string& name, const std::string& base,
+                           bool weight) const;
+  std::string module_ref(const std::string& path) const;
+  std::string weight_ref(const std::string& name) const;
+  void reset_forward_state();
+  std::vector<std::string> emit_forward(const Region& r, bool canonical,
+                                        std::vector<std::string>& params);
+  void emit_region_call(const Region& k, std::vector<std::string>& body);
+  std::string class_base_name(const Region& r) const;
+  // class_init.cpp: __init__ of the classes, their parameters, rendering
+  CExpr entry_expr(const ModEntry& c);
+  std::vector<CExpr> child_exprs(const Region& k);
+  void build_init(Region& r);
+  void add_qconfigs(Region& r, const ModEntry& e);
+  static CExpr empty_tensor_expr(const at::Tensor& t, DType d, const std::string& attr);
+  static std::vector<const CExpr*> init_leaves(const Region& r);
+  void assign_class(Region& r);
+  void make_params(ClassInfo& c);
+  std::string render(const CExpr& e, const ParamOf& param_of);
+  std::string callee_text(const CExpr& e) const;
+  std::vector<std::string> render_args(const CExpr& e, const ParamOf& param_of);
+  std::vector<std::string> render_lines(const std::string& prefix, const CExpr& e,
+                                        const std::string& suffix, const ParamOf& param_of);
+  std::vector<std::string> render_init(const Region& r, const ClassInfo* c);
 
   // module_tree.cpp: __init__
   ModEntry* entry(const std::string& path, const std::string& after = "");
@@ -102,7 +229,10 @@ class PyEmitter {
   static std::string empty_tensor(const at::Tensor& t, DType d);
   std::string module_qconfig(const Node& n);
   std::string module_ctor(const Node& n);
-  std::string module_ctor_of(const Node& n, const std::string& op, const Attrs& attrs);
+  CExpr module_ctor_expr(const Node& n);
+  CExpr module_ctor_expr_of(const Node& n, const std::string& op, const Attrs& attrs);
+  static bool at_default(const CExpr& a);
+  std::string render_literal(const CExpr& e);
   bool inplace_is_safe(const std::string& path) const;
   bool fresh_value(const Value* v) const;
   std::string module_attr_text(const std::string& name, const AttrValue& v);
@@ -115,6 +245,7 @@ class PyEmitter {
   static std::string op_hint(const std::string& op);
   static std::string module_hint(const std::string& path);
   std::string value_hint(const Value* v) const;
+  static std::string local_base(const std::string& ir_name);
 
   // forward.cpp: statements
   void assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
@@ -186,6 +317,18 @@ class PyEmitter {
   std::set<std::string> loop_vars_;
   std::set<std::string> imports_;
   bool use_functional_ = false;
+
+  // The hierarchical layout (classes.cpp).
+  std::deque<Region> regions_;  // pre-order: the root first
+  std::map<std::string, Region*> regions_by_path_;
+  std::unordered_map<const Node*, size_t> pos_;  // top-block order
+  std::vector<ClassInfo> classes_;
+  std::map<std::string, int> class_by_key_;
+  std::vector<std::string> class_names_;
+  std::vector<std::string> root_params_;
+  std::string cur_path_;    // the module whose forward or __init__ is being written
+  bool canonical_ = false;  // forward names are v, v_1, ... (to compare structures)
+  size_t leaf_cursor_ = 0;  // next init leaf while rendering
 };
 
 }  // namespace tt::pyemit

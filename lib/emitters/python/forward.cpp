@@ -39,6 +39,12 @@ std::string PyEmitter::bind_name(Value* v, const std::string& hint) {
   std::string name;
   if (auto p = preferred_.find(v); p != preferred_.end()) {
     name = p->second;  // shares a variable with an if/loop result (Note [Control flow in Python])
+  } else if (canonical_) {
+    name = unique("v");  // structure only (Note [Classes of the generated module])
+  } else if (!opts_.flat) {
+    // Local to the forward: the source name without the graph-wide suffix (conv1_7 -> conv1).
+    std::string base = local_base(ir);
+    name = unique(good_name(base) && !all_digits(base) ? base : hint);
   } else if (good_name(ir)) {
     name = ir;  // reserved up front; IR names are unique
   } else if (!ir.empty() && !all_digits(ir) && !std::isdigit(static_cast<unsigned char>(ir[0]))) {
@@ -48,6 +54,14 @@ std::string PyEmitter::bind_name(Value* v, const std::string& hint) {
   }
   expr_[v] = Expr(name);
   return name;
+}
+
+std::string PyEmitter::local_base(const std::string& ir_name) {
+  size_t us = ir_name.rfind('_');
+  if (us != std::string::npos && us > 0 && us + 1 < ir_name.size() &&
+      all_digits(ir_name.substr(us + 1)))
+    return ir_name.substr(0, us);
+  return ir_name;
 }
 
 std::string PyEmitter::op_hint(const std::string& op) {
@@ -135,7 +149,7 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
       unsupported(n, "prim.GetAttr does not name a weight", "add @value=<weight name>");
     if (!g_.weights().has(w))
       unsupported(n, "it reads '" + w + "', which is not a weight of the graph", "add the weight");
-    expr_[n.output(0)] = Expr{self_path(w)};
+    expr_[n.output(0)] = Expr{weight_ref(w)};
     return;
   }
   if (op == "prim.ListConstruct" || op == "prim.TupleConstruct") {

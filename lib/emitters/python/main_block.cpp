@@ -12,6 +12,7 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
        {"model", "weights_path", "torch", "nn", "F", "os", "print", "tuple", "isinstance"})
     used.take(n);
   used.take(class_name());
+  for (const auto& c : class_names_) used.take(c);
   for (const auto& [alias, mod] : import_aliases()) used.take(alias);
   std::vector<std::string> lines;
   lines.push_back("model = " + class_name() + "()");

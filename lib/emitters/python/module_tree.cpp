@@ -228,53 +228,67 @@ std::string PyEmitter::module_qconfig(const Node& n) {
   return "";
 }
 
-std::string PyEmitter::module_ctor(const Node& n) {
+std::string PyEmitter::module_ctor(const Node& n) { return render_literal(module_ctor_expr(n)); }
+
+CExpr PyEmitter::module_ctor_expr(const Node& n) {
   // Composite intrinsic modules are built from their parts (Note [Composite modules] in
   // lib/ir/quant.h): nni.ConvReLU2d(nn.Conv2d(...), nn.ReLU()).
   if (const auto* parts = composite_parts(n.op())) {
     std::string prefix = n.op().substr(0, n.op().find('.'));
     if (import_aliases().count(prefix)) use_alias(prefix);
-    std::vector<std::string> args;
-    for (size_t i = 0; i < parts->size(); ++i)
-      args.push_back(module_ctor_of(n, (*parts)[i].op, composite_part_attrs(n, i)));
-    return n.op() + "(" + join(args, ", ") + ")";
+    CExpr e;
+    e.callee = n.op();
+    for (size_t i = 0; i < parts->size(); ++i) {
+      e.args.push_back(module_ctor_expr_of(n, (*parts)[i].op, composite_part_attrs(n, i)));
+      e.args.back().positional = true;
+      e.args.back().name = "module" + std::to_string(i);
+    }
+    return e;
   }
-  return module_ctor_of(n, n.op(), n.attrs());
+  return module_ctor_expr_of(n, n.op(), n.attrs());
 }
 
 // The constructor call of module op `op` with attributes `attrs` (n: for errors and inplace).
-std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, const Attrs& attrs) {
+CExpr PyEmitter::module_ctor_expr_of(const Node& n, const std::string& op, const Attrs& attrs) {
   size_t dot = op.find('.');
   std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
-  std::string callee;
+  CExpr e;
   if (prefix == "nn") {
-    callee = op;
+    e.callee = op;
   } else if (import_aliases().count(prefix)) {
     use_alias(prefix);
-    callee = op;
+    e.callee = op;
   } else if (method_module_classes().count(prefix)) {
-    callee = method_module_classes().at(prefix);
-    use_alias(callee.substr(0, callee.find('.')));
+    e.callee = method_module_classes().at(prefix);
+    use_alias(e.callee.substr(0, e.callee.find('.')));
   } else if (prefix == "torch" && dot != std::string::npos) {
-    callee = op;
+    e.callee = op;
     std::string mod = op.substr(0, op.rfind('.'));
     if (mod != "torch" && mod != "torch.nn") imports_.insert("import " + mod);
   } else {
     unsupported(n, "module op '" + op + "' has no known Python class",
                 "add it to the op table in lib/ir/op_table.cpp");
   }
-  if (method_module_classes().count(prefix)) return callee + "()";
+  if (method_module_classes().count(prefix)) return e;
 
+  auto leaf = [](const std::string& name, std::string text, bool positional,
+                 std::optional<std::string> def) {
+    CExpr a;
+    a.name = name;
+    a.text = std::move(text);
+    a.positional = positional;
+    a.def = std::move(def);
+    return a;
+  };
   // Note [Python signatures] (lib/ir/op_table.h): required leading arguments, defaults.
   const std::vector<PyParam>* sig = python_signature(op);
-  std::vector<std::string> args;
   std::set<std::string> done;
   if (sig) {
     // Required arguments positionally (nn.Conv2d(3, 64, ...)), except kernel_size, which reads
     // better as a keyword; stop at the first one that cannot be positional.
     for (const auto& p : *sig) {
       if (p.def || p.name == "kernel_size" || !attrs.has(p.name)) break;
-      args.push_back(module_attr_text(p.name, attrs.at(p.name)));
+      e.args.push_back(leaf(p.name, module_attr_text(p.name, attrs.at(p.name)), true, {}));
       done.insert(p.name);
     }
   }
@@ -282,14 +296,27 @@ std::string PyEmitter::module_ctor_of(const Node& n, const std::string& op, cons
     if (done.count(name)) continue;
     std::string text = module_attr_text(name, value);
     if (name == "inplace" && text == "True" && !inplace_is_safe(n.module())) text = "False";
+    std::optional<std::string> def;
     if (sig) {
       auto p =
           std::find_if(sig->begin(), sig->end(), [&](const PyParam& c) { return c.name == name; });
-      if (p != sig->end() && p->def && (*p->def == text || numeric_equal(*p->def, text))) continue;
+      if (p != sig->end() && p->def) {
+        def = *p->def;
+        if (numeric_equal(*p->def, text)) text = *p->def;  // 1e-05 written as the default spells it
+      }
     }
-    args.push_back(name + "=" + text);
+    e.args.push_back(leaf(name, text, false, def));
   }
-  return callee + "(" + join(args, ", ") + ")";
+  return e;
+}
+
+// An argument left out because it has its default.
+bool PyEmitter::at_default(const CExpr& a) {
+  return !a.positional && a.is_leaf() && a.def && *a.def == a.text;
+}
+
+std::string PyEmitter::render_literal(const CExpr& e) {
+  return render(e, [](const CExpr&) -> const std::string* { return nullptr; });
 }
 
 // Note [In-place modules]
