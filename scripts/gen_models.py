@@ -91,6 +91,8 @@ for _name, _kw in [
     ("googlenet", {"aux_logits": False, "init_weights": True}),
     # ViT's position embedding is sized by image_size; 64 gives 4x4 patches + class token.
     ("vit_b_16", {"image_size": 64}),
+    # Shifted windows on 16x16, 8x8, 4x4 and 2x2 feature maps (padded to 7x7 windows).
+    ("swin_t", {}),
 ]:
     SPECS[_name] = Spec(_name, "torchvision", _tv(_name, **_kw), [f32(1, 3, 64, 64)])
 

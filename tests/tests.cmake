@@ -108,11 +108,19 @@ foreach(meta IN LISTS tt_torch113_metas)
                        TIMEOUT 300)
 endforeach()
 # The biggest models first, so the two CTest slots stay busy until the end.
-foreach(big vit_b_16 resnet50 densenet121)
+foreach(big vit_b_16 swin_t resnet50 densenet121)
   if(TEST e2e_${big})
     set_tests_properties(e2e_${big} PROPERTIES COST 500)
   endif()
 endforeach()
+
+# The readability figures of issue #14 (classes per module type, containers, no getattr/setattr,
+# line limits, int shape arithmetic) and --flat.
+add_test(NAME e2e_readable_figures
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_readable.py
+                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR} ${TT_E2E_OUT}/readable)
+set_tests_properties(e2e_readable_figures PROPERTIES LABELS e2e ENVIRONMENT "${TT_TEST_ENV}"
+                     FIXTURES_REQUIRED tt_models_torchvision TIMEOUT 900 COST 300)
 
 # --- bad input: one test per case of issue 2 --------------------------------------------------
 tt_script_list(tt_bad_cases ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py)

@@ -3,7 +3,10 @@
 // (Note [Classes of the generated module] in lib/emitters/python/classes.cpp).
 #include "emitters/python/emitter.h"
 
+#include "ir/quant.h"
+
 #include <algorithm>
+#include <set>
 
 namespace tt::pyemit {
 
@@ -11,7 +14,20 @@ namespace tt::pyemit {
 // __init__
 
 CExpr PyEmitter::entry_expr(const ModEntry& c) {
-  if (c.op) return module_ctor_expr(*c.op);
+  if (c.op) {
+    // A module without weights whose constructor needs no argument (an activation, dropout) is
+    // one leaf: instances that differ only in it (ReLU or Hardswish) share the class.
+    const std::vector<PyParam>* sig = python_signature(c.op->op());
+    bool no_required =
+        sig && std::all_of(sig->begin(), sig->end(), [](const PyParam& p) { return p.def; });
+    if (!c.op->weights().empty() || !no_required || composite_parts(c.op->op()))
+      return module_ctor_expr(*c.op);
+    CExpr leaf;
+    leaf.text = module_ctor(*c.op);
+    leaf.module = true;
+    leaf.name = plain_attr(c.name) ? c.name : "activation";
+    return leaf;
+  }
   Region& k = *region_at(c.path);
   using R = Region::Render;
   CExpr e;
@@ -22,7 +38,7 @@ CExpr PyEmitter::entry_expr(const ModEntry& c) {
       CExpr a;
       a.name = ci.params[p].name;
       a.def = ci.params[p].def;
-      a.positional = !a.def;
+      a.positional = !a.def && !ci.params[p].module;
       a.text = k.args.at(p);
       e.args.push_back(a);
     }
@@ -241,14 +257,19 @@ void PyEmitter::make_params(ClassInfo& c) {
     ClassInfo::Param p;
     p.name = used.unique(leaves[k]->name.empty() ? "arg" : leaves[k]->name);
     p.def = leaves[k]->def;
+    p.module = leaves[k]->module;
     c.leaf_param[k] = static_cast<int>(found.size());
     found.push_back({p, k});
   }
-  // Required parameters first, then those with defaults (Python's rule), each in leaf order.
+  // Required parameters first (modules last among them: call sites pass those by keyword), then
+  // those with defaults (Python's rule), each in leaf order.
   std::vector<int> order;
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t i = 0; i < found.size(); ++i)
-      if (found[i].first.def.has_value() == (pass == 1)) order.push_back(static_cast<int>(i));
+  for (int pass = 0; pass < 3; ++pass)
+    for (size_t i = 0; i < found.size(); ++i) {
+      const ClassInfo::Param& p = found[i].first;
+      int group = p.def ? 2 : p.module ? 1 : 0;
+      if (group == pass) order.push_back(static_cast<int>(i));
+    }
   std::vector<int> new_index(found.size());
   for (size_t i = 0; i < order.size(); ++i) {
     new_index[order[i]] = static_cast<int>(i);
@@ -260,6 +281,55 @@ void PyEmitter::make_params(ClassInfo& c) {
     in->args.assign(c.params.size(), "");
     for (size_t i = 0; i < found.size(); ++i)
       in->args[new_index[i]] = in->leaves.at(found[i].second);
+  }
+}
+
+// Forward numbers that differ between the instances: constructor parameters (one already made
+// for an init leaf with the same values is reused), kept as attributes the forward reads.
+void PyEmitter::make_const_params(ClassInfo& c) {
+  const Region& rep = *c.instances.front();
+  size_t n = rep.const_vals.size();
+  c.const_attr.assign(n, "");
+  c.const_param.assign(n, -1);
+  if (c.instances.size() < 2) return;
+  NameAllocator attrs{python_reserved};
+  for (const ModEntry* k : rep.entry->children) attrs.take(k->name);
+  for (const auto& w : rep.entry->params) attrs.take(w.substr(w.rfind('.') + 1));
+  for (const auto& w : rep.entry->buffers) attrs.take(w.substr(w.rfind('.') + 1));
+  for (const char* m : {"forward", "training"}) attrs.take(m);
+  NameAllocator names{python_reserved};
+  for (const auto& p : c.params) names.take(p.name);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<std::string> values;
+    for (const Region* in : c.instances) values.push_back(in->const_vals.at(i));
+    if (std::all_of(values.begin(), values.end(), [&](const auto& v) { return v == values[0]; }))
+      continue;
+    int p = -1;
+    for (size_t q = 0; q < c.params.size() && p < 0; ++q) {
+      bool same = true;
+      for (const Region* in : c.instances) same = same && in->args.at(q) == in->const_vals.at(i);
+      if (same && !c.params[q].module) p = static_cast<int>(q);
+    }
+    if (p < 0) {
+      ClassInfo::Param np;
+      np.name = names.unique(rep.const_hints.at(i));
+      // A new required parameter goes before the ones with defaults.
+      size_t at = 0;
+      while (at < c.params.size() && !c.params[at].def && !c.params[at].module) ++at;
+      c.params.insert(c.params.begin() + static_cast<std::ptrdiff_t>(at), np);
+      for (int& lp : c.leaf_param)
+        if (lp >= static_cast<int>(at)) ++lp;
+      for (int& cp : c.const_param)
+        if (cp >= static_cast<int>(at)) ++cp;
+      for (Region* in : c.instances)
+        in->args.insert(in->args.begin() + static_cast<std::ptrdiff_t>(at), in->const_vals.at(i));
+      p = static_cast<int>(at);
+    }
+    c.const_param[i] = p;
+    // One attribute per parameter.
+    for (size_t j = 0; j < i; ++j)
+      if (c.const_param[j] == p) c.const_attr[i] = c.const_attr[j];
+    if (c.const_attr[i].empty()) c.const_attr[i] = attrs.unique(c.params[p].name);
   }
 }
 
@@ -366,6 +436,12 @@ std::vector<std::string> PyEmitter::render_init(const Region& r, const ClassInfo
         break;
     }
     lines.insert(lines.end(), part.begin(), part.end());
+  }
+  if (c) {
+    std::set<std::string> done;
+    for (size_t i = 0; i < c->const_attr.size(); ++i)
+      if (!c->const_attr[i].empty() && done.insert(c->const_attr[i]).second)
+        lines.push_back("self." + c->const_attr[i] + " = " + c->params[c->const_param[i]].name);
   }
   return lines;
 }

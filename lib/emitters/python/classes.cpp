@@ -527,7 +527,7 @@ void PyEmitter::reset_forward_state() {
   loop_vars_.clear();
 }
 
-std::vector<std::string> PyEmitter::emit_forward(const Region& r, bool canonical,
+std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
                                                  std::vector<std::string>& params) {
   reset_forward_state();
   canonical_ = canonical;
@@ -548,18 +548,7 @@ std::vector<std::string> PyEmitter::emit_forward(const Region& r, bool canonical
     params.push_back(bind_name(const_cast<Value*>(v), hint));
   }
   std::vector<std::string> body;
-  // Constants of the top block are written where they are used.
-  std::vector<std::string> ignored;
-  std::set<const Node*> consts;
-  for (const Item& it : r.items)
-    if (it.node)
-      for_each_deep(it.node, [&](const Node* m) {
-        for (const Value* v : m->inputs())
-          if (v->node()->is("prim.Constant") && v->node()->owning_block() == g_.block())
-            consts.insert(v->node());
-      });
-  for (const Node* n = g_.block()->front(); n; n = n->next())
-    if (consts.count(n)) emit_node(*n, ignored);
+  bind_constants(r, canonical);
   for (const Item& it : r.items) {
     if (it.node)
       emit_node(*it.node, body);
@@ -577,6 +566,60 @@ std::vector<std::string> PyEmitter::emit_forward(const Region& r, bool canonical
   }
   canonical_ = false;
   return body;
+}
+
+// Numbers a forward may take from its class's attributes: ints, floats, bools and lists of them.
+static bool parametrizable(const AttrValue& a, const Type& t) {
+  using K = Type::Kind;
+  if (t.kind != K::Int && t.kind != K::Float && t.kind != K::Bool && t.kind != K::List)
+    return false;
+  return std::holds_alternative<int64_t>(a) || std::holds_alternative<double>(a) ||
+         std::holds_alternative<bool>(a) || std::holds_alternative<std::vector<int64_t>>(a) ||
+         std::holds_alternative<std::vector<double>>(a);
+}
+
+// Binds the top-block constants r's nodes read, in order of first use. Written with canonical
+// names, a number is a placeholder (its value goes to r.const_vals); written for a class, a
+// number that differs between the instances is the attribute that holds it.
+void PyEmitter::bind_constants(Region& r, bool canonical) {
+  std::vector<const Node*> consts;
+  std::set<const Node*> seen;
+  for (const Item& it : r.items)
+    if (it.node)
+      for_each_deep(it.node, [&](const Node* m) {
+        for (const Value* v : m->inputs())
+          if (v->node()->is("prim.Constant") && v->node()->owning_block() == g_.block() &&
+              seen.insert(v->node()).second)
+            consts.push_back(v->node());
+      });
+  if (canonical) r.const_vals.clear(), r.const_hints.clear();
+  std::vector<std::string> ignored;
+  size_t k = 0;
+  for (const Node* n : consts) {
+    emit_node(*n, ignored);  // its literal
+    const AttrValue* a = n->attrs().find("value");
+    if (!r.parent || !a || !parametrizable(*a, n->output(0)->type())) continue;
+    size_t i = k++;
+    if (canonical) {
+      r.const_vals.push_back(expr_.at(n->output(0)).text);
+      r.const_hints.push_back(const_hint(n->output(0), r));
+      expr_[n->output(0)] = Expr{"__k" + std::to_string(i) + "__"};
+    } else if (cur_class_ && i < cur_class_->const_attr.size() &&
+               !cur_class_->const_attr[i].empty()) {
+      expr_[n->output(0)] = Expr{"self." + cur_class_->const_attr[i]};
+    }
+  }
+}
+
+// A name for a number from its first use in r: the argument it is passed as ("shifts", "dim").
+std::string PyEmitter::const_hint(const Value* v, const Region& r) {
+  std::set<const Node*> cov(r.covered.begin(), r.covered.end());
+  for (const Use& u : v->uses()) {
+    if (!cov.count(top_of(u.user, g_.block())) || !u.user->module().empty()) continue;
+    ArgFacts f = arg_facts(candidate_schemas(*u.user, u.user->info()), u.index);
+    if (f.known && !f.name.empty() && f.name != "self" && f.name != "input") return f.name;
+  }
+  return "value";
 }
 
 void PyEmitter::emit_region_call(const Region& k, std::vector<std::string>& body) {
@@ -642,7 +685,10 @@ std::vector<std::string> PyEmitter::emit_classes() {
       if (r->outlined && !r->chain) r->canon = join(emit_forward(*r, true, ignored), "\n");
       assign_class(*r);
     }
-    for (size_t k = first_new; k < classes_.size(); ++k) make_params(classes_[k]);
+    for (size_t k = first_new; k < classes_.size(); ++k) {
+      make_params(classes_[k]);
+      make_const_params(classes_[k]);
+    }
   }
   // Names, in the order the classes are first met from the top.
   NameAllocator names{python_reserved};
@@ -691,7 +737,9 @@ std::vector<std::string> PyEmitter::emit_classes() {
     }
     if (rep.parent && (!rep.outlined || rep.chain)) continue;
     std::vector<std::string> params;
-    std::vector<std::string> body = emit_forward(rep, false, params);
+    cur_class_ = &c;
+    std::vector<std::string> body = emit_forward(*c.instances.front(), false, params);
+    cur_class_ = nullptr;
     if (!rep.parent) root_params_ = params;
     if (has_init) out.push_back("");
     params.insert(params.begin(), "self");

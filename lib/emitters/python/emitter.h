@@ -89,9 +89,10 @@ struct CExpr {
   std::string name;
   bool positional = false;
   std::optional<std::string> def;
-  std::string text;    // a leaf's Python text
-  std::string callee;  // a call: "nn.Conv2d"
-  int cls = -1;        // a call of generated class #cls (callee empty)
+  std::string text;     // a leaf's Python text
+  bool module = false;  // the leaf is a whole module (an activation: nn.ReLU(inplace=True))
+  std::string callee;   // a call: "nn.Conv2d"
+  int cls = -1;         // a call of generated class #cls (callee empty)
   // nn.ModuleList([...]) / nn.ModuleDict({...}) / nn.Sequential(OrderedDict([...])): the
   // arguments go into a list, dict or ordered dict (keys: their names).
   Wrap wrap = Wrap::None;
@@ -140,6 +141,9 @@ struct Region {
   int cls = -1;
   std::vector<std::string> leaves;  // leaf texts of init, in order
   std::vector<std::string> args;    // its class's constructor arguments (texts)
+  // The numbers its forward writes (constants of the top block, in order of first use) and a
+  // name for each from where it is used: instances that differ only in them share a class.
+  std::vector<std::string> const_vals, const_hints;
 };
 
 // A generated class (Note [Classes of the generated module]).
@@ -150,9 +154,14 @@ struct ClassInfo {
   struct Param {
     std::string name;
     std::optional<std::string> def;
+    bool module = false;  // a module: passed by keyword
   };
   std::vector<Param> params;
   std::vector<int> leaf_param;  // leaf index -> parameter (-1: written as its literal)
+  // Forward constant index -> the attribute that holds it ("" : written as its literal); the
+  // attribute is set from parameter const_param[i] in __init__.
+  std::vector<std::string> const_attr;
+  std::vector<int> const_param;
 };
 
 // What the candidate schemas say about argument i; fields are set only when all agree.
@@ -199,9 +208,12 @@ class PyEmitter {
   std::string module_ref(const std::string& path) const;
   std::string weight_ref(const std::string& name) const;
   void reset_forward_state();
-  std::vector<std::string> emit_forward(const Region& r, bool canonical,
+  std::vector<std::string> emit_forward(Region& r, bool canonical,
                                         std::vector<std::string>& params);
   void emit_region_call(const Region& k, std::vector<std::string>& body);
+  void bind_constants(Region& r, bool canonical);
+  std::string const_hint(const Value* v, const Region& r);
+  void make_const_params(ClassInfo& c);
   std::string class_base_name(const Region& r) const;
   // class_init.cpp: __init__ of the classes, their parameters, rendering
   CExpr entry_expr(const ModEntry& c);
@@ -326,9 +338,10 @@ class PyEmitter {
   std::map<std::string, int> class_by_key_;
   std::vector<std::string> class_names_;
   std::vector<std::string> root_params_;
-  std::string cur_path_;    // the module whose forward or __init__ is being written
-  bool canonical_ = false;  // forward names are v, v_1, ... (to compare structures)
-  size_t leaf_cursor_ = 0;  // next init leaf while rendering
+  std::string cur_path_;                  // the module whose forward or __init__ is being written
+  bool canonical_ = false;                // forward names are v, v_1, ... (to compare structures)
+  size_t leaf_cursor_ = 0;                // next init leaf while rendering
+  const ClassInfo* cur_class_ = nullptr;  // the class whose forward is written (constants)
 };
 
 }  // namespace tt::pyemit
