@@ -35,6 +35,16 @@ CExpr PyEmitter::entry_expr(const ModEntry& c) {
     e.cls = k.cls;
     const ClassInfo& ci = classes_.at(k.cls);
     for (size_t p = 0; p < ci.params.size(); ++p) {
+      if (static_cast<int>(p) == ci.optional_param) {
+        auto child = k.entry->by_name.find(ci.optional_child);
+        if (child == k.entry->by_name.end()) continue;  // None: the default
+        CExpr a = entry_expr(*child->second);
+        a.name = ci.params[p].name;
+        a.positional = false;
+        a.def.reset();
+        e.args.push_back(a);
+        continue;
+      }
       CExpr a;
       a.name = ci.params[p].name;
       a.def = ci.params[p].def;
@@ -185,6 +195,8 @@ void collect_leaves(const CExpr& e, std::vector<const CExpr*>& out) {
   for (const CExpr& a : e.args) collect_leaves(a, out);
 }
 
+}  // namespace
+
 void skeleton(const CExpr& e, std::string& out) {
   out += e.name + (e.positional ? "!" : "") + (e.def ? "=" + *e.def : "") + ":";
   if (e.is_leaf()) {
@@ -200,12 +212,13 @@ void skeleton(const CExpr& e, std::string& out) {
   out += ")";
 }
 
-}  // namespace
-
 std::vector<const CExpr*> PyEmitter::init_leaves(const Region& r) {
   std::vector<const CExpr*> out;
   for (const InitStmt& s : r.init)
-    if (s.kind != InitStmt::Kind::Raw) collect_leaves(s.value, out);
+    if (s.kind != InitStmt::Kind::Raw &&
+        !(s.kind == InitStmt::Kind::Module && !r.optional_child.empty() &&
+          s.target == r.optional_child))
+      collect_leaves(s.value, out);
   return out;
 }
 
@@ -282,6 +295,16 @@ void PyEmitter::make_params(ClassInfo& c) {
     for (size_t i = 0; i < found.size(); ++i)
       in->args[new_index[i]] = in->leaves.at(found[i].second);
   }
+  if (!c.optional_child.empty()) {
+    ClassInfo::Param p;
+    p.name = used.unique(c.optional_child);
+    p.def = "None";
+    p.module = true;
+    c.optional_param = static_cast<int>(c.params.size());
+    c.params.push_back(p);
+    for (Region* in : c.instances)
+      in->args.push_back(in->entry->by_name.count(c.optional_child) ? "<module>" : "None");
+  }
 }
 
 // Forward numbers that differ between the instances: constructor parameters (one already made
@@ -321,6 +344,7 @@ void PyEmitter::make_const_params(ClassInfo& c) {
         if (lp >= static_cast<int>(at)) ++lp;
       for (int& cp : c.const_param)
         if (cp >= static_cast<int>(at)) ++cp;
+      if (c.optional_param >= static_cast<int>(at)) ++c.optional_param;
       for (Region* in : c.instances)
         in->args.insert(in->args.begin() + static_cast<std::ptrdiff_t>(at), in->const_vals.at(i));
       p = static_cast<int>(at);
@@ -416,6 +440,10 @@ std::vector<std::string> PyEmitter::render_init(const Region& r, const ClassInfo
         part = render_lines("", s.value, "", param_of);
         break;
       case InitStmt::Kind::Module:
+        if (c && !c->optional_child.empty() && s.target == c->optional_child) {
+          part = {"self." + s.target + " = " + c->params[c->optional_param].name};
+          break;
+        }
         part = plain_attr(s.target)
                    ? render_lines("self." + s.target + " = ", s.value, "", param_of)
                    : render_lines("self.add_module(" + py_str(s.target) + ", ", s.value, ")",

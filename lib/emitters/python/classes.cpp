@@ -550,10 +550,16 @@ std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
   std::vector<std::string> body;
   bind_constants(r, canonical);
   for (const Item& it : r.items) {
-    if (it.node)
-      emit_node(*it.node, body);
-    else
+    if (it.node) {
+      const Node& n = *it.node;
+      if (!n.module().empty() &&
+          emit_optional_call(n.module(), {n.inputs().begin(), n.inputs().end()},
+                             {n.outputs().begin(), n.outputs().end()}, body))
+        continue;
+      emit_node(n, body);
+    } else if (!emit_optional_call(it.call->entry->path, it.call->inputs, it.call->outputs, body)) {
       emit_region_call(*it.call, body);
+    }
   }
   if (!r.parent) {
     body.push_back(emit_return());
@@ -622,6 +628,93 @@ std::string PyEmitter::const_hint(const Value* v, const Region& r) {
   return "value";
 }
 
+// The call of an optional child: left out when comparing with the instances without it
+// (elide_child_), else `y = x` and `if self.child is not None: y = self.child(x)`.
+bool PyEmitter::emit_optional_call(const std::string& path, const std::vector<const Value*>& ins,
+                                   const std::vector<const Value*>& outs,
+                                   std::vector<std::string>& body) {
+  bool elide = !elide_child_.empty() && path == elide_child_;
+  bool optional = !elide && cur_class_ && !cur_class_->optional_child.empty() &&
+                  path == (cur_path_.empty() ? "" : cur_path_ + ".") + cur_class_->optional_child;
+  if (!elide && !optional) return false;
+  if (ins.size() != 1 || outs.size() != 1) {
+    elided_ = 100;  // not a one-in one-out call: no merge
+    return false;
+  }
+  if (elide) {
+    ++elided_;
+    expr_[outs[0]] = expr(ins[0]);
+    return true;
+  }
+  std::string in = expr(ins[0]).text;
+  std::string callee = module_ref(path);
+  std::string name = bind_name(const_cast<Value*>(outs[0]), module_hint(path));
+  body.push_back(name + " = " + in);
+  body.push_back("if " + callee + " is not None:");
+  body.push_back("    " + name + " = " + callee + "(" + in + ")");
+  return true;
+}
+
+// Classes of one original class (made at this height) where one's instances are the other's plus
+// one child called once on one value, whose forwards agree when that call is left out: one class
+// with the child as an optional constructor argument.
+void PyEmitter::merge_optional_children(size_t first_new) {
+  std::vector<std::string> ignored;
+  for (size_t y = first_new; y < classes_.size(); ++y) {
+    for (size_t x = first_new; x < classes_.size(); ++x) {
+      ClassInfo& cx = classes_[x];
+      ClassInfo& cy = classes_[y];
+      if (x == y || cx.merged || cy.merged || !cx.optional_child.empty() ||
+          !cy.optional_child.empty())
+        continue;
+      Region& rx = *cx.instances.front();
+      Region& ry = *cy.instances.front();
+      if (!rx.parent || !ry.parent || rx.type != ry.type || rx.type.empty() ||
+          rx.render != ry.render || rx.render != Region::Render::Class || !rx.outlined ||
+          !ry.outlined || ry.init.size() != rx.init.size() + 1)
+        continue;
+      // The one extra module of y: the statements agree around it.
+      auto stmt_key = [](const InitStmt& st) {
+        std::string k = std::to_string(static_cast<int>(st.kind)) + " " + st.target + " ";
+        if (st.kind == InitStmt::Kind::Raw) return k + st.value.text;
+        std::string sk;
+        skeleton(st.value, sk);
+        return k + sk;
+      };
+      std::string extra;
+      for (size_t j = 0, i = 0; j < ry.init.size(); ++j) {
+        if (i < rx.init.size() && stmt_key(rx.init[i]) == stmt_key(ry.init[j])) {
+          ++i;
+          continue;
+        }
+        if (!extra.empty() || ry.init[j].kind != InitStmt::Kind::Module) {
+          extra.clear();
+          break;
+        }
+        extra = ry.init[j].target;
+      }
+      if (extra.empty() || !plain_attr(extra)) continue;
+      elide_child_ = ry.entry->path + "." + extra;
+      elided_ = 0;
+      auto vals = ry.const_vals;
+      auto hints = ry.const_hints;
+      std::string canon = join(emit_forward(ry, true, ignored), "\n");
+      ry.const_vals = vals;
+      ry.const_hints = hints;
+      elide_child_.clear();
+      if (elided_ != 1 || canon != rx.canon) continue;
+      cy.optional_child = extra;
+      for (Region* r : cx.instances) {
+        r->cls = static_cast<int>(y);
+        cy.instances.push_back(r);
+      }
+      for (Region* r : cy.instances) r->optional_child = extra;
+      cx.instances.clear();
+      cx.merged = true;
+    }
+  }
+}
+
 void PyEmitter::emit_region_call(const Region& k, std::vector<std::string>& body) {
   std::vector<std::string> args;
   for (const Value* v : k.inputs) args.push_back(expr(v).text);
@@ -685,7 +778,9 @@ std::vector<std::string> PyEmitter::emit_classes() {
       if (r->outlined && !r->chain) r->canon = join(emit_forward(*r, true, ignored), "\n");
       assign_class(*r);
     }
+    merge_optional_children(first_new);
     for (size_t k = first_new; k < classes_.size(); ++k) {
+      if (classes_[k].merged) continue;
       make_params(classes_[k]);
       make_const_params(classes_[k]);
     }

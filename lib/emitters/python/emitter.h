@@ -100,6 +100,9 @@ struct CExpr {
   bool is_leaf() const { return callee.empty() && cls < 0; }
 };
 
+// The structure of an __init__ expression with its leaves left out (comparing classes).
+void skeleton(const CExpr& e, std::string& out);
+
 // One statement of a class's __init__.
 struct InitStmt {
   enum class Kind : int8_t { Module, Param, Buffer, Super, Raw } kind = Kind::Module;
@@ -144,6 +147,8 @@ struct Region {
   // The numbers its forward writes (constants of the top block, in order of first use) and a
   // name for each from where it is used: instances that differ only in them share a class.
   std::vector<std::string> const_vals, const_hints;
+  // Its class's optional child (Note [Classes of the generated module]): "" when none.
+  std::string optional_child;
 };
 
 // A generated class (Note [Classes of the generated module]).
@@ -162,6 +167,11 @@ struct ClassInfo {
   // attribute is set from parameter const_param[i] in __init__.
   std::vector<std::string> const_attr;
   std::vector<int> const_param;
+  // A child some instances have and others not (resnet's downsample): a parameter that defaults
+  // to None, and `if self.downsample is not None:` around its call.
+  std::string optional_child;
+  int optional_param = -1;
+  bool merged = false;  // its instances went to another class
 };
 
 // What the candidate schemas say about argument i; fields are set only when all agree.
@@ -214,6 +224,9 @@ class PyEmitter {
   void bind_constants(Region& r, bool canonical);
   std::string const_hint(const Value* v, const Region& r);
   void make_const_params(ClassInfo& c);
+  void merge_optional_children(size_t first_new);
+  bool emit_optional_call(const std::string& path, const std::vector<const Value*>& ins,
+                          const std::vector<const Value*>& outs, std::vector<std::string>& body);
   std::string class_base_name(const Region& r) const;
   // class_init.cpp: __init__ of the classes, their parameters, rendering
   CExpr entry_expr(const ModEntry& c);
@@ -342,6 +355,8 @@ class PyEmitter {
   bool canonical_ = false;                // forward names are v, v_1, ... (to compare structures)
   size_t leaf_cursor_ = 0;                // next init leaf while rendering
   const ClassInfo* cur_class_ = nullptr;  // the class whose forward is written (constants)
+  std::string elide_child_;  // a child whose call is left out (its input goes on): comparing
+  int elided_ = 0;           // how many calls were left out
 };
 
 }  // namespace tt::pyemit
