@@ -42,3 +42,15 @@ foreach(model t2_scripted_checks t2_scripted_slices t2_encoder_seq_first_scripte
   set_tests_properties(exec_torchscript_${model} PROPERTIES LABELS "exec;torch2" TIMEOUT 300
                        FIXTURES_REQUIRED tt_models_torch2)
 endforeach()
+# The int-shapes import pass (passes/int_shapes.cpp) end to end: traced shape arithmetic comes out
+# as Python ints (no int(...) / torch.tensor(...) round trips in vit_b_16's and shufflenet's
+# NAME.py), outputs still match, at batch 2 too, and a model traced in the script with every
+# rewritten op matches at several input shapes (tests/e2e/check_int_shapes.py).
+add_test(NAME e2e_int_shapes
+         COMMAND ${TT_T2_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_int_shapes.py
+                 $<TARGET_FILE:tinytrace> ${CMAKE_BINARY_DIR}/int_shapes_out
+                 ${TT_TESTMODELS_DIR}/vit_b_16.pt:strict
+                 ${TT_TESTMODELS_DIR}/shufflenet_v2_x1_0.pt:strict ${TT_T2_DIR}/t2_swin.pt
+                 ${TT_T2_DIR}/t2_mha_cross.pt)
+set_tests_properties(e2e_int_shapes PROPERTIES LABELS "e2e;int_shapes" TIMEOUT 900 COST 300
+                     FIXTURES_REQUIRED "tt_models_torchvision;tt_models_torch2")

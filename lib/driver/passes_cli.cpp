@@ -80,7 +80,7 @@ void print_pass_list(std::ostream& os) {
      << "fixpoint{max-iterations=N}(a,b): repeat a,b until nothing changes (default at most 10 "
         "rounds)\n";
   os << "Import passes (a loader runs them right after loading, before the passes above; ONNX: "
-     << kOnnxImportPipeline << "):\n";
+     << kOnnxImportPipeline << "; TorchScript and .pt2: " << kTorchScriptImportPipeline << "):\n";
   for (const auto& p : import_passes())
     os << "  " << std::left << std::setw(static_cast<int>(width)) << p.name << p.summary << "\n";
 }

@@ -303,8 +303,10 @@ Model load_model(const std::string& path) {
   if (m.source.format == "torchscript") {
     check_torchscript_zip(path);
     m.graph = load_torchscript(path, m.diags, &m.source_values);
+    run_import_pipeline(kTorchScriptImportPipeline, *m.graph, m.diags);  // Note [Import pipeline]
   } else if (m.source.format == "export") {
     m.graph = load_export(path, m.diags, &m.source_values);
+    run_import_pipeline(kTorchScriptImportPipeline, *m.graph, m.diags);
   } else if (m.source.format == "tir") {
     m.graph = parse_tir(read_all(path), path);
   } else {

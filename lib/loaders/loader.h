@@ -32,8 +32,10 @@ Model load_model(const std::string& path);
 // verify all start from the same graph. It runs outside the user's pipeline
 // (run_import_pipeline): the report, --print-ir-after, --verify-each and the statistics show only
 // the user's passes. A pass written for an import pipeline is a TT_IMPORT_PASS in
-// passes/passes.def. TorchScript, .pt2 and .tir have no import pipeline; ONNX's is below.
+// passes/passes.def. ONNX's and TorchScript's (also run for .pt2, which is lifted as TorchScript)
+// are below; .tir has none (it is read as written).
 extern const char* const kOnnxImportPipeline;
+extern const char* const kTorchScriptImportPipeline;
 
 // "torchscript", "export" (a torch.export .pt2 archive), "onnx", "tir", or "" when not
 // recognised. Throws BadInput when unreadable.

@@ -156,3 +156,65 @@ TEST_CASE("import pipeline: fuse-activations leaves x*sigmoid(y) and a gate with
   run_import_pipeline("", *g, diags);
   CHECK(g->find_value("sy"));
 }
+
+TEST_CASE("import pipeline: the TorchScript one turns shape arithmetic into ints, same values") {
+  CHECK(parse_pipeline(kTorchScriptImportPipeline).str() == "int-shapes");
+  // Every op int-shapes rewrites, on values that go negative for small sizes, plus a true
+  // division and a float tensor use that keep 0-dim int64 tensors (Note [Int shapes]).
+  const char* text = R"(graph @shape_ops(%x : Tensor) {
+  %one : int = prim.Constant[value=1]()
+  %two : int = prim.Constant[value=2]()
+  %ten : int = prim.Constant[value=10]()
+  %m3 : int = prim.Constant[value=-3]()
+  %floor : str = prim.Constant[value="floor"]()
+  %trunc : str = prim.Constant[value="trunc"]()
+  %c4 : i64[] = prim.Constant[value=tensor<i64[]>[4]]()
+  %7 : int = Tensor.size(%x, %two)
+  %h : Tensor = prim.NumToTensor(%7)
+  %a : Tensor = torch.sub(%h, %ten, %one)
+  %b : Tensor = torch.floor_divide(%a, %c4)
+  %c : Tensor = torch.remainder(%a, %m3)
+  %d : Tensor = torch.rsub(%b, %ten, %one)
+  %e : Tensor = torch.neg(%c)
+  %f : Tensor = torch.div(%a, %two, %floor)
+  %g : Tensor = torch.div(%h, %c4, %trunc)
+  %k : Tensor = torch.mul(%d, %e)
+  %s : Tensor = torch.add(%k, %f, %one)
+  %q : Tensor = torch.div(%a, %c4)
+  %y : Tensor = torch.mul(%x, %s)
+  %i : int = int(%g)
+  return %s, %g, %q, %y, %i
+}
+)";
+  auto before = parse_tir(text);
+  auto g = parse_tir(text);
+  Diagnostics diags;
+  run_import_pipeline(kTorchScriptImportPipeline, *g, diags);
+  CHECK(verify_graph(*g).empty());
+  for (const char* op : {"torch.sub", "torch.floor_divide", "torch.remainder", "torch.rsub",
+                         "torch.neg", "torch.add", "int"})
+    CHECK_MESSAGE(!has_op(*g, op), op);
+  CHECK(has_op(*g, "operator.floordiv"));
+  CHECK(has_op(*g, "operator.mod"));
+  CHECK(g->find_value("s")->type().kind == Type::Kind::Int);
+  CHECK(g->find_value("h")->node()->op() == "Tensor.size");  // the int took the name
+  CHECK(g->find_value("q")->node()->op() == "torch.div");    // true division stays
+
+  for (int64_t h : {0, 1, 3, 9, 10, 13, 25}) {
+    at::Tensor x = at::randn({1, 2, h, 1});
+    auto want = Interpreter(*before).run({x});
+    auto got = Interpreter(*g).run({x});
+    REQUIRE(want.size() == got.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (want[i].isTensor()) {
+        REQUIRE(got[i].isTensor());
+        CHECK((want[i].toTensor().scalar_type() == got[i].toTensor().scalar_type()));
+        CHECK_MESSAGE(at::equal(want[i].toTensor(), got[i].toTensor()), "h=" << h << " out " << i);
+      } else {
+        REQUIRE(want[i].isInt());
+        REQUIRE(got[i].isInt());
+        CHECK_MESSAGE(want[i].toInt() == got[i].toInt(), "h=" << h << " out " << i);
+      }
+    }
+  }
+}

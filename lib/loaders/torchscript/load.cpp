@@ -57,6 +57,11 @@ jit::Module load_module(const std::string& path) {
 
 }  // namespace
 
+// What the TorchScript and .pt2 loaders ask to run on the graph they lifted (Note [Import
+// pipeline]): the tracer's shape arithmetic on 0-dim tensors back to Python ints (Note [Int
+// shapes] in passes/int_shapes.cpp), so every command starts from `x.size(2) // 16`.
+const char* const kTorchScriptImportPipeline = "int-shapes";
+
 std::unique_ptr<Graph> load_torchscript(
     const std::string& path, Diagnostics& diags,
     std::vector<std::pair<std::string, std::string>>* source_values) {
