@@ -82,6 +82,8 @@ std::vector<ModuleSummary> collect_modules(const Graph& g) {
   auto walk = [&](const std::string& path, int depth, auto&& self) -> void {
     ModuleSummary m = info[path];
     m.depth = depth;
+    auto known = g.modules().find(path);
+    if (known != g.modules().end()) m.cls = known->second.type;
     out.push_back(std::move(m));
     auto it = children.find(path);
     if (it == children.end()) return;
@@ -139,6 +141,7 @@ ojson inspect_json(const Model& m) {
                             {"name", mi.path.empty() ? ojson(nullptr) : ojson(last_of(mi.path))},
                             {"depth", mi.depth},
                             {"type", type.empty() ? ojson(nullptr) : ojson(type)},
+                            {"class", mi.cls.empty() ? ojson(nullptr) : ojson(mi.cls)},
                             {"calls", mi.calls.size()},
                             {"parameter_count", mi.param_numel},
                             {"parameter_tensors", mi.param_tensors},
@@ -185,13 +188,15 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
      << human_bytes(sum["weight_bytes"].get<int64_t>()) << ")\n";
 
   os << "\nmodules\n";
-  TextTable mt({"module", "type", "params", "buffers", "calls"}, {false, false, true, true, true});
+  TextTable mt({"module", "class", "type", "params", "buffers", "calls"},
+               {false, false, false, true, true, true});
   for (const auto& m : doc["modules"]) {
     int depth = m["depth"].get<int>();
     std::string name =
         m["path"].get<std::string>().empty() ? "(model)" : m["name"].get<std::string>();
     size_t calls = m["calls"].get<size_t>();
     mt.add({std::string(static_cast<size_t>(depth) * 2, ' ') + name,
+            m["class"].is_string() ? short_type_name(m["class"].get<std::string>()) : "",
             m["type"].is_string() ? m["type"].get<std::string>() : "",
             group_digits(m["parameter_count"].get<int64_t>()),
             group_digits(m["buffer_count"].get<int64_t>()), calls ? std::to_string(calls) : ""});

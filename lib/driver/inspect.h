@@ -20,6 +20,7 @@ constexpr int kInspectVersion = 1;
 // One module of the model's module tree (the root, path "", is the model itself).
 struct ModuleSummary {
   std::string path;                // "layer1.0.conv1"
+  std::string cls;                 // original class (module table: torch.nn.modules.conv.Conv2d)
   int depth = 0;                   // 0 for the root
   std::vector<const Node*> calls;  // nodes with module() == path (leaf module ops), in order
   // Over the module and its submodules, like sum(p.numel() for p in m.parameters()).

@@ -277,6 +277,11 @@ json build_report(const Model& m, const ReportExtras& extras) {
       if (called.count(copy))
         module_copies.push_back(json{{"module", copy}, {"copy_of", original}});
 
+  // The original class of each module path the loader knows (Note [Module table] in ir.h).
+  json module_classes = json::object();
+  for (const auto& [path, info] : g.modules())
+    if (!info.type.empty()) module_classes[path] = info.type;
+
   json report = json::object();
   report["format"] = "tinytrace-report";
   report["version"] = kReportVersion;
@@ -296,6 +301,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
                            {"warning_count", warning_count}};
   report["pipeline"] = pipeline;
   report["module_copies"] = module_copies;
+  report["module_classes"] = module_classes;
   report["verification"] =
       extras.verification.is_null() ? json(nullptr) : json(extras.verification);
   report["diagnostics"] = diagnostics;

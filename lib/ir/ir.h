@@ -419,7 +419,12 @@ class Block {
 // containers (Note [Classes of the generated module] in lib/emitters/python/classes.cpp). Keys
 // are module paths ("" is the root, "layer1.0"); entries may be missing (ONNX has no classes), and
 // a path may have an entry although no node uses it. Passes that add modules (unshared copies,
-// FloatFunctional, stubs) add leaf modules, which need no entry.
+// FloatFunctional, stubs) add leaf modules, which need no entry; no pass renames a module that
+// nodes are scoped in. Entries describe the model as loaded: after the passes a leaf's node says
+// what it is now (fuse-intrinsic makes conv1 a ConvReLU2d, --fuse removes bn1, a new leaf may
+// take the path of an original module no node called). Filled by the TorchScript loader
+// (module_table in lib/loaders/torchscript/jit_util.h) and the .pt2 loader (nn_module_stack);
+// printed in .tir as a section (Note [Modules in .tir] in lib/ir/printer.cpp).
 struct ModuleInfo {
   // Qualified class name without TorchScript's "__torch__." prefix
   // ("torchvision.models.resnet.BasicBlock", "torch.nn.modules.container.Sequential"); "" unknown.

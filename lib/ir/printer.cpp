@@ -1,5 +1,6 @@
-// The .tir printer (DESIGN.md §4): one node per line, deterministic,
-// and canonical, so that print_graph(parse_tir(t)) == t. The parser (lib/loaders/tir_parser.cpp) is its inverse.
+// The .tir printer (DESIGN.md §4): one node per line, deterministic, and canonical, so that
+// print_graph(parse_tir(t)) == t; then the module table and the weights, each a section of its
+// own. The parser (lib/loaders/tir_parser.cpp) is its inverse.
 #include "ir/printer.h"
 
 #include "ir/tir_text.h"
@@ -152,6 +153,33 @@ void print_node_at(std::ostream& os, const Node& n, int indent) {
   os << std::string(static_cast<size_t>(indent) * 2, ' ') << '}';
 }
 
+// Note [Modules in .tir]
+// The module table (Note [Module table] in ir.h) is a section after the graph and before the
+// weights, only when the table is not empty; one line per module path, in path order:
+//   modules {
+//     "" : "torchvision.models.resnet.ResNet"(x)
+//     layer1 : "torch.nn.modules.container.Sequential"
+//     layer1.0 : "torchvision.models.resnet.BasicBlock"(x)
+//   }
+// The path is written like #module= (bare when it is a dotted name, else quoted; the root is
+// ""), the class always as a string, and the forward's argument names in parentheses when the
+// table knows them (no parentheses: none known).
+void print_modules(std::ostream& os, const Graph& g) {
+  if (g.modules().empty()) return;
+  os << "modules {\n";
+  for (const auto& [path, info] : g.modules()) {
+    os << "  " << tir_name_or_quoted(path) << " : " << attr_str(AttrValue(info.type));
+    if (!info.forward_args.empty()) {
+      os << '(';
+      for (size_t i = 0; i < info.forward_args.size(); ++i)
+        os << (i ? ", " : "") << tir_name_or_quoted(info.forward_args[i]);
+      os << ')';
+    }
+    os << '\n';
+  }
+  os << "}\n";
+}
+
 }  // namespace
 
 std::string print_node(const Node& n) {
@@ -172,6 +200,7 @@ std::string print_graph(const Graph& g, const PrintOptions& opts) {
   os << ") {\n";
   print_block_body(os, *g.block(), 1);
   os << "}\n";
+  print_modules(os, g);
 
   const WeightStore& ws = g.weights();
   if (!opts.print_weights_section || ws.size() == 0) return os.str();

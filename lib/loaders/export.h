@@ -2,10 +2,12 @@
 // lib/loaders/).
 #pragma once
 
+#include "ir/ir.h"
 #include "support/diag.h"
 
 #include <torch/csrc/jit/api/module.h>
 
+#include <map>
 #include <string>
 
 namespace tt {
@@ -15,6 +17,9 @@ namespace tt {
 // modules] in export/builder.h): what load_export lifts, and what --verify and `profile` run as
 // the original. Warnings go to `diags` when given. Throws tt::Error (BadInput: not a readable
 // archive; Unsupported: another archive layout, or an op/construct without a TorchScript form).
-torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags = nullptr);
+// `modules`, when given, receives the module table the archive's call stacks give (Note [Module
+// table] in lib/ir/ir.h).
+torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags = nullptr,
+                                    std::map<std::string, ModuleInfo>* modules = nullptr);
 
 }  // namespace tt

@@ -42,20 +42,21 @@ extern const char* const kTorchScriptImportPipeline;
 std::string detect_format(const std::string& path);
 
 // The TorchScript loader (lib/loaders/torchscript/: load.cpp, the lifter and the leaf recipes).
-// Throws tt::Error; adds warnings to diags.
+// Fills the graph's module table from the module tree. Throws tt::Error; adds warnings to diags.
 std::unique_ptr<Graph> load_torchscript(
     const std::string& path, Diagnostics& diags,
     std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // Lifts an in-memory TorchScript module like load_torchscript lifts a loaded one (the torch.export
-// loader builds one). Throws tt::Error or LibTorch's exceptions.
+// loader builds one), without a module table. Throws tt::Error or LibTorch's exceptions.
 std::unique_ptr<Graph> lift_jit_module(
     const torch::jit::Module& module, Diagnostics& diags,
     std::vector<std::pair<std::string, std::string>>* source_values = nullptr);
 
 // The torch.export loader (lib/loaders/export/): a .pt2 archive of torch 2.6's
 // torch.export.save, turned into the module torch.jit.trace would give and lifted with
-// lift_jit_module; source_values as for TorchScript. Throws tt::Error (BadInput for malformed
+// lift_jit_module; source_values as for TorchScript; the module table holds the classes the
+// nodes' nn_module_stack names. Throws tt::Error (BadInput for malformed
 // archives, Unsupported for ops and constructs without a mapping or another archive layout).
 std::unique_ptr<Graph> load_export(
     const std::string& path, Diagnostics& diags,

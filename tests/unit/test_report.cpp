@@ -122,6 +122,10 @@ Model sample_model() {
   g.weights().set("conv1.bias", {at::zeros({4}), true});
   g.weights().set("steps", {at::zeros({}, at::kLong), false});
 
+  g.modules()[""] = {"models.sample.Sample", {"x", "flag"}};
+  g.modules()["conv1"] = {"torch.nn.modules.conv.Conv2d", {"input"}};
+  g.modules()["block"] = {"", {}};  // class unknown: not in module_classes
+
   m.source = {"models/sample.pt", "torchscript", std::string(64, 'a')};
   m.diags.warn("aten-fallback", "aten::special_erfcx.default is not in the op table",
                erfcx->output()->name(), "block", "model.py:20");
@@ -319,6 +323,8 @@ TEST_CASE("report: required fields and values") {
   CHECK(r["diagnostics"][1]["severity"] == "note");
   CHECK(r["diagnostics"][1]["node"].is_null());
   CHECK(r["outputs"] == json{"out/sample.py", "out/sample.pth", "out/sample.json"});
+  CHECK(r["module_classes"] ==
+        json{{"", "models.sample.Sample"}, {"conv1", "torch.nn.modules.conv.Conv2d"}});
 }
 
 TEST_CASE("report: validates against report.schema.json") {
@@ -333,6 +339,7 @@ TEST_CASE("report: validates against report.schema.json") {
   json minimal = build_report(bare, ReportExtras{});
   CHECK(minimal["source"]["path"].is_null());
   CHECK(minimal["verification"].is_null());
+  CHECK(minimal["module_classes"] == json::object());
 
   json missing = full;
   missing["summary"].erase("node_count");
@@ -342,11 +349,14 @@ TEST_CASE("report: validates against report.schema.json") {
   bad_node["graph"]["nodes"][0]["kind"] = "gadget";
   json bad_sha = full;
   bad_sha["source"]["sha256"] = "xyz";
+  json bad_class = full;
+  bad_class["module_classes"]["conv1"] = 3;
 
   validate({{full, true},
             {minimal, true},
             {missing, false},
             {extra, false},
             {bad_node, false},
-            {bad_sha, false}});
+            {bad_sha, false},
+            {bad_class, false}});
 }

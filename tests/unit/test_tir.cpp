@@ -129,6 +129,22 @@ TEST_CASE("tir: inline cases round-trip") {
       "  a : Tensor param\n"
       "  b : f32[2,3] buffer\n"
       "}\n",
+      // a module table, then weights
+      "graph @r(%x : Tensor) {\n"
+      "  %y : Tensor = nn.Conv2d[in_channels=3, out_channels=8, kernel_size=[3,3]](%x) "
+      "@weight=layer1.0.conv1.weight #module=layer1.0.conv1 #scope=layer1.0\n"
+      "  return %y\n"
+      "}\n"
+      "modules {\n"
+      "  \"\" : \"torchvision.models.resnet.ResNet\"(x)\n"
+      "  layer1 : \"torch.nn.modules.container.Sequential\"\n"
+      "  layer1.0 : \"torchvision.models.resnet.BasicBlock\"(x, \"odd name\")\n"
+      "  layer1.0.conv1 : \"torch.nn.modules.conv.Conv2d\"(input)\n"
+      "  \"odd path\" : \"\"\n"
+      "}\n"
+      "weights {\n"
+      "  layer1.0.conv1.weight : f32[8,3,3,3] param\n"
+      "}\n",
   };
   for (const char* c : cases) {
     CAPTURE(c);
@@ -227,6 +243,36 @@ TEST_CASE("tir: nested blocks see enclosing values") {
   CHECK(mul->owning_block()->owning_node() == inner_if);
   CHECK(body->outputs()[1] == inner_if->output());
   CHECK(g->outputs().size() == 2);
+}
+
+TEST_CASE("tir: modules section") {
+  Graph g;
+  g.add_output(g.add_input(Type::tensor(), "x"));
+  const std::string bare = print_graph(g);
+  CHECK(bare.find("modules") == std::string::npos);  // only when the table is not empty
+  g.modules()[""] = {"m.Net", {"x"}};
+  g.modules()["features"] = {"torch.nn.modules.container.Sequential", {}};
+  g.modules()["features.0"] = {"m.Block", {"x", "h"}};
+  g.weights().set("features.0.w", {at::ones({2}), true});
+  const std::string text = print_graph(g);
+  CHECK(text == bare +
+                    "modules {\n"
+                    "  \"\" : \"m.Net\"(x)\n"
+                    "  features : \"torch.nn.modules.container.Sequential\"\n"
+                    "  features.0 : \"m.Block\"(x, h)\n"
+                    "}\n"
+                    "weights {\n"
+                    "  features.0.w : f32[2] param\n"
+                    "}\n");
+  auto back = parse_tir(text);
+  CHECK((back->modules() == g.modules()));
+  CHECK(print_graph(*back) == text);
+  // "()" is no arguments known, printed without parentheses.
+  auto empty = parse_tir(bare + "modules {\n  a : \"m.A\"()\n}\n");
+  CHECK((empty->modules().at("a") == ModuleInfo{"m.A", {}}));
+  CHECK(print_graph(*empty) == bare + "modules {\n  a : \"m.A\"\n}\n");
+  // A text without the section has an empty table.
+  CHECK(parse_tir(bare)->modules().empty());
 }
 
 TEST_CASE("tir: weights sections") {
@@ -442,6 +488,22 @@ TEST_CASE("tir: parse errors name line and column") {
        "<input>:5:7: weight type must be a tensor type"},
       {"graph @g() {\n  return\n}\nweights {\n  a : f32[2] param = zeros()\n}\n",
        "<input>:5:22: expected a weight value"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a : m.A\n}\n",
+       "<input>:5:7: expected a string, found 'm.A'"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a \"m.A\"\n}\n",
+       "<input>:5:5: expected ':' after the module path, found '\"'"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a : \"m.A\"\n  a : \"m.B\"\n}\n",
+       "<input>:6:3: duplicate module 'a'"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a : \"m.A\"(x,)\n}\n",
+       "<input>:5:15: expected an argument name, found ')'"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a : \"m.A\"(x\n}\n",
+       "<input>:6:1: expected ')' to close the argument names, found '}'"},
+      {"graph @g() {\n  return\n}\nmodules {\n  a : \"m.A\"\n",
+       "<input>:6:1: unexpected end of input in the modules section"},
+      {"graph @g() {\n  return\n}\nweights {\n}\nmodules {\n}\n",
+       "<input>:6:1: unexpected 'modules' after the weights section"},
+      {"graph @g() {\n  return\n}\nmodules {\n}\nmodules {\n}\n",
+       "<input>:6:1: unexpected 'modules' after the modules section"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);

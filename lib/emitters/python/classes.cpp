@@ -548,7 +548,7 @@ std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
     params.push_back(bind_name(const_cast<Value*>(v), hint));
   }
   std::vector<std::string> body;
-  bind_constants(r, canonical);
+  bind_constants(r);
   for (const Item& it : r.items) {
     if (it.node) {
       const Node& n = *it.node;
@@ -574,20 +574,21 @@ std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
   return body;
 }
 
-// Numbers a forward may take from its class's attributes: ints, floats, bools and lists of them.
+// Numbers a forward may take from its class's attributes: ints, floats and lists of them.
 static bool parametrizable(const AttrValue& a, const Type& t) {
   using K = Type::Kind;
-  if (t.kind != K::Int && t.kind != K::Float && t.kind != K::Bool && t.kind != K::List)
-    return false;
+  if (t.kind != K::Int && t.kind != K::Float && t.kind != K::List) return false;
   return std::holds_alternative<int64_t>(a) || std::holds_alternative<double>(a) ||
-         std::holds_alternative<bool>(a) || std::holds_alternative<std::vector<int64_t>>(a) ||
+         std::holds_alternative<std::vector<int64_t>>(a) ||
          std::holds_alternative<std::vector<double>>(a);
 }
 
-// Binds the top-block constants r's nodes read, in order of first use. Written with canonical
-// names, a number is a placeholder (its value goes to r.const_vals); written for a class, a
-// number that differs between the instances is the attribute that holds it.
-void PyEmitter::bind_constants(Region& r, bool canonical) {
+// Binds the top-block constants r's nodes read. In a forward that is not the root's, a number is
+// written as a marker "\x01hint\x03literal\x02": the text with the markers left empty says the
+// structure (two constant nodes that CSE merged in one instance and not in another compare
+// equal: each use is its own marker), and the markers, in order, are the numbers each use reads
+// (fill_markers writes them as literals, or as the class's attributes where instances differ).
+void PyEmitter::bind_constants(Region& r) {
   std::vector<const Node*> consts;
   std::set<const Node*> seen;
   for (const Item& it : r.items)
@@ -598,23 +599,54 @@ void PyEmitter::bind_constants(Region& r, bool canonical) {
               seen.insert(v->node()).second)
             consts.push_back(v->node());
       });
-  if (canonical) r.const_vals.clear(), r.const_hints.clear();
   std::vector<std::string> ignored;
-  size_t k = 0;
   for (const Node* n : consts) {
     emit_node(*n, ignored);  // its literal
     const AttrValue* a = n->attrs().find("value");
     if (!r.parent || !a || !parametrizable(*a, n->output(0)->type())) continue;
-    size_t i = k++;
-    if (canonical) {
-      r.const_vals.push_back(expr_.at(n->output(0)).text);
-      r.const_hints.push_back(const_hint(n->output(0), r));
-      expr_[n->output(0)] = Expr{"__k" + std::to_string(i) + "__"};
-    } else if (cur_class_ && i < cur_class_->const_attr.size() &&
-               !cur_class_->const_attr[i].empty()) {
-      expr_[n->output(0)] = Expr{"self." + cur_class_->const_attr[i]};
-    }
+    Expr& e = expr_.at(n->output(0));
+    e.text = "\x01" + const_hint(n->output(0), r) + "\x03" + e.text + "\x02";
   }
+}
+
+// The forward text with its markers emptied; their hints and literals go to `hints`/`vals`.
+std::string PyEmitter::strip_markers(const std::string& s, std::vector<std::string>* hints,
+                                     std::vector<std::string>* vals) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t a = s.find('\x01', i);
+    if (a == std::string::npos) break;
+    size_t m = s.find('\x03', a), b = s.find('\x02', a);
+    out += s.substr(i, a - i) + "\x01\x02";
+    if (hints) hints->push_back(s.substr(a + 1, m - a - 1));
+    if (vals) vals->push_back(s.substr(m + 1, b - m - 1));
+    i = b + 1;
+  }
+  return out + s.substr(std::min(i, s.size()));
+}
+
+// A forward line with its markers written: number `k` (counted over the forward) as its literal,
+// or as `self.attr` where the class keeps it in an attribute.
+std::string PyEmitter::fill_markers(const std::string& line, size_t& k) const {
+  std::string out;
+  size_t i = 0;
+  while (true) {
+    size_t a = line.find('\x01', i);
+    if (a == std::string::npos) break;
+    size_t m = line.find('\x03', a), b = line.find('\x02', a);
+    std::string lit = line.substr(m + 1, b - m - 1);
+    size_t idx = k++;
+    std::string text =
+        cur_class_ && idx < cur_class_->const_attr.size() && !cur_class_->const_attr[idx].empty()
+            ? "self." + cur_class_->const_attr[idx]
+            : lit;
+    char next = b + 1 < line.size() ? line[b + 1] : ' ';
+    if (!text.empty() && text[0] == '-' && (next == '.' || next == '[')) text = "(" + text + ")";
+    out += line.substr(i, a - i) + text;
+    i = b + 1;
+  }
+  return out + line.substr(i);
 }
 
 // A name for a number from its first use in r: the argument it is passed as ("shifts", "dim").
@@ -696,11 +728,7 @@ void PyEmitter::merge_optional_children(size_t first_new) {
       if (extra.empty() || !plain_attr(extra)) continue;
       elide_child_ = ry.entry->path + "." + extra;
       elided_ = 0;
-      auto vals = ry.const_vals;
-      auto hints = ry.const_hints;
-      std::string canon = join(emit_forward(ry, true, ignored), "\n");
-      ry.const_vals = vals;
-      ry.const_hints = hints;
+      std::string canon = strip_markers(join(emit_forward(ry, true, ignored), "\n"));
       elide_child_.clear();
       if (elided_ != 1 || canon != rx.canon) continue;
       cy.optional_child = extra;
@@ -775,7 +803,12 @@ std::vector<std::string> PyEmitter::emit_classes() {
         r->skip = true;
         continue;
       }
-      if (r->outlined && !r->chain) r->canon = join(emit_forward(*r, true, ignored), "\n");
+      if (r->outlined && !r->chain) {
+        r->const_vals.clear();
+        r->const_hints.clear();
+        r->canon = strip_markers(join(emit_forward(*r, true, ignored), "\n"), &r->const_hints,
+                                 &r->const_vals);
+      }
       assign_class(*r);
     }
     merge_optional_children(first_new);
@@ -834,6 +867,8 @@ std::vector<std::string> PyEmitter::emit_classes() {
     std::vector<std::string> params;
     cur_class_ = &c;
     std::vector<std::string> body = emit_forward(*c.instances.front(), false, params);
+    size_t marker = 0;
+    for (std::string& l : body) l = fill_markers(l, marker);
     cur_class_ = nullptr;
     if (!rep.parent) root_params_ = params;
     if (has_init) out.push_back("");

@@ -144,8 +144,9 @@ struct Region {
   int cls = -1;
   std::vector<std::string> leaves;  // leaf texts of init, in order
   std::vector<std::string> args;    // its class's constructor arguments (texts)
-  // The numbers its forward writes (constants of the top block, in order of first use) and a
-  // name for each from where it is used: instances that differ only in them share a class.
+  // The numbers its forward writes (each use of a constant of the top block, in the order
+  // written) and a name for each from where it is used: instances that differ only in them
+  // share a class.
   std::vector<std::string> const_vals, const_hints;
   // Its class's optional child (Note [Classes of the generated module]): "" when none.
   std::string optional_child;
@@ -221,7 +222,10 @@ class PyEmitter {
   std::vector<std::string> emit_forward(Region& r, bool canonical,
                                         std::vector<std::string>& params);
   void emit_region_call(const Region& k, std::vector<std::string>& body);
-  void bind_constants(Region& r, bool canonical);
+  void bind_constants(Region& r);
+  static std::string strip_markers(const std::string& s, std::vector<std::string>* hints = nullptr,
+                                   std::vector<std::string>* vals = nullptr);
+  std::string fill_markers(const std::string& line, size_t& k) const;
   std::string const_hint(const Value* v, const Region& r);
   void make_const_params(ClassInfo& c);
   void merge_optional_children(size_t first_new);

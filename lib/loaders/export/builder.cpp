@@ -217,7 +217,7 @@ void Builder::fold_linear() {
 }
 
 void Builder::read_nodes() {
-  StackEntry root_entry{"", "", "torch.nn.modules.module.Module"};
+  StackEntry root_entry{"", "", ""};  // its class when a stack names it (build_modules: Module)
   root_ = new_call(nullptr, root_entry, "");
   node_call_.assign(nodes_.size(), nullptr);
   dropped_.assign(nodes_.size(), false);

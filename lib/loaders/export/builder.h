@@ -42,6 +42,7 @@
 // graphs, the result), builder_nodes.cpp (nodes); stack.cpp reads the call stacks.
 #pragma once
 
+#include "ir/ir.h"
 #include "loaders/export/archive.h"
 #include "support/diag.h"
 
@@ -113,6 +114,9 @@ class Builder {
 
   // The module of the archive at the path given (builder.cpp).
   jit::Module run();
+  // After run(): the classes the call stacks name, by module path (Note [Module table] in
+  // lib/ir/ir.h); the root only when the archive names its class, no forward argument names.
+  std::map<std::string, ModuleInfo> module_table() const;
 
  private:
   enum class Kind { Tensor, Int, Float, Bool };

@@ -94,6 +94,13 @@ void Builder::build_modules() {
   attach("");
 }
 
+std::map<std::string, ModuleInfo> Builder::module_table() const {
+  std::map<std::string, ModuleInfo> out;
+  for (const Call& c : calls_)
+    if (!c.cls.empty()) out.emplace(c.path, ModuleInfo{c.cls, {}});  // the first call's class
+  return out;
+}
+
 std::vector<std::pair<std::string, const Builder::WeightSpec*>> Builder::weight_order() const {
   std::vector<std::pair<std::string, const WeightSpec*>> out;
   for (const json& in : graph_->at("inputs")) {

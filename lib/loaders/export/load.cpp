@@ -10,9 +10,13 @@ namespace tt {
 namespace jit = torch::jit;
 using pt2::first_line;
 
-torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags) {
+torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags,
+                                    std::map<std::string, ModuleInfo>* modules) {
   try {
-    return pt2::Builder(path, diags).run();
+    pt2::Builder builder(path, diags);
+    jit::Module m = builder.run();
+    if (modules) *modules = builder.module_table();
+    return m;
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
@@ -28,9 +32,12 @@ torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags)
 std::unique_ptr<Graph> load_export(
     const std::string& path, Diagnostics& diags,
     std::vector<std::pair<std::string, std::string>>* source_values) {
-  jit::Module module = export_to_module(path, &diags);
+  std::map<std::string, ModuleInfo> modules;
+  jit::Module module = export_to_module(path, &diags, &modules);
   try {
-    return lift_jit_module(module, diags, source_values);
+    std::unique_ptr<Graph> g = lift_jit_module(module, diags, source_values);
+    g->modules() = std::move(modules);  // the archive's classes, not the rebuilt module's
+    return g;
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {

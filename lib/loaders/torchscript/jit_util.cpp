@@ -1,6 +1,7 @@
 // Helpers of the TorchScript loader (jit_util.h).
 #include "loaders/torchscript/jit_util.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace tt::ts {
@@ -54,6 +55,51 @@ std::string plain_name(std::string q) {
 
 std::string plain_type_name(const jit::Module& m) {
   return plain_name(m.type()->name() ? m.type()->name()->qualifiedName() : "");
+}
+
+// Note [Forward argument names]
+// A method's schema names its arguments after its graph inputs. A scripted module's are the
+// parameter names of its Python forward ("x", "input"). The tracer names a method's inputs after
+// the values the caller passed in ("x" when the caller's value was named x) and "argument_N"
+// when those had no name; such a placeholder is not a name from the source, so a forward with
+// one records no names at all. Names that sanitize_name cannot make an identifier, or that repeat,
+// drop the list too.
+namespace {
+
+bool is_tracer_placeholder(const std::string& s) {
+  const std::string pre = "argument_";
+  return s.size() > pre.size() && s.rfind(pre, 0) == 0 &&
+         std::all_of(s.begin() + static_cast<long>(pre.size()), s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> forward_arg_names(const jit::Module& m) {
+  auto method = m.find_method("forward");
+  if (!method) return {};  // ModuleList, ModuleDict, ...
+  const auto& args = method->function().getSchema().arguments();
+  std::vector<std::string> out;
+  for (size_t i = 1; i < args.size(); ++i) {  // args[0] is self
+    std::string s = sanitize_name(args[i].name());
+    if (s.empty() || s == "self" || is_tracer_placeholder(s) ||
+        std::find(out.begin(), out.end(), s) != out.end())
+      return {};
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void add_modules(const jit::Module& m, const std::string& path,
+                 std::map<std::string, ModuleInfo>& out) {
+  out[path] = ModuleInfo{plain_type_name(m), forward_arg_names(m)};
+  for (const auto& c : m.named_children()) add_modules(c.value, join_path(path, c.name), out);
+}
+
+}  // namespace
+
+std::map<std::string, ModuleInfo> module_table(const jit::Module& root) {
+  std::map<std::string, ModuleInfo> out;
+  add_modules(root, "", out);
+  return out;
 }
 
 Type convert_type(const c10::TypePtr& t) {

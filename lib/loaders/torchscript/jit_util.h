@@ -9,6 +9,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,11 @@ std::string qualified_overload(const c10::FunctionSchema& s);
 std::string plain_name(std::string q);
 
 std::string plain_type_name(const jit::Module& m);
+
+// The module table of a loaded module (Note [Module table] in lib/ir/ir.h): every module of the
+// tree, the root ("") included, with its plain class name and its forward's argument names
+// (Note [Forward argument names]).
+std::map<std::string, ModuleInfo> module_table(const jit::Module& root);
 
 Type convert_type(const c10::TypePtr& t);
 

@@ -68,7 +68,9 @@ std::unique_ptr<Graph> load_torchscript(
   try {
     jit::Module module = load_module(path);
     module.eval();
-    return ts::Lifter(module, diags, source_values).run();
+    std::unique_ptr<Graph> g = ts::Lifter(module, diags, source_values).run();
+    g->modules() = ts::module_table(module);
+    return g;
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
