@@ -780,23 +780,46 @@ std::vector<std::string> PyEmitter::emit_classes() {
     post.push_back(r);
   };
   visit(&regions_.front());
-  // Classes, bottom-up by height: a class's key and parameters need its children's classes and
-  // their final parameters, and all instances of one class have the same height.
+  // Classes, bottom-up by level: a class's key and parameters need its children's classes and
+  // their final parameters. A region's level is above its children's, and regions of one original
+  // class share a level (the highest), so that the structures of one class (a block with a
+  // downsample and one without) are compared at one time. A class nested in itself has no such
+  // levels: plain heights then, and structures of it at different heights are not merged.
   std::map<Region*, int> height;
-  int max_height = 0;
-  for (Region* r : post) {
-    int h = 0;
-    for (Region* k : r->kids) h = std::max(h, height[k] + 1);
-    height[r] = h;
-    max_height = std::max(max_height, h);
+  auto own_class = [](const Region* r) {
+    return r->render == Region::Render::Class || r->render == Region::Render::SeqClass;
+  };
+  bool settled = false;
+  for (size_t round = 0; round <= regions_.size() + 1 && !settled; ++round) {
+    settled = true;
+    for (Region* r : post) {
+      int h = 0;
+      for (Region* k : r->kids) h = std::max(h, height[k] + 1);
+      if (h > height[r]) height[r] = h, settled = false;
+    }
+    std::map<std::string, int> by_type;
+    for (Region* r : post)
+      if (own_class(r) && !r->type.empty() && r->parent)
+        by_type[r->type] = std::max(by_type[r->type], height[r]);
+    for (Region* r : post)
+      if (own_class(r) && !r->type.empty() && r->parent && height[r] < by_type[r->type])
+        height[r] = by_type[r->type], settled = false;
   }
+  if (!settled) {
+    height.clear();
+    for (Region* r : post) {
+      int h = 0;
+      for (Region* k : r->kids) h = std::max(h, height[k] + 1);
+      height[r] = h;
+    }
+  }
+  int max_height = 0;
+  for (Region* r : post) max_height = std::max(max_height, height[r]);
   std::vector<std::string> ignored;
   for (int h = 0; h <= max_height; ++h) {
     size_t first_new = classes_.size();
     for (Region* r : post) {
-      if (height[r] != h) continue;
-      bool own_class = r->render == Region::Render::Class || r->render == Region::Render::SeqClass;
-      if (!own_class) continue;
+      if (height[r] != h || !own_class(r)) continue;
       build_init(*r);
       // A weightless module whose nodes went to its parent has nothing to build.
       if (r->parent && !r->outlined && r->init.empty()) {
