@@ -206,9 +206,12 @@ std::unique_ptr<Graph> mixed() {
   return g;
 }
 
+// The flat layout (--flat): these cases check how nodes and modules are written; the classes of
+// the default layout are checked by the "python emitter: classes" cases and tests/e2e.
 std::string emit(const Graph& g, const std::string& cls, const std::string& weights_file,
-                 std::vector<InputSpec> examples = {}) {
+                 std::vector<InputSpec> examples = {}, bool flat = true) {
   PythonEmitOptions o;
+  o.flat = flat;
   o.class_name = cls;
   o.weights_file = weights_file;
   o.example_inputs = std::move(examples);
@@ -356,6 +359,40 @@ TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple
 
   run_python_checks(
       *g, py, "mixed",
+      "model = module.Mixed()\n"
+      "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
+      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
+      "model.load_state_dict(sd, strict=True)\n"
+      "x = torch.randn(2, 4)\n"
+      "a, s, c = model(x)\n"
+      "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], "
+      "sd['layer1.0.fc.bias'])"
+      " * sd['layer1.0.scale'])\n"
+      "assert torch.allclose(a, h)\n"
+      "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
+      "assert torch.allclose(s, h2, equal_nan=True)\n"
+      "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n");
+}
+
+TEST_CASE("python emitter: classes: the default layout of the nested graph") {
+  // layer1.0 (scope of fc and the scale multiply) becomes its own class with a forward; layer1,
+  // whose child is named "0", derives from nn.Sequential and, its forward being that child, is
+  // called as a whole; state_dict keys and numbers stay the same.
+  auto g = mixed();
+  std::string py = emit(*g, "Mixed", "mixed_classes.pth", {}, /*flat=*/false);
+  INFO(py);
+  CHECK(py.find("getattr(") == std::string::npos);
+  CHECK(py.find("setattr(") == std::string::npos);
+  CHECK(py.find("nn.Module()") == std::string::npos);
+  CHECK(count(py, "\nclass ") == 3);  // layer1.0's class, layer1's (indexable), Mixed
+  CHECK(py.find("class Mixed(nn.Module):") != std::string::npos);
+  CHECK(py.find("(nn.Sequential):") != std::string::npos);  // layer1: children "0"
+  CHECK(py.find("layer1 = self.layer1(x)\n") != std::string::npos);
+  CHECK(py.find("        super().__init__(Layer1Item())\n") != std::string::npos);
+  CHECK(py.find("        self.fc = nn.Linear(4, 4)\n") != std::string::npos);
+  CHECK(py.find("        self.scale = nn.Parameter(torch.empty(4))\n") != std::string::npos);
+  run_python_checks(
+      *g, py, "mixed_classes",
       "model = module.Mixed()\n"
       "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
       "sd = torch.load(spec.origin[:-3] + '.pth')\n"
