@@ -1,6 +1,9 @@
 // Python emitter: writes a Graph as a standalone, readable PyTorch module (DESIGN.md §2).
 //
 // Note [Shape of the generated module]
+// By default NAME.py has one class per module type of the model (Note [Classes of the generated
+// module] in lib/emitters/python/classes.cpp); with --flat (PythonEmitOptions::flat), and as the
+// fallback when the module tree cannot be laid out as classes, it is one class:
 // - __init__ rebuilds the module tree so that state_dict keys (and their order) equal the
 //   original's: each module op's path gets `nn.X(...)` once, intermediate and custom modules are
 //   plain `nn.Module()` containers, and weights not owned by a module op are registered on their
@@ -10,7 +13,8 @@
 //   list/tuple constructions are inlined into the call that uses them, so the code reads like
 //   hand-written PyTorch rather than like an SSA dump.
 // - Values keep their IR names; an all-digit name ("no source name") gets one derived from the
-//   module path or the op ("conv1", "relu", "cat"), made unique.
+//   module path or the op ("conv1", "relu", "cat"), made unique. (The class layout names values
+//   per forward: the IR name without its graph-wide "_N" suffix, made unique in that forward.)
 //
 // The class is declared in python/emitter.h and its methods are split over lib/emitters/python/
 // by concern (that header lists the files); the lexical pieces are emitters/pysrc.h.

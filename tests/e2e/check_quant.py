@@ -64,8 +64,11 @@ def load_generated(out_dir, name):
     spec.loader.exec_module(mod)
     classes = [v for v in vars(mod).values() if isinstance(v, type)
                and issubclass(v, torch.nn.Module) and v.__module__ == mod.__name__]
+    if len(classes) > 1:  # one class per module type: the model is the one named like NAME
+        camel = "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+        classes = [c for c in classes if c.__name__ == camel]
     if len(classes) != 1:
-        fail(f"{path} defines {len(classes)} nn.Module classes, expected 1")
+        fail(f"{path} defines no single model class (looked for the one named like {name})")
     model = classes[0]()
     model.load_state_dict(torch.load(os.path.join(out_dir, name + ".pth")), strict=True)
     return model.eval()

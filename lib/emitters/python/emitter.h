@@ -11,7 +11,9 @@
 //   control_flow.cpp            if/loop statements (Note [Control flow in Python])
 //   main_block.cpp              the __main__ block
 //   classes.cpp                 the hierarchical layout: one class per module type, containers
-//                               (Note [Classes of the generated module])
+//                               (Note [Classes of the generated module]): regions, outlining
+//   class_forward.cpp           a class's forward, its numbers (markers), optional children
+//   class_init.cpp              a class's __init__, its constructor parameters, rendering
 // The lexical pieces (quoting, numbers, names) are the shared toolkit, emitters/pysrc.h.
 #pragma once
 
@@ -42,6 +44,17 @@ using namespace tt::pysrc;
 
 // "layer1.0.conv1" -> getattr(self.layer1, "0").conv1; "" -> self.
 inline std::string self_path(const std::string& dotted) { return dotted_attr("self", dotted); }
+
+// Module paths: strictly below `base` ("" is above every other path); the parent ("" for a
+// top-level name); `path` without `base`'s prefix.
+bool under(const std::string& path, const std::string& base);
+bool under_or_at(const std::string& path, const std::string& base);
+std::string parent_path(const std::string& path);
+std::string relative(const std::string& path, const std::string& base);
+// The top-block node a node lies in (itself for top-block nodes and the top block's sentinels).
+const Node* top_of(const Node* n, const Block* top);
+// f on n, on every node nested in its blocks (pre-order), and on those blocks' return nodes.
+void for_each_deep(const Node* n, const std::function<void(const Node*)>& f);
 
 // "0", "12" (no leading zero): a positional child of a container.
 bool index_name(const std::string& s);
