@@ -4,6 +4,7 @@
 #include "driver/verify.h"
 #include "emitters/dot.h"
 #include "emitters/python.h"
+#include "emitters/pysrc.h"
 #include "exec/interpreter.h"
 #include "loaders/jit_runner.h"
 #include "emitters/report.h"
@@ -209,16 +210,7 @@ std::string default_model_name(const std::string& model_path) {
 }
 
 std::string class_name_for(const std::string& name) {
-  std::string out;
-  bool up = true;
-  for (char c : name) {
-    if (c == '_') {
-      up = true;
-      continue;
-    }
-    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-    up = false;
-  }
+  std::string out = pysrc::camel_case(name);
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "Model" + out;
   return out;
 }

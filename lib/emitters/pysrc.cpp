@@ -154,6 +154,20 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
+std::string camel_case(const std::string& s) {
+  std::string out;
+  bool up = true;
+  for (char c : s) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {

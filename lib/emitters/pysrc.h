@@ -68,6 +68,8 @@ std::string py_tuple(const std::vector<std::string>& items);
 // "a.b" -> {"a", "b"}; "" -> {""}; empty parts kept ("a..b" -> {"a", "", "b"}).
 std::vector<std::string> split(const std::string& s, char sep);
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+// "encoder_layer" -> "EncoderLayer": each '_'-separated part capitalised, the '_' dropped.
+std::string camel_case(const std::string& s);
 
 // ---------------------------------------------------------------------------------------------
 // expressions

@@ -313,6 +313,22 @@ TEST_CASE("python emitter: conv-bn-relu chain") {
       "assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6), (y - ref).abs().max()\n");
 }
 
+// What the mixed() graph computes, in whichever layout it is written.
+const char* const kMixedCheck =
+    "model = module.Mixed()\n"
+    "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
+    "sd = torch.load(spec.origin[:-3] + '.pth')\n"
+    "model.load_state_dict(sd, strict=True)\n"
+    "x = torch.randn(2, 4)\n"
+    "a, s, c = model(x)\n"
+    "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], "
+    "sd['layer1.0.fc.bias'])"
+    " * sd['layer1.0.scale'])\n"
+    "assert torch.allclose(a, h)\n"
+    "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
+    "assert torch.allclose(s, h2, equal_nan=True)\n"
+    "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n";
+
 TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple output") {
   auto g = mixed();
   std::string py = emit(*g, "Mixed", "mixed.pth");
@@ -357,21 +373,7 @@ TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple
   check_readable_names(py);
   check_golden("mixed", py);
 
-  run_python_checks(
-      *g, py, "mixed",
-      "model = module.Mixed()\n"
-      "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
-      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
-      "model.load_state_dict(sd, strict=True)\n"
-      "x = torch.randn(2, 4)\n"
-      "a, s, c = model(x)\n"
-      "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], "
-      "sd['layer1.0.fc.bias'])"
-      " * sd['layer1.0.scale'])\n"
-      "assert torch.allclose(a, h)\n"
-      "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
-      "assert torch.allclose(s, h2, equal_nan=True)\n"
-      "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n");
+  run_python_checks(*g, py, "mixed", kMixedCheck);
 }
 
 TEST_CASE("python emitter: classes: the default layout of the nested graph") {
@@ -391,21 +393,7 @@ TEST_CASE("python emitter: classes: the default layout of the nested graph") {
   CHECK(py.find("        super().__init__(Layer1Item())\n") != std::string::npos);
   CHECK(py.find("        self.fc = nn.Linear(4, 4)\n") != std::string::npos);
   CHECK(py.find("        self.scale = nn.Parameter(torch.empty(4))\n") != std::string::npos);
-  run_python_checks(
-      *g, py, "mixed_classes",
-      "model = module.Mixed()\n"
-      "assert list(model.state_dict().keys()) == names, list(model.state_dict().keys())\n"
-      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
-      "model.load_state_dict(sd, strict=True)\n"
-      "x = torch.randn(2, 4)\n"
-      "a, s, c = model(x)\n"
-      "h = torch.relu(torch.nn.functional.linear(x, sd['layer1.0.fc.weight'], "
-      "sd['layer1.0.fc.bias'])"
-      " * sd['layer1.0.scale'])\n"
-      "assert torch.allclose(a, h)\n"
-      "h2 = torch.relu(torch.special.erfcx(h + sd['offset'] + 2 * x)).view(2, -1)[:, 1:]\n"
-      "assert torch.allclose(s, h2, equal_nan=True)\n"
-      "assert torch.equal(c, torch.cat([x[:, 2:], x[:, :2]], 1))\n");
+  run_python_checks(*g, py, "mixed_classes", kMixedCheck);
 }
 
 TEST_CASE("python emitter: constants, keywords and defaults") {

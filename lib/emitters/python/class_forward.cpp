@@ -159,10 +159,8 @@ bool PyEmitter::emit_optional_call(const std::string& path, const std::vector<co
   bool optional = !elide && cur_class_ && !cur_class_->optional_child.empty() &&
                   path == (cur_path_.empty() ? "" : cur_path_ + ".") + cur_class_->optional_child;
   if (!elide && !optional) return false;
-  if (ins.size() != 1 || outs.size() != 1) {
-    elided_ = 100;  // not a one-in one-out call: no merge
-    return false;
-  }
+  if (elide) ++child_calls_;
+  if (ins.size() != 1 || outs.size() != 1) return false;  // written as it is: no merge
   if (elide) {
     ++elided_;
     expr_[outs[0]] = expr(ins[0]);
@@ -196,13 +194,6 @@ void PyEmitter::merge_optional_children(size_t first_new) {
           !ry.outlined || ry.init.size() != rx.init.size() + 1)
         continue;
       // The one extra module of y: the statements agree around it.
-      auto stmt_key = [](const InitStmt& st) {
-        std::string k = std::to_string(static_cast<int>(st.kind)) + " " + st.target + " ";
-        if (st.kind == InitStmt::Kind::Raw) return k + st.value.text;
-        std::string sk;
-        skeleton(st.value, sk);
-        return k + sk;
-      };
       std::string extra;
       for (size_t j = 0, i = 0; j < ry.init.size(); ++j) {
         if (i < rx.init.size() && stmt_key(rx.init[i]) == stmt_key(ry.init[j])) {
@@ -217,10 +208,10 @@ void PyEmitter::merge_optional_children(size_t first_new) {
       }
       if (extra.empty() || !plain_attr(extra)) continue;
       elide_child_ = ry.entry->path + "." + extra;
-      elided_ = 0;
+      elided_ = child_calls_ = 0;
       std::string canon = strip_markers(join(emit_forward(ry, true, ignored), "\n"));
       elide_child_.clear();
-      if (elided_ != 1 || canon != rx.canon) continue;
+      if (child_calls_ != 1 || elided_ != 1 || canon != rx.canon) continue;
       cy.optional_child = extra;
       for (Region* r : cx.instances) {
         r->cls = static_cast<int>(y);

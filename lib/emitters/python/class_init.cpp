@@ -222,18 +222,18 @@ std::vector<const CExpr*> PyEmitter::init_leaves(const Region& r) {
   return out;
 }
 
+std::string stmt_key(const InitStmt& s) {
+  std::string k = std::to_string(static_cast<int>(s.kind)) + " " + s.target + " ";
+  if (s.kind == InitStmt::Kind::Raw) return k + s.value.text;
+  skeleton(s.value, k);
+  return k;
+}
+
 // Groups r with the instances of the same class, or starts a class.
 void PyEmitter::assign_class(Region& r) {
   std::string key = r.type + "\n" + std::to_string(static_cast<int>(r.render)) + "\n" +
                     (r.outlined && !r.chain ? r.canon : (r.chain ? "<chain>" : "<init>")) + "\n";
-  for (const InitStmt& s : r.init) {
-    key += std::to_string(static_cast<int>(s.kind)) + " " + s.target + " ";
-    if (s.kind == InitStmt::Kind::Raw)
-      key += s.value.text;
-    else
-      skeleton(s.value, key);
-    key += "\n";
-  }
+  for (const InitStmt& s : r.init) key += stmt_key(s) + "\n";
   r.leaves.clear();
   for (const CExpr* l : init_leaves(r)) r.leaves.push_back(l->text);
   auto it = r.parent ? class_by_key_.find(key) : class_by_key_.end();
@@ -241,7 +241,6 @@ void PyEmitter::assign_class(Region& r) {
     r.cls = it->second;
   } else {
     classes_.emplace_back();
-    classes_.back().key = key;
     r.cls = static_cast<int>(classes_.size()) - 1;
     if (r.parent) class_by_key_[key] = r.cls;
   }

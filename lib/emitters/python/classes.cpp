@@ -66,21 +66,6 @@ bool module_attribute(const std::string& s) {
   return names.count(s) != 0;
 }
 
-// "encoder_layer" -> "EncoderLayer".
-std::string camel(const std::string& s) {
-  std::string out;
-  bool up = true;
-  for (char c : s) {
-    if (c == '_') {
-      up = true;
-      continue;
-    }
-    out += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
-    up = false;
-  }
-  return out;
-}
-
 // Thrown when the hierarchical layout cannot be built: run() falls back to the flat layout.
 struct NoHierarchy {
   std::string why;
@@ -225,14 +210,7 @@ void PyEmitter::outline_all() {
       }
     });
   }
-  // Children before parents.
-  std::vector<Region*> post;
-  std::function<void(Region*)> visit = [&](Region* r) {
-    for (Region* k : r->kids) visit(k);
-    post.push_back(r);
-  };
-  visit(&regions_.front());
-  for (Region* r : post) {
+  for (Region* r : post_order()) {
     std::vector<std::pair<size_t, Item>> items;
     for (const Node* n : direct[r]) {
       items.push_back({pos_.at(n), Item{n, nullptr}});
@@ -241,9 +219,7 @@ void PyEmitter::outline_all() {
     for (Region* k : r->kids) {
       r->covered.insert(r->covered.end(), k->covered.begin(), k->covered.end());
       if (k->outlined) {
-        size_t first = SIZE_MAX;
-        for (const Node* n : k->covered) first = std::min(first, pos_.at(n));
-        items.push_back({first, Item{nullptr, k}});
+        items.push_back({first_pos(*k), Item{nullptr, k}});
       } else {
         for (const Item& it : k->items)
           items.push_back({it.node ? pos_.at(it.node) : first_pos(*it.call), it});
@@ -282,6 +258,17 @@ void PyEmitter::outline_all() {
   Region& root = regions_.front();
   root.inputs.assign(g_.inputs().begin(), g_.inputs().end());
   root.outputs.assign(g_.outputs().begin(), g_.outputs().end());
+}
+
+// Every region, children before parents.
+std::vector<Region*> PyEmitter::post_order() {
+  std::vector<Region*> post;
+  std::function<void(Region*)> visit = [&](Region* r) {
+    for (Region* k : r->kids) visit(k);
+    post.push_back(r);
+  };
+  visit(&regions_.front());
+  return post;
 }
 
 size_t PyEmitter::first_pos(const Region& r) const {
@@ -497,7 +484,7 @@ std::string PyEmitter::class_base_name(const Region& r) const {
   if (!r.type.empty()) return short_type_name(r.type);
   for (std::string p = r.entry->path; !p.empty(); p = parent_path(p)) {
     std::string last = p.substr(p.rfind('.') == std::string::npos ? 0 : p.rfind('.') + 1);
-    if (!index_name(last)) return camel(last) + (p == r.entry->path ? "" : "Item");
+    if (!index_name(last)) return camel_case(last) + (p == r.entry->path ? "" : "Item");
   }
   return "Block";
 }
@@ -505,12 +492,7 @@ std::string PyEmitter::class_base_name(const Region& r) const {
 std::vector<std::string> PyEmitter::emit_classes() {
   build_regions();
   outline_all();
-  std::vector<Region*> post;
-  std::function<void(Region*)> visit = [&](Region* r) {
-    for (Region* k : r->kids) visit(k);
-    post.push_back(r);
-  };
-  visit(&regions_.front());
+  std::vector<Region*> post = post_order();
   // Classes, bottom-up by level: a class's key and parameters need its children's classes and
   // their final parameters. A region's level is above its children's, and regions of one original
   // class share a level (the highest), so that the structures of one class (a block with a

@@ -122,6 +122,8 @@ struct InitStmt {
   std::string target;  // attribute name (Module/Param/Buffer)
   CExpr value;         // Raw: value.text is the whole statement
 };
+// A statement without its leaf values: kind, target and skeleton (comparing classes).
+std::string stmt_key(const InitStmt& s);
 
 // A composite module instance: the root, a custom module or a container (a ModEntry without a
 // module op). Built by classes.cpp.
@@ -168,7 +170,6 @@ struct Region {
 // A generated class (Note [Classes of the generated module]).
 struct ClassInfo {
   std::string name;
-  std::string key;
   std::vector<Region*> instances;
   struct Param {
     std::string name;
@@ -223,6 +224,7 @@ class PyEmitter {
   std::vector<ModEntry*> ordered_children(const Region& r) const;
   void outline_all();
   size_t first_pos(const Region& r) const;
+  std::vector<Region*> post_order();
   bool order_items(Region& r);
   bool can_outline(const Region& r, const std::vector<const Node*>& nodes) const;
   void interface(Region& r);
@@ -373,7 +375,8 @@ class PyEmitter {
   size_t leaf_cursor_ = 0;                // next init leaf while rendering
   const ClassInfo* cur_class_ = nullptr;  // the class whose forward is written (constants)
   std::string elide_child_;  // a child whose call is left out (its input goes on): comparing
-  int elided_ = 0;           // how many calls were left out
+  int child_calls_ = 0;      // how many calls of that child were met
+  int elided_ = 0;           // how many of them were left out
 };
 
 }  // namespace tt::pyemit
