@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <stdexcept>
 
 namespace tt::pysrc {
 
@@ -180,9 +182,52 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 // ---------------------------------------------------------------------------------------------
 // expressions
 
-std::string receiver(const Expr& e) { return e.atomic ? e.text : "(" + e.text + ")"; }
+std::string receiver(const Expr& e) { return e.atomic() ? e.text : "(" + e.text + ")"; }
 
 std::string not_expr(const Expr& e) { return "not " + receiver(e); }
+
+namespace {
+
+Prec binary_prec(const std::string& op) {
+  static const std::map<std::string, Prec> precs = {
+      {"**", Prec::Power},   {"*", Prec::Mul},          {"/", Prec::Mul},
+      {"//", Prec::Mul},     {"%", Prec::Mul},          {"@", Prec::Mul},
+      {"+", Prec::Add},      {"-", Prec::Add},          {"<<", Prec::Shift},
+      {">>", Prec::Shift},   {"&", Prec::BitAnd},       {"^", Prec::BitXor},
+      {"|", Prec::BitOr},    {"<", Prec::Compare},      {"<=", Prec::Compare},
+      {">", Prec::Compare},  {">=", Prec::Compare},     {"==", Prec::Compare},
+      {"!=", Prec::Compare}, {"in", Prec::Compare},     {"not in", Prec::Compare},
+      {"is", Prec::Compare}, {"is not", Prec::Compare}, {"and", Prec::And},
+      {"or", Prec::Or}};
+  auto it = precs.find(op);
+  if (it == precs.end()) throw std::invalid_argument("not a Python binary operator: " + op);
+  return it->second;
+}
+
+// `e` where an operand binding at least as tightly as `need` is written bare.
+std::string operand(const Expr& e, Prec need) {
+  return e.prec >= need ? e.text : "(" + e.text + ")";
+}
+
+Prec tighter(Prec p) { return static_cast<Prec>(static_cast<int>(p) + 1); }
+
+}  // namespace
+
+Expr binary_expr(const Expr& a, const std::string& op, const Expr& b) {
+  Prec p = binary_prec(op);
+  Prec lhs = p, rhs = tighter(p);  // left-associative
+  if (p == Prec::Power) {
+    lhs = Prec::Atom;  // right-associative, and tighter than a unary minus on its left
+    rhs = Prec::Unary;
+  } else if (p == Prec::Compare) {
+    lhs = rhs = tighter(p);  // a < b < c would chain
+  }
+  return Expr(operand(a, lhs) + " " + op + " " + operand(b, rhs), p);
+}
+
+Expr unary_expr(const std::string& op, const Expr& a) {
+  return Expr(op + operand(a, Prec::Power), Prec::Unary);
+}
 
 std::string attr_path(const std::string& base, const std::vector<std::string>& comps,
                       bool (*plain)(const std::string&)) {

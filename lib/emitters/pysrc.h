@@ -74,21 +74,53 @@ std::string camel_case(const std::string& s);
 // ---------------------------------------------------------------------------------------------
 // expressions
 
-// An expression and whether it can be used as a call receiver (or operand) without parentheses.
+// Python's operator precedence, loosest first (the language reference's table, without lambda
+// and the conditional expression, which the emitters never write).
+enum class Prec : int8_t {
+  Or,
+  And,
+  Not,
+  Compare,
+  BitOr,
+  BitXor,
+  BitAnd,
+  Shift,
+  Add,
+  Mul,
+  Unary,
+  Power,
+  Atom
+};
+
+// An expression with its precedence: whether it can be a call receiver or an operand without
+// parentheses. A negative literal ("-1") binds like a unary minus.
 struct Expr {
   Expr() = default;
-  Expr(std::string t, bool a = true, std::optional<std::vector<std::string>> elems = std::nullopt)
-      : text(std::move(t)), atomic(a), list_elems(std::move(elems)) {}
+  Expr(std::string t, bool atomic = true,
+       std::optional<std::vector<std::string>> elems = std::nullopt)
+      : text(std::move(t)), prec(atomic ? Prec::Atom : Prec::Unary), list_elems(std::move(elems)) {}
+  Expr(std::string t, Prec p) : text(std::move(t)), prec(p) {}
   std::string text;
-  bool atomic = true;
+  Prec prec = Prec::Atom;
   // Set for list literals: the element texts (lets `x.view([a, b])` become `x.view(a, b)`).
   std::optional<std::vector<std::string>> list_elems;
+  // Set for basic slicing written as one subscript, "x[:, a:b]": the sliced expression's text
+  // and the subscripts (":" or a slice), so that a slice of it on a later dim joins them
+  // ("x[:, a:b][:, :, c:]" is "x[:, a:b, c:]").
+  std::optional<std::pair<std::string, std::vector<std::string>>> slices;
+  bool atomic() const { return prec == Prec::Atom; }
 };
 
 // `e` as a receiver: "x", "(a + b)".
 std::string receiver(const Expr& e);
 // "not x", "not (a == b)".
 std::string not_expr(const Expr& e);
+// `a op b` with the parentheses Python's precedence needs: "a - (b - c)", "(a + b) * c",
+// "(-2) ** x", "(a < b) < c" (comparisons would chain). `op` is a binary operator ("+", "//",
+// "**", "==", "in", "is not", "and", ...).
+Expr binary_expr(const Expr& a, const std::string& op, const Expr& b);
+// `op a` for "-", "+" and "~": "-x", "-(a + b)", "-(-1)".
+Expr unary_expr(const std::string& op, const Expr& a);
 
 // base.a.b, with getattr(base, "0") for the components `plain` rejects (by default those that
 // are not identifiers): "self", {"layer1", "0", "conv1"} -> getattr(self.layer1, "0").conv1.

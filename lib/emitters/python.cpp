@@ -59,6 +59,9 @@ std::string PyEmitter::run() {
   std::vector<std::string> params;
   for (Value* v : g_.inputs()) params.push_back(bind_name(v, "input"));
   std::vector<std::string> body;
+  std::vector<Item> seq;
+  for (Node* n : g_.block()->nodes()) seq.push_back(Item{n, nullptr});
+  plan_inline(seq, nullptr, /*top=*/true);
   for (Node* n : g_.block()->nodes()) emit_node(*n, body);
   body.push_back(emit_return());
   std::vector<std::string> main_block = emit_main(params);

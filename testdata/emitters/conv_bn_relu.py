@@ -15,8 +15,7 @@ class TinyNet(nn.Module):
     def forward(self, x):
         conv1 = self.conv1(x)
         bn1 = self.bn1(conv1)
-        relu = F.relu(bn1)
-        return relu
+        return F.relu(bn1)
 
 
 if __name__ == "__main__":

@@ -17,19 +17,10 @@ class Mixed(nn.Module):
 
     def forward(self, x):
         fc = getattr(self.layer1, "0").fc(x)
-        mul = fc * getattr(self.layer1, "0").scale
-        act = self.act(mul)
-        add = act + self.offset
-        add_1 = torch.add(add, x, alpha=2)
-        special_erfcx = torch.ops.aten.special_erfcx.default(add_1)
-        act_1 = self.act(special_erfcx)
-        size = x.size(0)
-        view = act_1.view(size, -1)
-        slice = view[:, 1:]
-        chunk = x.chunk(2, 1)
-        chunk_0, chunk_1 = chunk
-        cat = torch.cat([chunk_1, chunk_0], 1)
-        return (act, slice, cat)
+        act = self.act(fc * getattr(self.layer1, "0").scale)
+        act_1 = self.act(torch.ops.aten.special_erfcx.default(torch.add(act + self.offset, x, alpha=2)))
+        chunk_0, chunk_1 = x.chunk(2, 1)
+        return (act, act_1.view(x.size(0), -1)[:, 1:], torch.cat([chunk_1, chunk_0], 1))
 
 
 if __name__ == "__main__":

@@ -123,6 +123,31 @@ TEST_CASE("pysrc: expressions, attribute paths and assignments") {
   CHECK(receiver(Expr("a + b", false)) == "(a + b)");
   CHECK(not_expr(Expr("ok")) == "not ok");
   CHECK(not_expr(Expr("a == b", false)) == "not (a == b)");
+  // precedence: parentheses exactly where Python needs them
+  Expr a("a"), b("b"), c("c"), neg("-1", false);
+  Expr sum = binary_expr(a, "+", b);
+  CHECK(sum.text == "a + b");
+  CHECK(!sum.atomic());
+  CHECK(binary_expr(sum, "*", c).text == "(a + b) * c");
+  CHECK(binary_expr(c, "*", sum).text == "c * (a + b)");
+  CHECK(binary_expr(c, "-", sum).text == "c - (a + b)");  // left-associative
+  CHECK(binary_expr(sum, "-", c).text == "a + b - c");
+  CHECK(binary_expr(binary_expr(a, "*", b), "+", c).text == "a * b + c");
+  CHECK(binary_expr(binary_expr(a, "%", b), "//", c).text == "a % b // c");
+  CHECK(binary_expr(a, "//", binary_expr(b, "%", c)).text == "a // (b % c)");
+  CHECK(binary_expr(neg, "**", a).text == "(-1) ** a");
+  CHECK(binary_expr(a, "**", neg).text == "a ** -1");
+  CHECK(binary_expr(binary_expr(a, "**", b), "**", c).text == "(a ** b) ** c");  // right-assoc.
+  CHECK(binary_expr(a, "-", neg).text == "a - -1");
+  CHECK(binary_expr(binary_expr(a, "<", b), "<", c).text == "(a < b) < c");  // would chain
+  CHECK(binary_expr(sum, "==", c).text == "a + b == c");
+  CHECK(binary_expr(binary_expr(a, "==", b), "and", c).text == "a == b and c");
+  CHECK(binary_expr(a, "in", sum).text == "a in a + b");
+  CHECK(unary_expr("-", sum).text == "-(a + b)");
+  CHECK(unary_expr("-", neg).text == "-(-1)");
+  CHECK(unary_expr("-", a).text == "-a");
+  CHECK(receiver(unary_expr("-", a)) == "(-a)");
+  CHECK_THROWS(binary_expr(a, "<>", b));
   CHECK(dotted_attr("self", "") == "self");
   CHECK(dotted_attr("self", "conv1") == "self.conv1");
   CHECK(dotted_attr("self", "layer1.0.conv1") == "getattr(self.layer1, \"0\").conv1");

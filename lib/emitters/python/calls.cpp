@@ -290,15 +290,16 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
     return;
   }
-  if (std::string infix = try_infix(n); !infix.empty()) {
+  if (Expr infix = try_infix(n); !infix.text.empty()) {
     assign(n, infix, hint, false, body);
     return;
   }
   if (op == "Tensor.slice") {
     // Tensor has no .slice method: indexing when the dim is known, else the ATen op.
-    std::string s = try_slice(n);
-    if (s.empty())
-      s = torch_ops_callee("aten::slice.Tensor") + "(" + format_args(call_args(n, info, 0)) + ")";
+    Expr s = try_slice(n);
+    if (s.text.empty())
+      s = Expr(torch_ops_callee("aten::slice.Tensor") + "(" + format_args(call_args(n, info, 0)) +
+               ")");
     assign(n, s, hint, false, body);
     return;
   }
@@ -328,45 +329,39 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
 
 // torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*
 // (int/float/bool arithmetic of scripted models) always.
-std::string PyEmitter::try_infix(const Node& n) {
+Expr PyEmitter::try_infix(const Node& n) {
   if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
-    return receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
+    return Expr(receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]");
   if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
     std::vector<std::string> parts;
     for (size_t i = 1; i < 4; ++i)
       parts.push_back(n.input(i)->is_none_constant() ? "" : expr(n.input(i)).text);
-    return receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) + "]";
+    return Expr(receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) +
+                "]");
   }
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
-    return receiver(expr(n.input(1))) + " in " + receiver(expr(n.input(0)));
-  if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2) {
-    std::string lhs = receiver(expr(n.input(0)));
-    if (std::string(sym) == "**" && !lhs.empty() && lhs[0] == '-')
-      lhs = "(" + lhs + ")";  // (-2) ** x
-    return lhs + " " + sym + " " + expr(n.input(1)).text;
-  }
+    return binary_expr(expr(n.input(1)), "in", expr(n.input(0)));
+  if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
+    return binary_expr(expr(n.input(0)), sym, expr(n.input(1)));
   if (const char* cmp = python_tensor_comparison(n.op());
       cmp && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
-    return receiver(expr(n.input(0))) + " " + cmp + " " + expr(n.input(1)).text;
+    return binary_expr(expr(n.input(0)), cmp, expr(n.input(1)));
   if (const char* sym = python_unary_operator(n.op()); sym && n.num_inputs() == 1)
-    return std::string(sym) == "not" ? not_expr(expr(n.input(0)))
-                                     : sym + receiver(expr(n.input(0)));
-  const char* arith = python_tensor_arithmetic(n.op());
-  if (!arith || n.num_inputs() < 2 || n.num_inputs() > 3) return "";
-  if (n.num_inputs() == 3) {
-    const AttrValue* c = n.input(2)->constant();
-    if (!c) return "";
-    if (n.op() == "torch.div") {
-      if (!std::holds_alternative<NoneAttr>(*c)) return "";  // rounding_mode
-    } else if (n.op() == "torch.mul") {
-      return "";
-    } else {
-      bool one = (std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) == 1) ||
-                 (std::holds_alternative<double>(*c) && std::get<double>(*c) == 1.0);
-      if (!one) return "";  // alpha
-    }
-  }
-  return expr(n.input(0)).text + " " + arith + " " + expr(n.input(1)).text;
+    return std::string(sym) == "not" ? Expr(not_expr(expr(n.input(0))), Prec::Not)
+                                     : unary_expr(sym, expr(n.input(0)));
+  if (!arithmetic_is_infix(n)) return Expr("");
+  return binary_expr(expr(n.input(0)), python_tensor_arithmetic(n.op()), expr(n.input(1)));
+}
+
+bool arithmetic_is_infix(const Node& n) {
+  if (!python_tensor_arithmetic(n.op()) || n.num_inputs() < 2 || n.num_inputs() > 3) return false;
+  if (n.num_inputs() == 2) return true;
+  const AttrValue* c = n.input(2)->constant();
+  if (!c) return false;
+  if (n.op() == "torch.div") return std::holds_alternative<NoneAttr>(*c);  // rounding_mode
+  if (n.op() == "torch.mul") return false;
+  return (std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) == 1) ||
+         (std::holds_alternative<double>(*c) && std::get<double>(*c) == 1.0);  // alpha
 }
 
 // aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:
@@ -416,9 +411,11 @@ bool PyEmitter::try_index_put(const Node& n, const std::string& hint,
   return true;
 }
 
-// aten::slice(self, dim=0, start=None, end=None, step=1) as x[:, a:b:s].
-std::string PyEmitter::try_slice(const Node& n) {
-  if (n.num_inputs() < 1 || n.num_inputs() > 5) return "";
+// aten::slice(self, dim=0, start=None, end=None, step=1) as x[:, a:b:s]; a slice of a slice
+// written inline (Note [Expressions written inline]) on a dim the first leaves whole joins its
+// subscript: x[:, a:b][:, :, c:d] is x[:, a:b, c:d], the same view.
+Expr PyEmitter::try_slice(const Node& n) {
+  if (n.num_inputs() < 1 || n.num_inputs() > 5) return Expr("");
   auto const_int = [&](size_t i, std::optional<int64_t>& out) -> bool {
     // true when the argument is absent, None or a constant int
     if (i >= n.num_inputs()) return true;
@@ -432,9 +429,9 @@ std::string PyEmitter::try_slice(const Node& n) {
     return false;
   };
   std::optional<int64_t> dim, start, end, step;
-  if (!const_int(1, dim)) return "";
-  if (!const_int(4, step)) return "";
-  if (step && *step <= 0) return "";
+  if (!const_int(1, dim)) return Expr("");
+  if (!const_int(4, step)) return Expr("");
+  if (step && *step <= 0) return Expr("");
   int64_t d = dim.value_or(0);
   std::string lo, hi;
   if (n.num_inputs() > 2) {
@@ -453,16 +450,24 @@ std::string PyEmitter::try_slice(const Node& n) {
   }
   std::string s = lo + ":" + hi;
   if (step && *step != 1) s += ":" + std::to_string(*step);
-  std::vector<std::string> idx;
+  const Expr& src = expr(n.input(0));
   if (d >= 0) {
-    idx.assign(static_cast<size_t>(d), ":");
-    idx.push_back(s);
-  } else {
-    idx.push_back("...");
-    idx.push_back(s);
-    for (int64_t i = -1; i > d; --i) idx.push_back(":");
+    std::string base = receiver(src);
+    std::vector<std::string> idx;
+    if (src.slices && (static_cast<size_t>(d) >= src.slices->second.size() ||
+                       src.slices->second[static_cast<size_t>(d)] == ":")) {
+      base = src.slices->first;
+      idx = src.slices->second;
+    }
+    if (idx.size() <= static_cast<size_t>(d)) idx.resize(static_cast<size_t>(d) + 1, ":");
+    idx[static_cast<size_t>(d)] = s;
+    Expr e(base + "[" + join(idx, ", ") + "]");
+    e.slices.emplace(base, idx);
+    return e;
   }
-  return receiver(expr(n.input(0))) + "[" + join(idx, ", ") + "]";
+  std::vector<std::string> idx = {"...", s};
+  for (int64_t i = -1; i > d; --i) idx.push_back(":");
+  return Expr(receiver(src) + "[" + join(idx, ", ") + "]");
 }
 
 }  // namespace tt::pyemit

@@ -15,6 +15,7 @@ void PyEmitter::reset_forward_state() {
   expr_.clear();
   preferred_.clear();
   loop_vars_.clear();
+  inline_.clear();
 }
 
 std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
@@ -39,6 +40,7 @@ std::vector<std::string> PyEmitter::emit_forward(Region& r, bool canonical,
   }
   std::vector<std::string> body;
   bind_constants(r);
+  plan_inline(r.items, &r, /*top=*/true);
   for (const Item& it : r.items) {
     if (it.node) {
       const Node& n = *it.node;
@@ -171,7 +173,8 @@ bool PyEmitter::emit_optional_call(const std::string& path, const std::vector<co
   std::string name = bind_name(const_cast<Value*>(outs[0]), module_hint(path));
   body.push_back(name + " = " + in);
   body.push_back("if " + callee + " is not None:");
-  body.push_back("    " + name + " = " + callee + "(" + in + ")");
+  // An input written inline is evaluated once, into the name (Note [Expressions written inline]).
+  body.push_back("    " + name + " = " + callee + "(" + (is_identifier(in) ? in : name) + ")");
   return true;
 }
 

@@ -26,6 +26,7 @@ namespace tt::pyemit {
 // Emits a block's nodes into their own lines (indented by the caller).
 std::vector<std::string> PyEmitter::emit_block(const Block& b) {
   std::vector<std::string> lines;
+  plan_inline(b);
   for (Node* n = b.front(); n; n = n->next()) emit_node(*n, lines);
   return lines;
 }
@@ -148,8 +149,9 @@ std::optional<bool> PyEmitter::const_true_false(const Value* v) {
 // Whether `ret`, returned by loop body `b` for the carried argument `param`, can be computed
 // straight into the carried variable: every read of the old value comes before (or is the
 // node computing it, whose inputs are read first), and none is through an inlined list/tuple
-// expression, which would be evaluated later. A nested loop assigns its variables before it
-// runs, so it must not read the old value at all.
+// expression or an inline value (Note [Expressions written inline]), which would be evaluated
+// later. A nested loop assigns its variables before it runs, so it must not read the old value
+// at all.
 bool PyEmitter::can_take_loop_var(const Block& b, const Value* param, const Value* ret) const {
   if (!returned_once(b, ret)) return false;
   const Node* def = ret->node();
@@ -157,6 +159,7 @@ bool PyEmitter::can_take_loop_var(const Block& b, const Value* param, const Valu
   for (const Use& u : param->uses()) {
     const Node* a = u.user;
     if (a->is("prim.ListConstruct") || a->is("prim.TupleConstruct")) return false;
+    if (a->num_outputs() == 1 && inline_.count(a->output(0))) return false;  // read later
     while (a->owning_block() != &b) a = a->owning_block()->owning_node();
     // The return reads the old value at the very end, after `ret` was bound: no.
     if (a == b.return_node()) return false;
@@ -219,6 +222,7 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
     expr_[param] = Expr(name);
     loop_vars_.insert(name);
   }
+  plan_inline(blk);  // can_take_loop_var asks which reads are inline
   for (size_t j = 0; j < k; ++j)
     if (vars[j] != "_" && can_take_loop_var(blk, blk.inputs()[j + 1], blk.outputs()[j + 1]))
       preferred_[blk.outputs()[j + 1]] = vars[j];

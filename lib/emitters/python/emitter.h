@@ -5,6 +5,8 @@
 //   module_tree.cpp             the module tree of __init__: entries, registrations, nn constructors
 //                               (ctor_table), qconfigs, in-place safety (Note [In-place modules])
 //   forward.cpp                 forward's statements (emit_node, assign, the return) and naming
+//   inline.cpp                  which values are written inside their reader (Note [Expressions
+//                               written inline])
 //   literals.cpp                constants: literal, tensor_literal, expr
 //   calls.cpp                   calls: module calls, function/method/aten calls, ATen schemas
 //                               (Note [Dropping default arguments]), infix, index/slice/index_put
@@ -33,6 +35,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tt::pyemit {
@@ -65,6 +68,11 @@ bool plain_attr(const std::string& s);
 // the generated code calls.
 bool python_reserved(const std::string& s);
 inline bool good_name(const std::string& s) { return is_identifier(s) && !python_reserved(s); }
+// An IR name without its graph-wide suffix ("conv1_7" -> "conv1").
+std::string local_base(const std::string& ir_name);
+// Whether the model's source named the value (TorchScript numbers the others: "%123"); the name
+// may still need changing for Python ("lambda" -> lambda_).
+inline bool has_source_name(const Value* v) { return is_identifier(local_base(v->name())); }
 
 // Import aliases for op-name prefixes of quantization modules.
 const std::map<std::string, std::string>& import_aliases();
@@ -78,6 +86,9 @@ bool is_quantized_dtype(DType d);
 
 // "1, 2, 3" (the arguments of torch.empty / torch.zeros); "()" for a scalar.
 std::string shape_args(at::IntArrayRef sizes);
+
+// torch.add/sub/mul/div written as an infix operator: the same call (no alpha, no rounding mode).
+bool arithmetic_is_infix(const Node& n);
 
 [[noreturn]] void unsupported(const Node& n, const std::string& what, const std::string& fix);
 
@@ -289,10 +300,13 @@ class PyEmitter {
   static std::string op_hint(const std::string& op);
   static std::string module_hint(const std::string& path);
   std::string value_hint(const Value* v) const;
-  static std::string local_base(const std::string& ir_name);
+
+  // inline.cpp: values written inside their reader (Note [Expressions written inline])
+  void plan_inline(const std::vector<Item>& seq, const Region* r, bool top);
+  void plan_inline(const Block& b);
 
   // forward.cpp: statements
-  void assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
+  void assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
               std::vector<std::string>& body);
   void emit_node(const Node& n, std::vector<std::string>& body);
   std::string emit_return();
@@ -332,11 +346,11 @@ class PyEmitter {
   std::string function_callee(const std::string& op);
   static std::string torch_ops_callee(const std::string& op);
   void emit_call(const Node& n, std::vector<std::string>& body);
-  std::string try_infix(const Node& n);
+  Expr try_infix(const Node& n);
   std::string try_index_or_fill(const Node& n);
   std::string index_subscripts(const Value& indices);
   bool try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body);
-  std::string try_slice(const Node& n);
+  Expr try_slice(const Node& n);
 
   // main_block.cpp: __main__
   std::vector<std::string> emit_main(const std::vector<std::string>& forward_params);
@@ -355,6 +369,8 @@ class PyEmitter {
 
   NameAllocator names_{python_reserved};  // forward's locals
   std::unordered_map<const Value*, Expr> expr_;
+  // Values written inside the expression that reads them (Note [Expressions written inline]).
+  std::unordered_set<const Value*> inline_;
   // Values that take the variable of the if/loop result they become (Note [Control flow in Python]).
   std::unordered_map<const Value*, std::string> preferred_;
   // Variables of loop-carried values: rebound at the end of each iteration.

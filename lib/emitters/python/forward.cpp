@@ -56,7 +56,7 @@ std::string PyEmitter::bind_name(Value* v, const std::string& hint) {
   return name;
 }
 
-std::string PyEmitter::local_base(const std::string& ir_name) {
+std::string local_base(const std::string& ir_name) {
   size_t us = ir_name.rfind('_');
   if (us != std::string::npos && us > 0 && us + 1 < ir_name.size() &&
       all_digits(ir_name.substr(us + 1)))
@@ -88,6 +88,7 @@ std::string PyEmitter::module_hint(const std::string& path) {
 std::string PyEmitter::value_hint(const Value* v) const {
   auto it = expr_.find(v);
   if (it != expr_.end() && is_identifier(it->second.text)) return it->second.text;
+  if (inline_.count(v)) return op_hint(v->node()->op());  // x.size(2) -> size
   return "item";
 }
 
@@ -97,8 +98,12 @@ std::string PyEmitter::value_hint(const Value* v) const {
 // Writes `outs = rhs` for a node whose outputs get names from `hint`. Unused outputs become
 // `_`; when nothing is used, calls stay as a bare statement, except pure prims and the op
 // table's ops that do not mutate (x.dim() left over from a message the loader dropped).
-void PyEmitter::assign(const Node& n, const std::string& rhs, const std::string& hint, bool pure,
+void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
                        std::vector<std::string>& body) {
+  if (n.num_outputs() == 1 && inline_.count(n.output(0))) {
+    expr_[n.output(0)] = rhs;  // Note [Expressions written inline]
+    return;
+  }
   bool any_used = std::any_of(n.outputs().begin(), n.outputs().end(),
                               [](const Value* v) { return v->has_uses(); });
   if (!any_used) {
@@ -106,7 +111,7 @@ void PyEmitter::assign(const Node& n, const std::string& rhs, const std::string&
     const OpInfo* info = n.info();
     bool mutates = n.op().back() == '_' || n.num_outputs() == 0;
     bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
-    if (!pure && !known_pure) body.push_back(rhs);
+    if (!pure && !known_pure) body.push_back(rhs.text);
     return;
   }
   std::vector<std::string> names;
@@ -122,11 +127,11 @@ void PyEmitter::assign(const Node& n, const std::string& rhs, const std::string&
   }
   std::string lhs = join(names, ", ");
   if (names.size() == 1 && n.op() != "prim.TupleUnpack" && n.op() != "prim.ListUnpack") {
-    body.push_back(lhs + " = " + rhs);
+    body.push_back(lhs + " = " + rhs.text);
   } else if (names.size() == 1) {
-    body.push_back(lhs + ", = " + rhs);
+    body.push_back(lhs + ", = " + rhs.text);
   } else {
-    body.push_back(lhs + " = " + rhs);
+    body.push_back(lhs + " = " + rhs.text);
   }
 }
 
