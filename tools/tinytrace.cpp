@@ -5,6 +5,7 @@
 #include "driver/inspect.h"
 #include "driver/passes_cli.h"
 #include "driver/profile.h"
+#include "loaders/loader.h"
 #include "support/diag.h"
 #include "ir/input_spec.h"
 #include "passes/pass.h"
@@ -52,12 +53,6 @@ int report_error(const std::string& file, const tt::Error& e) {
   return static_cast<int>(e.code());
 }
 
-// One line, whatever the message looked like (LibTorch messages span lines).
-std::string first_line(const std::string& s) {
-  auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,6 +83,12 @@ int main(int argc, char** argv) {
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (repeat: -vv, -vvv)");
   app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+  std::vector<std::string> op_libraries;
+  app.add_option("--load-library", op_libraries,
+                 "Load a shared library that registers TorchScript ops before reading models "
+                 "(as torch.ops.load_library does; repeatable), e.g. torchvision's _C*.so for a "
+                 "model calling torchvision::nms")
+      ->type_name("PATH");
 
   tt::ConvertOptions copts;
   std::vector<std::string> shape_specs;
@@ -257,7 +258,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << first_line(e.what()) << " — run 'tinytrace --help' for usage\n";
+    std::cerr << "error: " << tt::first_line(e.what()) << " — run 'tinytrace --help' for usage\n";
     return static_cast<int>(tt::ExitCode::Usage);
   }
   set_up_logging(verbosity, quiet);
@@ -273,6 +274,7 @@ int main(int argc, char** argv) {
     return internal_exit;
   };
   try {
+    for (const auto& lib : op_libraries) tt::load_op_library(lib);
     if (convert->parsed()) {
       file = copts.model_path;
       for (const auto& s : shape_specs) copts.input_shapes.push_back(tt::parse_input_spec(s));
@@ -306,14 +308,14 @@ int main(int argc, char** argv) {
     int code = report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
     return code == static_cast<int>(tt::ExitCode::Internal) ? internal_exit : code;
   } catch (const c10::Error& e) {
-    return internal_error(file,
-                          "internal error in LibTorch: " + first_line(e.what_without_backtrace()) +
-                              " — this is a bug in tinytrace; please report it with the model");
+    return internal_error(
+        file, "internal error in LibTorch: " + tt::first_line(e.what_without_backtrace()) +
+                  " — this is a bug in tinytrace; please report it with the model");
   } catch (const std::bad_alloc&) {
     return internal_error(
         file, "out of memory — use smaller --input-shape values, or a machine with more memory");
   } catch (const std::exception& e) {
-    return internal_error(file, "internal error: " + first_line(e.what()) +
+    return internal_error(file, "internal error: " + tt::first_line(e.what()) +
                                     " — this is a bug in tinytrace; please report it");
   } catch (...) {
     return internal_error(

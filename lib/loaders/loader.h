@@ -37,6 +37,11 @@ Model load_model(const std::string& path);
 extern const char* const kOnnxImportPipeline;
 extern const char* const kTorchScriptImportPipeline;
 
+// Loads a shared library that registers TorchScript ops (what torch.ops.load_library does in
+// Python), so that archives calling them load. Throws BadInput naming the library and the loader's
+// reason when it cannot be loaded.
+void load_op_library(const std::string& path);
+
 // "torchscript", "export" (a torch.export .pt2 archive), "onnx", "tir", or "" when not
 // recognised. Throws BadInput when unreadable.
 std::string detect_format(const std::string& path);

@@ -1,5 +1,6 @@
 #include "support/diag.h"
 
+#include <cctype>
 #include <sstream>
 
 namespace tt {
@@ -19,6 +20,21 @@ void assert_fail(const char* expr, const char* file, int line, const std::string
   if (!msg.empty()) os << ": " << msg;
   os << " — this is a bug in tinytrace; please report it with the model that triggers it";
   throw Error(ExitCode::Internal, os.str());
+}
+
+std::string first_line(const std::string& s) {
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t nl = s.find('\n', start);
+    std::string l = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    while (!l.empty() && std::isspace(static_cast<unsigned char>(l.back()))) l.pop_back();
+    size_t lead = 0;
+    while (lead < l.size() && std::isspace(static_cast<unsigned char>(l[lead]))) ++lead;
+    if (lead < l.size()) return l.substr(lead);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return "";
 }
 
 }  // namespace tt

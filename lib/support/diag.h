@@ -42,6 +42,10 @@ struct Location {
 // "node %y in module 'layer1.0' at model.py:12", leaving out the parts that are empty.
 std::string describe(const Location& where);
 
+// The first line of a message that has text, without trailing blanks: LibTorch's messages span
+// lines and may start with an empty one ("\nUnknown builtin op: torchvision::nms.\n...").
+std::string first_line(const std::string& s);
+
 class Error : public std::runtime_error {
  public:
   // message: "<what> — <how to fix>" (no "error:" prefix, no file name: the CLI adds them).

@@ -59,6 +59,10 @@ CASES = {
                                                  "the first value that differs from the graph as loaded"]),
     "verify_without_input_shape": ("badinput/valid.pt", "file", 2, ["--verify"],
                                    ["--input-shape"]),
+    # An op of a library that is not loaded: LibTorch's reason (after its empty first line), the
+    # op and the option that loads the library.
+    "custom_op_library_not_loaded": ("badinput/custom_op.pt", "file", 3, [],
+                                     ["torchvision::nms", "--load-library"]),
 }
 
 

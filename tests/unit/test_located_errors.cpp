@@ -29,8 +29,7 @@ Error run_error(const Graph& g, const at::Tensor& x) {
 }  // namespace
 
 TEST_CASE("located errors: describe names the parts a location has") {
-  CHECK(describe(Location{"y", "layer1.0", "m.py:3"}) ==
-        "node %y in module 'layer1.0' at m.py:3");
+  CHECK(describe(Location{"y", "layer1.0", "m.py:3"}) == "node %y in module 'layer1.0' at m.py:3");
   CHECK(describe(Location{"", "", "m.py:3"}) == "at m.py:3");
   CHECK(describe(Location{"y", "", ""}) == "node %y");
   CHECK(Location{}.empty());
@@ -39,6 +38,17 @@ TEST_CASE("located errors: describe names the parts a location has") {
   CHECK(e.where().empty());
   e.at({"y", "", ""});
   CHECK(e.where().node == "y");
+}
+
+TEST_CASE("located errors: first_line keeps the first line that says something") {
+  CHECK(first_line("one\ntwo") == "one");
+  CHECK(first_line("one  \r\ntwo") == "one");
+  // LibTorch's load errors start with an empty line; the reason is the next one.
+  CHECK(first_line("\nUnknown builtin op: torchvision::nms.\nHere are some suggestions:") ==
+        "Unknown builtin op: torchvision::nms.");
+  CHECK(first_line("  \n\t\n   indented  \n") == "indented");
+  CHECK(first_line("") == "");
+  CHECK(first_line("\n \n") == "");
 }
 
 TEST_CASE("located errors: the interpreter places a failing op at its node") {

@@ -174,6 +174,23 @@ TEST_CASE("torch_io: tensor dicts round-trip and load in Python") {
   }
 }
 
+TEST_CASE("torchscript: --load-library names a library that cannot be loaded") {
+  const std::string missing = "/nonexistent/libtt_ops.so";
+  try {
+    load_op_library(missing);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::BadInput);
+    CHECK(std::string(e.what()).find("cannot load the op library " + missing) != std::string::npos);
+    CHECK(std::string(e.what()).find("No such file") != std::string::npos);
+  }
+  // A file that is not a shared library.
+  std::string not_lib = (std::filesystem::temp_directory_path() / "tt_not_a_library.so").string();
+  { std::ofstream(not_lib) << "not an ELF file"; }
+  CHECK_THROWS_AS(load_op_library(not_lib), Error);
+  std::filesystem::remove(not_lib);
+}
+
 TEST_CASE("torchscript: a ResNet-like block lifts to module ops with constructor attrs") {
   std::string path = model_path("ldr_resblock.pt");
   if (path.empty()) return;

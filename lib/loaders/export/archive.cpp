@@ -27,12 +27,6 @@ const char* kReexport =
   throw Error(ExitCode::BadInput, "malformed torch.export archive: " + what + " — " + kReexport);
 }
 
-std::string first_line(const std::string& s) {
-  std::string l = s.substr(0, s.find('\n'));
-  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
-  return l;
-}
-
 const json& field(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key))
     malformed(std::string("a '") + key + "' field is missing");

@@ -19,7 +19,6 @@ using json = nlohmann::json;
 // Throws BadInput: "malformed torch.export archive: <what> — re-export ...".
 [[noreturn]] void malformed(const std::string& what);
 
-std::string first_line(const std::string& s);
 
 // j[key]; malformed when j is not an object holding it.
 const json& field(const json& j, const char* key);

@@ -8,7 +8,6 @@
 namespace tt {
 
 namespace jit = torch::jit;
-using pt2::first_line;
 
 torch::jit::Module export_to_module(const std::string& path, Diagnostics* diags,
                                     std::map<std::string, ModuleInfo>* modules) {

@@ -9,8 +9,6 @@
 
 namespace tt::onnx_import {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 [[noreturn]] void bad(const std::string& msg) { throw Error(ExitCode::BadInput, msg); }
 
 std::string read_file(const std::string& path) {

@@ -57,7 +57,6 @@ namespace ox = ::onnx;
 
 // ---- helpers.cpp ----
 
-std::string first_line(const std::string& s);
 [[noreturn]] void bad(const std::string& msg);  // throws Error(BadInput, msg)
 std::string read_file(const std::string& path);
 std::string dirname_of(const std::string& path);

@@ -6,12 +6,6 @@
 
 namespace tt::ts {
 
-std::string first_line(const std::string& s) {
-  std::string l = s.substr(0, s.find('\n'));
-  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.pop_back();
-  return l;
-}
-
 std::string join_path(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }

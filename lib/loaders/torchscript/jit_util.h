@@ -20,7 +20,6 @@ namespace tt::ts {
 namespace jit = torch::jit;
 using c10::IValue;
 
-std::string first_line(const std::string& s);
 
 std::string join_path(const std::string& prefix, const std::string& name);
 

@@ -6,13 +6,15 @@
 #include "loaders/torchscript/lifter.h"
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/api/include/torch/version.h>
 #include <torch/csrc/jit/serialization/import.h>
+
+#include <dlfcn.h>
 
 namespace tt {
 namespace {
 
 namespace jit = torch::jit;
-using ts::first_line;
 
 const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(path)";
 
@@ -38,10 +40,25 @@ const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(p
                 std::string("this is a state_dict/pickled module written by torch.save, not "
                             "TorchScript — ") +
                     kSaveHint);
+  std::string reason = first_line(what);
+  // An op no loaded library registers: "Unknown builtin op: torchvision::nms."
+  const std::string unknown = "Unknown builtin op: ";
+  if (size_t at = reason.find(unknown); at != std::string::npos) {
+    std::string op = reason.substr(at + unknown.size());
+    while (!op.empty() && (op.back() == '.' || op.back() == ' ')) op.pop_back();
+    std::string ns = op.substr(0, op.find("::"));
+    std::string where = ns == "torchvision" ? " (python3-torchvision's torchvision/_C*.so)" : "";
+    throw Error(ExitCode::BadInput, "the model calls " + op +
+                                        ", which no loaded op library registers — pass "
+                                        "--load-library PATH with the library that registers " +
+                                        ns + ":: ops" + where);
+  }
   throw Error(ExitCode::BadInput,
-              "LibTorch cannot load this TorchScript archive (" + first_line(what) +
-                  ") — it may come from a newer PyTorch or need a custom op library; re-export it "
-                  "with PyTorch 1.13: " +
+              "LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
+                  std::to_string(TORCH_VERSION_MINOR) + " cannot load this TorchScript archive (" +
+                  reason +
+                  ") — it may come from a newer PyTorch, or be damaged; re-export it with this "
+                  "PyTorch or an older one: " +
                   kSaveHint);
 }
 
@@ -56,6 +73,18 @@ jit::Module load_module(const std::string& path) {
 }
 
 }  // namespace
+
+void load_op_library(const std::string& path) {
+  // RTLD_GLOBAL: the library's ops register with LibTorch's dispatcher, which every later load
+  // (and the interpreter) uses; the handle stays open for the process's lifetime.
+  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+    const char* why = dlerror();
+    throw Error(ExitCode::BadInput, "cannot load the op library " + path + " (" +
+                                        first_line(why ? why : "unknown reason") +
+                                        ") — give the path of a shared library that registers "
+                                        "TorchScript ops");
+  }
+}
 
 // What the TorchScript and .pt2 loaders ask to run on the graph they lifted (Note [Import
 // pipeline]): the tracer's shape arithmetic on 0-dim tensors back to Python ints (Note [Int
