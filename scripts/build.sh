@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Configures and builds tinytrace into build/ (RelWithDebInfo): the CLI, the unit-test binary
-# and the jit_load_floor benchmark helper. BUILD_DIR overrides the directory.
+# Configures and builds tinytrace into build/ (RelWithDebInfo): the CLI, the unit-test binary, the
+# jit_load_floor benchmark helper and the test op library (tests/oplib.cmake). BUILD_DIR overrides
+# the directory.
 set -euo pipefail
 # On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
@@ -18,5 +19,5 @@ if [[ -f $build_dir/CMakeCache.txt && $(cat "$build_dir/.tt-system" 2>/dev/null)
 fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 echo "$system" >"$build_dir/.tt-system"
-cmake --build "$build_dir" -j"$jobs" --target tinytrace tinytrace_tests jit_load_floor
+cmake --build "$build_dir" -j"$jobs" --target tinytrace tinytrace_tests jit_load_floor tt_test_ops
 echo "build: ok ($build_dir)" >&2

@@ -41,7 +41,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SCHEMA = os.path.join(REPO, "lib", "emitters", "report.schema.json")
 # What generated code may import: torch and the standard-library bits needed to find NAME.pth.
 ALLOWED_IMPORTS = {"torch", "os", "sys", "pathlib", "typing", "math", "collections", "operator",
-                   "builtins", "__future__", "warnings"}
+                   "builtins", "__future__", "warnings", "importlib"}
 
 
 class CheckFailed(Exception):
@@ -97,7 +97,7 @@ def compare(got, expected, tol, what):
     return worst, len(e)
 
 
-def load_generated(py_path, name):
+def load_generated(py_path, name, allowed=ALLOWED_IMPORTS):
     if not os.path.isfile(py_path):
         fail(f"{py_path} was not written")
     src = open(py_path, encoding="utf-8").read()
@@ -112,9 +112,9 @@ def load_generated(py_path, name):
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             mods = [node.module]
         for mod in mods:
-            if mod.split(".")[0] not in ALLOWED_IMPORTS:
+            if mod.split(".")[0] not in allowed:
                 fail(f"{py_path}:{node.lineno}: imports '{mod}' (generated code may import only "
-                     f"torch and {', '.join(sorted(ALLOWED_IMPORTS - {'torch'}))})")
+                     f"torch and {', '.join(sorted(allowed - {'torch'}))})")
     mod_name = f"tt_generated_{name}"
     spec = importlib.util.spec_from_file_location(mod_name, py_path)
     module = importlib.util.module_from_spec(spec)
@@ -247,7 +247,17 @@ def main():
     ap.add_argument("--expect-warning", action="append", default=[],
                     help="text a diagnostics/warnings entry of NAME.json must contain")
     ap.add_argument("--timeout", type=float, default=600, help="for running NAME.py")
+    ap.add_argument("--allow-import", action="append", default=[],
+                    help="a package the generated code may import too (torchvision, whose import "
+                    "registers its ops); imported here before the original is loaded")
+    ap.add_argument("--op-library", action="append", default=[],
+                    help="a shared library of custom ops to load (torch.ops.load_library) before "
+                    "the original is loaded")
     args = ap.parse_args()
+    for mod in args.allow_import:
+        importlib.import_module(mod)
+    for lib in args.op_library:
+        torch.ops.load_library(lib)
 
     t0 = time.time()
     torch.manual_seed(0)
@@ -273,7 +283,8 @@ def main():
         with torch.no_grad():
             expected = original(*inputs)
 
-    _, model, py_lines = load_generated(py_path, args.name)
+    _, model, py_lines = load_generated(py_path, args.name,
+                                        ALLOWED_IMPORTS | set(args.allow_import))
     pth = load_state_dict_file(pth_path)
     load_strict(model, pth, os.path.basename(pth_path))
     rel_pth, n_out = compare(run(model, inputs, "NAME.pth"), expected, args.tol,

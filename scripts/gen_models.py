@@ -711,7 +711,9 @@ def run_generation(names, out_dir, st, force, generate_one, current=None):
     return failed
 
 
-def generate(spec, out_dir, st):
+def generate(spec, out_dir, st, extra_meta=None):
+    """Traces spec's model and writes NAME.pt, .inputs.pt, .expected.pt and NAME.json (with the
+    fields of extra_meta added); returns the largest |output|."""
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED + 1)
     model = spec.build()
@@ -744,6 +746,7 @@ def generate(spec, out_dir, st):
         "expect_warnings": spec.expect_warnings,
         "max_abs_output": max_abs,
         "num_parameters": sum(p.numel() for p in model.parameters()),
+        **(extra_meta or {}),
     }
 
     def write_meta(p):
@@ -797,18 +800,6 @@ def generate_bad_inputs(out_dir, st):
     atomic_write(os.path.join(bad, "state_dict.pt"), lambda p: torch.save(model.state_dict(), p))
     # torch.save(model) pickles the nn.Module itself (a reference to its class and its __dict__).
     atomic_write(os.path.join(bad, "pickled_module.pt"), lambda p: torch.save(model, p))
-    # A model calling an op of torchvision's op library (torchvision::nms): LibTorch cannot load
-    # it until that library is loaded (tinytrace --load-library).
-    import torchvision
-
-    class Nms(torch.nn.Module):
-        def forward(self, boxes, scores):
-            return torchvision.ops.nms(boxes, scores, 0.5)
-
-    boxes = torch.rand(8, 4)
-    boxes[:, 2:] += boxes[:, :2]
-    nms = torch.jit.trace(Nms(), (boxes, torch.rand(8)), check_trace=False)
-    atomic_write(os.path.join(bad, "custom_op.pt"), lambda p: torch.jit.save(nms, p))
     with open(stamp_file, "w") as f:
         f.write(st + "\n")
     print("badinput: written to", bad)

@@ -274,7 +274,14 @@ int main(int argc, char** argv) {
     return internal_exit;
   };
   try {
-    for (const auto& lib : op_libraries) tt::load_op_library(lib);
+    // A library that cannot be loaded is a bad argument, whatever the command.
+    for (const auto& lib : op_libraries) {
+      try {
+        tt::load_op_library(lib);
+      } catch (const tt::Error& e) {
+        throw tt::Error(tt::ExitCode::Usage, std::string("--load-library: ") + e.what());
+      }
+    }
     if (convert->parsed()) {
       file = copts.model_path;
       for (const auto& s : shape_specs) copts.input_shapes.push_back(tt::parse_input_spec(s));

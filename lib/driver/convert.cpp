@@ -332,6 +332,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     po.weights_file = res.name + ".pth";
     po.example_inputs = opts.input_shapes;
     po.flat = opts.flat;
+    po.op_libraries = m.source.op_libraries;
     out.write_text(res.name + ".py", emit_python(g, po, m.diags));
   }
   if (wants("weights")) {

@@ -20,6 +20,8 @@
 // by concern (that header lists the files); the lexical pieces are emitters/pysrc.h.
 #include "emitters/python.h"
 
+#include <algorithm>
+
 #include "emitters/python/emitter.h"
 #include "ir/quant.h"
 
@@ -96,11 +98,31 @@ void PyEmitter::write_header(std::ostream& os) const {
   for (const auto& imp : imports_)
     if (imp.rfind("from ", 0) == 0) os << imp << "\n";
   os << "\n";
+  // The ops of custom libraries are registered as Python code registers them: importing the
+  // package that loads the library, else loading it (Note [Op libraries] in ir/model.h). A
+  // package the code does not name otherwise is imported with importlib (pyflakes would call a
+  // plain import unused).
+  std::set<std::string> imports = imports_;
+  std::vector<std::string> loads;
+  for (const std::string& ns : op_namespaces_)
+    for (const OpLibrary& lib : opts_.op_libraries) {
+      if (!std::count(lib.namespaces.begin(), lib.namespaces.end(), ns)) continue;
+      std::string load = lib.package.empty() ? "torch.ops.load_library(" + py_str(lib.path) + ")"
+                                             : "importlib.import_module(" + py_str(lib.package) +
+                                                   ")  # registers the " + ns + ":: ops";
+      if (!lib.package.empty() && imports.count("import " + lib.package)) continue;
+      if (!lib.package.empty()) imports.insert("import importlib");
+      if (std::find(loads.begin(), loads.end(), load) == loads.end()) loads.push_back(load);
+    }
   os << "import torch\n";
-  for (const auto& imp : imports_)
+  for (const auto& imp : imports)
     if (imp.rfind("from ", 0) != 0) os << imp << "\n";
   os << "import torch.nn as nn\n";
   if (use_functional_) os << "import torch.nn.functional as F\n";
+  if (!loads.empty()) {
+    os << "\n";
+    for (const std::string& load : loads) os << load << "\n";
+  }
   os << "\n\n";
 }
 

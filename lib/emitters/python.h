@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "ir/model.h"
 #include "support/diag.h"
 #include "ir/input_spec.h"
 
@@ -19,6 +20,9 @@ struct PythonEmitOptions {
   // One class with one forward (the layout before issue #14) instead of one class per module
   // type (Note [Classes of the generated module] in lib/emitters/python/classes.cpp).
   bool flat = false;
+  // The op libraries loaded when the model was read (Note [Op libraries] in ir/model.h): an op
+  // of one of their namespaces makes the code import the library's package, or load the library.
+  std::vector<OpLibrary> op_libraries;
 };
 
 std::string emit_python(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags);

@@ -286,9 +286,16 @@ json build_report(const Model& m, const ReportExtras& extras) {
   report["format"] = "tinytrace-report";
   report["version"] = kReportVersion;
   report["tool"] = json{{"name", "tinytrace"}, {"version", TT_VERSION}};
+  json libraries = json::array();
+  for (const OpLibrary& lib : m.source.op_libraries)
+    libraries.push_back(json{{"path", lib.path},
+                             {"reason", lib.reason},
+                             {"namespaces", lib.namespaces},
+                             {"package", str_or_null(lib.package)}});
   report["source"] = json{{"path", str_or_null(m.source.path)},
                           {"format", str_or_null(m.source.format)},
-                          {"sha256", str_or_null(m.source.sha256)}};
+                          {"sha256", str_or_null(m.source.sha256)},
+                          {"op_libraries", libraries}};
   report["graph"] = json{{"name", g.name()},
                          {"inputs", inputs},
                          {"outputs", outputs},

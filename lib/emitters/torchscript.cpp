@@ -46,13 +46,13 @@ using namespace pysrc;
 // Names a local variable must not take: Python keywords and what the generated code refers to.
 bool is_reserved(const std::string& s) {
   static const std::set<std::string> r = {
-      "False",    "None",     "True",     "and",    "as",       "assert",   "async",    "await",
-      "break",    "class",    "continue", "def",    "del",      "elif",     "else",     "except",
-      "finally",  "for",      "from",     "global", "if",       "import",   "in",       "is",
-      "lambda",   "nonlocal", "not",      "or",     "pass",     "raise",    "return",   "try",
-      "while",    "with",     "yield",    "self",   "torch",    "math",     "int",      "float",
-      "bool",     "str",      "len",      "range",  "getattr",  "print",    "List",     "Tuple",
-      "Optional", "Tensor",   "Dict",     "Device", "NoneType", "annotate", "__torch__"};
+      "False",    "None",     "True",     "and",    "as",       "assert",   "async",     "await",
+      "break",    "class",    "continue", "def",    "del",      "elif",     "else",      "except",
+      "finally",  "for",      "from",     "global", "if",       "import",   "in",        "is",
+      "lambda",   "nonlocal", "not",      "or",     "pass",     "raise",    "return",    "try",
+      "while",    "with",     "yield",    "self",   "torch",    "math",     "int",       "float",
+      "bool",     "str",      "len",      "range",  "getattr",  "print",    "List",      "Tuple",
+      "Optional", "Tensor",   "Dict",     "Device", "NoneType", "annotate", "__torch__", "ops"};
   return r.count(s) != 0;
 }
 
@@ -457,9 +457,10 @@ class Lowerer {
       else
         args.push_back(in[i]);
     }
-    // Module::define's resolver maps `torch.<name>` to aten::<name> (torch.ops is Python-only).
-    if (ns != "aten")
-      unsupported(n, "only aten operators can be called from the generated TorchScript");
+    // Module::define's resolver maps `torch.<name>` to aten::<name>; the ops of other namespaces
+    // (custom op libraries, Note [Op libraries] in ir/model.h) are `ops.<ns>.<name>`, as in the
+    // archives PyTorch saves (SourceResolver in lib/loaders/torchscript_save.cpp).
+    if (ns != "aten") return "ops." + ns + "." + name + "(" + join(args) + ")";
     return "torch." + name + "(" + join(args) + ")";
   }
 

@@ -124,7 +124,8 @@ std::vector<size_t> aliased_inputs(const Node& n) {
   if (n.num_inputs() == 0) return {};
   if (op == "prim.NumToTensor" || op == "prim.RaiseException") return {};
   if (op.rfind("prim.", 0) == 0) return all_inputs(n);  // containers, unpacking, control flow
-  if (op.rfind("aten::", 0) == 0) return aten_aliased_inputs({op}, n);
+  // A qualified op: ATen's, or a custom library's ("torchvision::nms"), by its schema.
+  if (op.find("::") != std::string::npos) return aten_aliased_inputs({op}, n);
   if (op.rfind("FloatFunctional.", 0) == 0) return {};
   const OpInfo* info = n.info();
   if (!n.module().empty() || (info && info->kind == OpKind::Module) || op.rfind("nn.", 0) == 0) {
@@ -149,7 +150,7 @@ std::vector<size_t> written_inputs(const Node& n) {
   if (n.num_inputs() == 0) return {};
   if (op.rfind("Tensor.", 0) == 0)
     return is_inplace_name(op.substr(7)) ? std::vector<size_t>{0} : std::vector<size_t>{};
-  if (op.rfind("aten::", 0) != 0) return {};
+  if (op.find("::") == std::string::npos) return {};
   AtenName a = split(op);
   if (is_inplace_name(short_name(a.base))) return {0};
   if (a.overload == "*") return {};

@@ -46,10 +46,11 @@ OpName split_qualified(const std::string& q) {
 // The candidate ATen names for an op, in order of preference.
 std::vector<OpName> candidates_for(const std::string& op) {
   std::vector<OpName> out;
-  if (op.rfind("aten::", 0) == 0) {
+  if (size_t sep = op.find("::"); sep != std::string::npos) {
+    // "aten::add.Tensor", or an op of a custom library ("torchvision::nms").
     OpName n = split_qualified(op);
     // "aten::relu": the default overload first, then any other if that does not fit.
-    bool had_dot = op.find('.', 6) != std::string::npos;
+    bool had_dot = op.find('.', sep + 2) != std::string::npos;
     out.push_back(n);
     if (!had_dot) {
       OpName any = n;

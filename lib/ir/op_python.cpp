@@ -190,6 +190,39 @@ std::string spelled_aten_base(std::string_view op) {
   return "";
 }
 
+const PyCallForm* python_call_form(std::string_view op) {
+  // torchvision's Python functions over its op library (torchvision/ops/*.py): the ops take the
+  // output size as two ints and return extra results the functions drop.
+  static const std::unordered_map<std::string_view, PyCallForm> forms = {
+      {"torchvision.ops.roi_align",
+       {"torchvision.ops.roi_align",
+        {{"", "{0}", ""},
+         {"", "{1}", ""},
+         {"", "({3}, {4})", ""},
+         {"spatial_scale", "{2}", "1.0"},
+         {"sampling_ratio", "{5}", "-1"},
+         {"aligned", "{6}", "False"}}}},
+      {"torchvision.ops.roi_pool",
+       {"torchvision.ops.roi_pool",
+        {{"", "{0}", ""}, {"", "{1}", ""}, {"", "({3}, {4})", ""}, {"spatial_scale", "{2}", "1.0"}},
+        true}},
+      {"torchvision.ops.ps_roi_align",
+       {"torchvision.ops.ps_roi_align",
+        {{"", "{0}", ""},
+         {"", "{1}", ""},
+         {"", "({3}, {4})", ""},
+         {"spatial_scale", "{2}", "1.0"},
+         {"sampling_ratio", "{5}", "-1"}},
+        true}},
+      {"torchvision.ops.ps_roi_pool",
+       {"torchvision.ops.ps_roi_pool",
+        {{"", "{0}", ""}, {"", "{1}", ""}, {"", "({3}, {4})", ""}, {"spatial_scale", "{2}", "1.0"}},
+        true}},
+  };
+  auto it = forms.find(op);
+  return it == forms.end() ? nullptr : &it->second;
+}
+
 const char* python_binary_operator(std::string_view op) {
   static const std::unordered_map<std::string_view, const char*> ops = {
       {"operator.add", "+"},     {"operator.sub", "-"},         {"operator.mul", "*"},

@@ -497,6 +497,18 @@ std::vector<OpInfo> make_table() {
       {"Tensor.new_zeros", K::Method, {"aten::new_zeros"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_zeros(size)"},
       {"Tensor.new_ones", K::Method, {"aten::new_ones"}, {"", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_ones(size)"},
       {"Tensor.new_full", K::Method, {"aten::new_full"}, {"", "", "", "dtype", "layout", "device", "pin_memory"}, Q::Float, "x.new_full(size, fill_value)"},
+
+      // ---------------------------------------------------------------------------------------
+      // ops of Python packages' op libraries (Note [Op libraries] in ir/model.h): the package's
+      // Python function where it calls the op with the same arguments; the generated code
+      // imports the package, which registers the ops. Other ops of these libraries are written
+      // torch.ops.<ns>.<op>(...).
+      {"torchvision.ops.nms", K::Function, {"torchvision::nms"}, kAllPositional, Q::Float, "torchvision.ops.nms(boxes, scores, iou_threshold)"},
+      // Written through their call forms (Note [Python call forms] in op_table.h).
+      {"torchvision.ops.roi_align", K::Function, {"torchvision::roi_align"}, kAllPositional, Q::Float, "torchvision.ops.roi_align(input, boxes, output_size, spatial_scale, sampling_ratio, aligned)"},
+      {"torchvision.ops.roi_pool", K::Function, {"torchvision::roi_pool"}, kAllPositional, Q::Float, "torchvision.ops.roi_pool(input, boxes, output_size, spatial_scale)"},
+      {"torchvision.ops.ps_roi_align", K::Function, {"torchvision::ps_roi_align"}, kAllPositional, Q::Float, "torchvision.ops.ps_roi_align(input, boxes, output_size, spatial_scale, sampling_ratio)"},
+      {"torchvision.ops.ps_roi_pool", K::Function, {"torchvision::ps_roi_pool"}, kAllPositional, Q::Float, "torchvision.ops.ps_roi_pool(input, boxes, output_size, spatial_scale)"},
   };
   // clang-format on
   add_facts(t);

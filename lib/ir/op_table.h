@@ -136,6 +136,30 @@ const std::vector<PyParam>* python_signature(std::string_view op);
 // Every signature by op name (for the consistency test).
 const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signatures();
 
+// Note [Python call forms]
+// Most function rows are written `callee(inputs...)` in ATen schema order. A row whose Python
+// function arranges the same arguments differently has a call form instead: torchvision's
+// roi_align op takes (input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio,
+// aligned) where torchvision.ops.roi_align(input, boxes, output_size, spatial_scale, ...) takes the
+// two sizes as one tuple. Each argument is a text in which {i} stands for input i, written by
+// keyword when `keyword` is set and left out when its text equals `def` (a trailing positional one
+// too). A form with first_result_only stands for the op only when the op's other results are
+// unused (torchvision.ops.roi_pool drops roi_pool's argmax); the emitter writes the op as
+// torch.ops.<ns>.<op>(...) otherwise. The interpreter and the TorchScript emitter use the row's
+// ATen name as usual.
+struct PyCallArg {
+  const char* keyword;  // "" for a positional argument
+  const char* text;     // "{0}", "({3}, {4})"
+  const char* def;      // the text of the Python default, or "" when there is none
+};
+struct PyCallForm {
+  const char* callee;
+  std::vector<PyCallArg> args;
+  bool first_result_only = false;
+};
+// The call form of row `op`; nullptr when it is written the usual way.
+const PyCallForm* python_call_form(std::string_view op);
+
 // Lookup by IR op name; nullptr when unknown.
 const OpInfo* find_op(std::string_view name);
 // Lookup by qualified ATen overload name ("aten::add.Tensor" or "aten::relu" for the default

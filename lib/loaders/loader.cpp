@@ -314,6 +314,7 @@ Model load_model(const std::string& path) {
     run_import_pipeline(kOnnxImportPipeline, *m.graph, m.diags);  // Note [Import pipeline]
   }
   m.source.sha256 = sha.get();
+  m.source.op_libraries = loaded_op_libraries();
   return m;
 }
 

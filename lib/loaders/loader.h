@@ -38,9 +38,16 @@ extern const char* const kOnnxImportPipeline;
 extern const char* const kTorchScriptImportPipeline;
 
 // Loads a shared library that registers TorchScript ops (what torch.ops.load_library does in
-// Python), so that archives calling them load. Throws BadInput naming the library and the loader's
-// reason when it cannot be loaded.
-void load_op_library(const std::string& path);
+// Python), so that archives calling them load (Note [Op libraries] in ir/model.h); `reason` is
+// what the report says about it. Loading one path twice loads it once. Throws BadInput naming the
+// library and the system's reason when it cannot be loaded.
+OpLibrary load_op_library(const std::string& path, const std::string& reason = "--load-library");
+// Every op library loaded so far, in load order.
+std::vector<OpLibrary> loaded_op_libraries();
+// The library of a Python package that registers the ops of namespace `ns` (torchvision's
+// _C*.so for "torchvision"), found in the directories Python imports packages from; "" when `ns`
+// is not a known package's or the package is not installed.
+std::string find_op_library(const std::string& ns);
 
 // "torchscript", "export" (a torch.export .pt2 archive), "onnx", "tir", or "" when not
 // recognised. Throws BadInput when unreadable.

@@ -26,13 +26,25 @@ std::vector<c10::FunctionSchema> jit_operator_schemas(const std::string& qualifi
 
 namespace {
 
+// `ops.<ns>.<name>`: the op <ns>::<name> of a custom library (what archives' code calls
+// torch.ops.<ns>.<name>).
+struct OpsNamespaces : torch::jit::SugaredValue {
+  std::string kind() const override { return "ops"; }
+  std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange&,
+                                                 torch::jit::GraphFunction&,
+                                                 const std::string& ns) override {
+    return std::make_shared<torch::jit::BuiltinModule>(ns);
+  }
+};
+
 // Module::define's default resolver knows only `torch`; the generated source also uses the
-// special form `annotate` (as the TorchScript importer does).
+// special form `annotate` and `ops` (as the TorchScript importer does).
 struct SourceResolver : torch::jit::NativeResolver {
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
       const std::string& name, torch::jit::GraphFunction& m,
       const torch::jit::SourceRange& loc) override {
     if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
+    if (name == "ops") return std::make_shared<OpsNamespaces>();
     return NativeResolver::resolveValue(name, m, loc);
   }
 };

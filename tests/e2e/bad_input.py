@@ -59,10 +59,13 @@ CASES = {
                                                  "the first value that differs from the graph as loaded"]),
     "verify_without_input_shape": ("badinput/valid.pt", "file", 2, ["--verify"],
                                    ["--input-shape"]),
-    # An op of a library that is not loaded: LibTorch's reason (after its empty first line), the
-    # op and the option that loads the library.
-    "custom_op_library_not_loaded": ("badinput/custom_op.pt", "file", 3, [],
-                                     ["torchvision::nms", "--load-library"]),
+    # An op of a library that is not loaded (nor a Python package's that tinytrace finds): the op
+    # and the option that loads the library (tests/oplib.cmake adds that fixture).
+    "custom_op_library_not_loaded": ("oplib/custom_ops.pt", "file", 3, [],
+                                     ["tt_test::", "--load-library"]),
+    "custom_op_library_missing": ("oplib/custom_ops.pt", "file", 2,
+                                  ["--load-library", "/nonexistent/libtt_ops.so"],
+                                  ["cannot load the op library /nonexistent/libtt_ops.so"]),
 }
 
 

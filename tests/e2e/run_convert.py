@@ -8,7 +8,8 @@ With --verify in the convert arguments the CLI's verdict line must say OK.
 Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
 and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
 scripts/gen_onnx_models.py) skips the check that the original's state_dict loads; "expect_ops"
-lists ops the report's op histogram must contain. OUT_DIR is
+lists ops the report's op histogram must contain; "convert_args" are added to the convert command
+(--load-library), "op_libraries" and "allow_imports" go to the checker (scripts/gen_oplib_models.py). OUT_DIR is
 emptied first. Fails when the CLI exits non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
 file that was never renamed, say), modifies the input, or when the checker fails.
 """
@@ -58,7 +59,7 @@ def main():
     cmd = [tinytrace, "convert", model, "-o", out_dir]
     for spec in meta["input_shape_args"]:
         cmd += ["--input-shape", spec]
-    cmd += extra
+    cmd += meta.get("convert_args", []) + extra
     print("+", " ".join(cmd), flush=True)
     t0 = time.time()
     try:
@@ -102,6 +103,10 @@ def main():
     check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol)]
     for w in meta.get("expect_warnings", []):
         check += ["--expect-warning", w]
+    for mod in meta.get("allow_imports", []):
+        check += ["--allow-import", mod]
+    for lib in meta.get("op_libraries", []):
+        check += ["--op-library", lib]
     if meta.get("skip_state_dict"):
         # ONNX models: the converted state_dict's keys are the ONNX initializer names.
         check += ["--state-dict-from", "none"]

@@ -126,7 +126,12 @@ Model sample_model() {
   g.modules()["conv1"] = {"torch.nn.modules.conv.Conv2d", {"input"}};
   g.modules()["block"] = {"", {}};  // class unknown: not in module_classes
 
-  m.source = {"models/sample.pt", "torchscript", std::string(64, 'a')};
+  m.source = {"models/sample.pt", "torchscript", std::string(64, 'a'), {}};
+  m.source.op_libraries.push_back({"/opt/ops/libmyops.so", "--load-library", {"myops"}, ""});
+  m.source.op_libraries.push_back({"/usr/lib/python3/dist-packages/torchvision/_C.so",
+                                   "the model calls torchvision::nms",
+                                   {"torchvision"},
+                                   "torchvision"});
   m.diags.warn("aten-fallback", "aten::special_erfcx.default is not in the op table",
                erfcx->output()->name(), "block", "model.py:20");
   m.diags.add({Severity::Note, "info", "a note without location", "", "", ""});
@@ -203,9 +208,18 @@ TEST_CASE("report: required fields and values") {
   CHECK(r["version"] == kReportVersion);
   CHECK(r["tool"]["name"] == "tinytrace");
   CHECK(r["tool"]["version"] == TT_VERSION);
+  json libs = json::array({json{{"path", "/opt/ops/libmyops.so"},
+                                {"reason", "--load-library"},
+                                {"namespaces", {"myops"}},
+                                {"package", nullptr}},
+                           json{{"path", "/usr/lib/python3/dist-packages/torchvision/_C.so"},
+                                {"reason", "the model calls torchvision::nms"},
+                                {"namespaces", {"torchvision"}},
+                                {"package", "torchvision"}}});
   CHECK(r["source"] == json{{"path", "models/sample.pt"},
                             {"format", "torchscript"},
-                            {"sha256", std::string(64, 'a')}});
+                            {"sha256", std::string(64, 'a')},
+                            {"op_libraries", libs}});
 
   const json& graph = r["graph"];
   CHECK(graph["name"] == "sample");

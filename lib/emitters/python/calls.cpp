@@ -243,7 +243,7 @@ std::string PyEmitter::function_callee(const std::string& op) {
     use_alias(prefix);
     return op;
   }
-  if (prefix == "math" || prefix == "operator") {
+  if (prefix == "math" || prefix == "operator" || prefix == "torchvision") {
     imports_.insert("import " + prefix);
     return op;
   }
@@ -254,6 +254,7 @@ std::string PyEmitter::function_callee(const std::string& op) {
 std::string PyEmitter::torch_ops_callee(const std::string& op) {
   size_t sep = op.find("::");
   std::string ns = op.substr(0, sep);
+  op_namespaces_.insert(ns);
   std::vector<std::string> comps = {ns};
   for (const auto& c : split(op.substr(sep + 2), '.')) comps.push_back(c);
   return attr_path("torch.ops", comps);
@@ -288,6 +289,10 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     }
     CallArgs a = call_args(n, nullptr, 0);
     assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
+    return;
+  }
+  if (const PyCallForm* form = python_call_form(op)) {
+    emit_call_form(n, *form, hint, body);
     return;
   }
   if (Expr infix = try_infix(n); !infix.text.empty()) {
@@ -325,6 +330,57 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
                 "add it to the op table in lib/ir/op_table.cpp");
   CallArgs a = call_args(n, info, 0);
   assign(n, callee + "(" + format_args(a) + ")", hint, false, body);
+}
+
+// A row with a call form (Note [Python call forms] in ir/op_table.h); the op itself through
+// torch.ops when the form would drop a result the model reads.
+void PyEmitter::emit_call_form(const Node& n, const PyCallForm& form, const std::string& hint,
+                               std::vector<std::string>& body) {
+  bool others_used = false;
+  for (size_t i = 1; i < n.num_outputs(); ++i) others_used = others_used || n.output(i)->has_uses();
+  const OpInfo* info = n.info();
+  if (form.first_result_only && others_used && info && !info->aten.empty()) {
+    CallArgs a = call_args(n, info, 0);
+    assign(n, torch_ops_callee(info->aten.front()) + "(" + format_args(a) + ")", hint, false, body);
+    return;
+  }
+  auto fill = [&](const std::string& text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      size_t close = text[i] == '{' ? text.find('}', i) : std::string::npos;
+      if (close == std::string::npos) {
+        out += text[i];
+        continue;
+      }
+      size_t k = std::stoul(text.substr(i + 1, close - i - 1));
+      if (k >= n.num_inputs())
+        unsupported(n,
+                    "its call form reads input " + std::to_string(k) + " of " +
+                        std::to_string(n.num_inputs()),
+                    "fix the node's inputs");
+      out += expr(n.input(k)).text;
+      i = close;
+    }
+    return out;
+  };
+  std::vector<std::string> positional, keyword;
+  for (const PyCallArg& a : form.args) {
+    std::string text = fill(a.text);
+    bool is_default = *a.def && text == a.def;
+    if (*a.keyword) {
+      if (!is_default) keyword.push_back(std::string(a.keyword) + "=" + text);
+    } else {
+      positional.push_back(is_default ? "" : text);
+    }
+  }
+  while (!positional.empty() && positional.back().empty()) positional.pop_back();
+  for (const std::string& p : positional)
+    if (p.empty())
+      unsupported(n, "its call form leaves out a positional argument before a given one",
+                  "fix the call form in lib/ir/op_python.cpp");
+  positional.insert(positional.end(), keyword.begin(), keyword.end());
+  std::string call = function_callee(form.callee) + "(" + join(positional, ", ") + ")";
+  assign(n, call, hint, false, body, form.first_result_only);
 }
 
 // torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*

@@ -306,8 +306,10 @@ class PyEmitter {
   void plan_inline(const Block& b);
 
   // forward.cpp: statements
+  // `lhs = rhs` for n's outputs (unused ones as `_`); with first_only, rhs gives n's first result
+  // alone (Note [Python call forms] in ir/op_table.h) and only that output is bound.
   void assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
-              std::vector<std::string>& body);
+              std::vector<std::string>& body, bool first_only = false);
   void emit_node(const Node& n, std::vector<std::string>& body);
   std::string emit_return();
 
@@ -344,8 +346,10 @@ class PyEmitter {
   CallArgs call_args(const Node& n, const OpInfo* info, size_t first);
   static std::string format_args(const CallArgs& a, bool splat_single_list = false);
   std::string function_callee(const std::string& op);
-  static std::string torch_ops_callee(const std::string& op);
+  std::string torch_ops_callee(const std::string& op);
   void emit_call(const Node& n, std::vector<std::string>& body);
+  void emit_call_form(const Node& n, const PyCallForm& form, const std::string& hint,
+                      std::vector<std::string>& body);
   Expr try_infix(const Node& n);
   std::string try_index_or_fill(const Node& n);
   std::string index_subscripts(const Value& indices);
@@ -376,6 +380,8 @@ class PyEmitter {
   // Variables of loop-carried values: rebound at the end of each iteration.
   std::set<std::string> loop_vars_;
   std::set<std::string> imports_;
+  // Namespaces of the ops written torch.ops.<ns>.<op> (Note [Op libraries] in ir/model.h).
+  std::set<std::string> op_namespaces_;
   bool use_functional_ = false;
 
   // The hierarchical layout (classes.cpp).

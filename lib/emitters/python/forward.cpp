@@ -99,7 +99,7 @@ std::string PyEmitter::value_hint(const Value* v) const {
 // `_`; when nothing is used, calls stay as a bare statement, except pure prims and the op
 // table's ops that do not mutate (x.dim() left over from a message the loader dropped).
 void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
-                       std::vector<std::string>& body) {
+                       std::vector<std::string>& body, bool first_only) {
   if (n.num_outputs() == 1 && inline_.count(n.output(0))) {
     expr_[n.output(0)] = rhs;  // Note [Expressions written inline]
     return;
@@ -115,7 +115,7 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
     return;
   }
   std::vector<std::string> names;
-  for (size_t i = 0; i < n.num_outputs(); ++i) {
+  for (size_t i = 0; i < (first_only ? 1 : n.num_outputs()); ++i) {
     Value* v = n.output(i);
     if (!v->has_uses()) {
       names.push_back("_");
@@ -125,6 +125,7 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
     std::string h = n.num_outputs() == 1 || hint.empty() ? hint : hint + "_" + std::to_string(i);
     names.push_back(bind_name(v, h));
   }
+  for (size_t i = names.size(); i < n.num_outputs(); ++i) expr_[n.output(i)] = Expr{"None"};
   std::string lhs = join(names, ", ");
   if (names.size() == 1 && n.op() != "prim.TupleUnpack" && n.op() != "prim.ListUnpack") {
     body.push_back(lhs + " = " + rhs.text);

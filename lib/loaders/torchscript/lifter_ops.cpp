@@ -47,12 +47,16 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     if (const OpInfo* info = find_op_by_aten(qual)) {
       op = info->name;
     } else {
-      if (schema->name().rfind("aten::", 0) != 0)
-        unsupported(n, "operator " + schema->name() + " from a custom library is not supported", f,
-                    "replace it in the model or ask for it to be added");
       bool dispatched = c10::Dispatcher::singleton()
                             .findOp(c10::OperatorName(schema->name(), schema->overload_name()))
                             .has_value();
+      // An op of a custom library (Note [Op libraries]) keeps its qualified name and is written
+      // torch.ops.<ns>.<op>.<overload>(...), as the archive's own code calls it.
+      bool custom = schema->name().rfind("aten::", 0) != 0;
+      if (custom && !dispatched)
+        unsupported(
+            n, "operator " + schema->name() + " has no implementation in LibTorch's dispatcher", f,
+            "replace it in the model or ask for it to be added");
       if (dispatched) {
         op = schema->name() + "." +
              (schema->overload_name().empty() ? "default" : schema->overload_name());

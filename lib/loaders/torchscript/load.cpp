@@ -9,7 +9,10 @@
 #include <torch/csrc/api/include/torch/version.h>
 #include <torch/csrc/jit/serialization/import.h>
 
-#include <dlfcn.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
 
 namespace tt {
 namespace {
@@ -17,6 +20,17 @@ namespace {
 namespace jit = torch::jit;
 
 const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(path)";
+
+// The op LibTorch did not know when it compiled the archive's code ("torchvision::nms" from
+// "Unknown builtin op: torchvision::nms."), or "".
+std::string unknown_op(const std::string& reason) {
+  const std::string unknown = "Unknown builtin op: ";
+  size_t at = reason.find(unknown);
+  if (at == std::string::npos) return "";
+  std::string op = reason.substr(at + unknown.size());
+  while (!op.empty() && (op.back() == '.' || op.back() == ' ')) op.pop_back();
+  return op.find("::") == std::string::npos ? "" : op;
+}
 
 // Turns a torch::jit::load failure into a message about the file.
 [[noreturn]] void explain_load_failure(const std::string& path, const std::string& what) {
@@ -41,17 +55,23 @@ const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(p
                             "TorchScript — ") +
                     kSaveHint);
   std::string reason = first_line(what);
-  // An op no loaded library registers: "Unknown builtin op: torchvision::nms."
-  const std::string unknown = "Unknown builtin op: ";
-  if (size_t at = reason.find(unknown); at != std::string::npos) {
-    std::string op = reason.substr(at + unknown.size());
-    while (!op.empty() && (op.back() == '.' || op.back() == ' ')) op.pop_back();
+  if (std::string op = unknown_op(reason); !op.empty()) {
     std::string ns = op.substr(0, op.find("::"));
-    std::string where = ns == "torchvision" ? " (python3-torchvision's torchvision/_C*.so)" : "";
+    bool has_ns = false;
+    for (const OpLibrary& l : loaded_op_libraries())
+      has_ns = has_ns || std::count(l.namespaces.begin(), l.namespaces.end(), ns);
+    if (has_ns)
+      throw Error(ExitCode::BadInput, "the model calls " + op + ", which the loaded " + ns +
+                                          ":: op library does not register — load the version of "
+                                          "that library the model was saved with (--load-library)");
+    std::string hint =
+        ns == "torchvision" || ns == "torchaudio"
+            ? " (install python3-" + ns + ", whose library tinytrace finds by itself)"
+            : "";
     throw Error(ExitCode::BadInput, "the model calls " + op +
                                         ", which no loaded op library registers — pass "
                                         "--load-library PATH with the library that registers " +
-                                        ns + ":: ops" + where);
+                                        ns + ":: ops" + hint);
   }
   throw Error(ExitCode::BadInput,
               "LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
@@ -62,29 +82,30 @@ const char* kSaveHint = "save with torch.jit.trace(model.eval(), example).save(p
                   kSaveHint);
 }
 
+// torch::jit::load, loading the op library of a Python package the archive's code calls into
+// when one is installed (Note [Op libraries]) and trying again.
 jit::Module load_module(const std::string& path) {
-  try {
-    return jit::load(path, c10::Device(c10::kCPU));
-  } catch (const c10::Error& e) {
-    explain_load_failure(path, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    explain_load_failure(path, e.what());
+  std::set<std::string> tried;
+  for (;;) {
+    std::string what;
+    try {
+      return jit::load(path, c10::Device(c10::kCPU));
+    } catch (const c10::Error& e) {
+      what = e.what_without_backtrace();
+    } catch (const std::exception& e) {
+      what = e.what();
+    }
+    std::string op = unknown_op(first_line(what));
+    std::string ns = op.substr(0, op.find("::"));
+    std::string lib = op.empty() || tried.count(ns) ? "" : find_op_library(ns);
+    if (lib.empty()) explain_load_failure(path, what);
+    tried.insert(ns);
+    OpLibrary loaded = load_op_library(lib, "the model calls " + op);
+    spdlog::info("loaded the op library {} ({}:: ops)", loaded.path, ns);
   }
 }
 
 }  // namespace
-
-void load_op_library(const std::string& path) {
-  // RTLD_GLOBAL: the library's ops register with LibTorch's dispatcher, which every later load
-  // (and the interpreter) uses; the handle stays open for the process's lifetime.
-  if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-    const char* why = dlerror();
-    throw Error(ExitCode::BadInput, "cannot load the op library " + path + " (" +
-                                        first_line(why ? why : "unknown reason") +
-                                        ") — give the path of a shared library that registers "
-                                        "TorchScript ops");
-  }
-}
 
 // What the TorchScript and .pt2 loaders ask to run on the graph they lifted (Note [Import
 // pipeline]): the tracer's shape arithmetic on 0-dim tensors back to Python ints (Note [Int
