@@ -22,6 +22,18 @@ void assert_fail(const char* expr, const char* file, int line, const std::string
   throw Error(ExitCode::Internal, os.str());
 }
 
+std::string source_file_label(const std::string& path) {
+  size_t best = std::string::npos;
+  for (const char* dir : {"/site-packages/", "/dist-packages/"}) {
+    size_t at = path.rfind(dir);
+    if (at != std::string::npos && (best == std::string::npos || at > best))
+      best = at + std::char_traits<char>::length(dir);
+  }
+  if (best != std::string::npos && best < path.size()) return path.substr(best);
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string first_line(const std::string& s) {
   size_t start = 0;
   while (start < s.size()) {

@@ -42,6 +42,12 @@ struct Location {
 // "node %y in module 'layer1.0' at model.py:12", leaving out the parts that are empty.
 std::string describe(const Location& where);
 
+// How a source file is named in locations ("file.py:12"): its path below the Python package
+// directory it was imported from (".../dist-packages/torch/nn/functional.py" ->
+// "torch/nn/functional.py"; site-packages too), else its file name ("/home/me/model.py" ->
+// "model.py").
+std::string source_file_label(const std::string& path);
+
 // The first line of a message that has text, without trailing blanks: LibTorch's messages span
 // lines and may start with an empty one ("\nUnknown builtin op: torchvision::nms.\n...").
 std::string first_line(const std::string& s);

@@ -40,6 +40,16 @@ TEST_CASE("located errors: describe names the parts a location has") {
   CHECK(e.where().node == "y");
 }
 
+TEST_CASE("located errors: source files are named by their package path") {
+  CHECK(source_file_label("/usr/lib/python3/dist-packages/torch/nn/functional.py") ==
+        "torch/nn/functional.py");
+  CHECK(source_file_label("/venv/lib/python3.13/site-packages/torchvision/ops/boxes.py") ==
+        "torchvision/ops/boxes.py");
+  CHECK(source_file_label("/home/me/project/model.py") == "model.py");
+  CHECK(source_file_label("model.py") == "model.py");
+  CHECK(source_file_label("/a/site-packages/x/dist-packages/pkg/m.py") == "pkg/m.py");
+}
+
 TEST_CASE("located errors: first_line keeps the first line that says something") {
   CHECK(first_line("one\ntwo") == "one");
   CHECK(first_line("one  \r\ntwo") == "one");

@@ -58,7 +58,7 @@ std::string Builder::where(const json& n, const Call* c) const {
 std::string Builder::short_loc(const json& n) const {
   auto [file, line] = location(n);
   if (file.empty()) return "";
-  return file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(line);
+  return source_file_label(file) + ":" + std::to_string(line);
 }
 
 // The offset of the innermost frame of the node's stack_trace outside torch itself (torch.cond's

@@ -18,9 +18,7 @@ std::string node_loc(const jit::Node* n) {
     if (!flc) return "";
     const std::string& file = std::get<0>(*flc);
     if (file.empty()) return "";
-    auto slash = file.find_last_of('/');
-    return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
-           std::to_string(std::get<1>(*flc));
+    return source_file_label(file) + ":" + std::to_string(std::get<1>(*flc));
   } catch (const std::exception&) {
     return "";  // a missing source is not worth failing the load for
   }
