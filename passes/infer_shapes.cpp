@@ -64,8 +64,10 @@ at::Tensor to_real(const at::Tensor& t) {
   return at::zeros(t.sizes(), t.options().device(at::kCPU));
 }
 
+// Quantized tensors stay real (LibTorch's quantized meta tensors do not report the meta device
+// and its quantized kernels have no meta versions): the ops that read them run for real.
 at::Tensor to_meta(const at::Tensor& t) {
-  if (!t.defined() || is_meta(t)) return t;
+  if (!t.defined() || is_meta(t) || t.is_quantized()) return t;
   return at::empty(t.sizes(), t.options().device(at::kMeta));
 }
 
@@ -262,17 +264,6 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
     else
       it->second = merge(it->second, *t);
   };
-  interp.intercept =
-      [&](const Node& n,
-          const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
-    try {
-      auto outs = by_rule(n, in, meta);
-      if (outs) ++by_rules;
-      return outs;
-    } catch (const std::exception&) {
-      return std::nullopt;  // a rule that does not fit: run the op
-    }
-  };
   auto run_for_real =
       [&](const Node& n,
           const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
@@ -299,6 +290,26 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
                   n.num_outputs() ? n.output(0)->name() : "");
     for (auto& o : outs) o = map_tensors(o, to_meta);
     return outs;
+  };
+  interp.intercept =
+      [&](const Node& n,
+          const std::vector<c10::IValue>& in) -> std::optional<std::vector<c10::IValue>> {
+    // Quantized modules (nnq.*, QFunctional.*) pack their weights for the engine, which meta
+    // tensors cannot: they always run for real (their float bias is a meta weight otherwise).
+    const std::string& op = n.op();
+    if (op.rfind("nnq.", 0) == 0 || op.rfind("nniq.", 0) == 0 || op.rfind("nnqd.", 0) == 0 ||
+        op.rfind("QFunctional.", 0) == 0)
+      return run_for_real(n, in);
+    // Shape rules make meta results, which a quantized input cannot have (to_meta): the op runs.
+    for (const c10::IValue& v : in)
+      if (v.isTensor() && v.toTensor().is_quantized()) return std::nullopt;
+    try {
+      auto outs = by_rule(n, in, meta);
+      if (outs) ++by_rules;
+      return outs;
+    } catch (const std::exception&) {
+      return std::nullopt;  // a rule that does not fit: run the op
+    }
   };
 
   // The node whose real run is under way: when LibTorch's error escapes from it, the warning

@@ -7,7 +7,8 @@ Checks, in order, and stops at the first failure with a message saying what is w
   1. OUT_DIR/NAME.py imports (by path) and defines exactly one nn.Module subclass (or one named
      like NAME), whose constructor takes no arguments; it imports nothing outside torch and a few
      standard-library modules;
-  2. OUT_DIR/NAME.pth is a dict of tensors and loads into it with strict=True;
+  2. OUT_DIR/NAME.pth is a dict of tensors (None for a quantized convolution's missing bias) and
+     loads into it with strict=True;
   3. its outputs on the saved example inputs (ORIGINAL minus .pt + .inputs.pt) match the saved
      original outputs (.expected.pt), or the original's outputs when no file was saved:
      same structure, shapes and dtypes, and max|Δ| / max|expected| <= tol per output;
@@ -157,12 +158,19 @@ def load_state_dict_file(path):
             if op.name in ("GLOBAL", "STACK_GLOBAL"):
                 pickle_globals.add(arg)
     # Only what torch 1.13's weights_only allow-list also accepts: NAME.pth loads on old torch too.
+    # Quantized tensors (int8 models) are rebuilt with their quantization scheme.
+    quantized = {"torch._utils _rebuild_qtensor", "torch per_tensor_affine",
+                 "torch per_channel_affine", "torch per_channel_affine_float_qparams",
+                 "torch per_tensor_symmetric"}
     unexpected = {g for g in pickle_globals
                   if g not in ("collections OrderedDict", "torch._utils _rebuild_tensor_v2")
+                  and g not in quantized
                   and not (g.startswith("torch ") and g.endswith("Storage"))}
     if unexpected:
         fail(f"{path} pickles {sorted(unexpected)}: only tensors and dicts may be in NAME.pth")
-    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
+    # None: a quantized convolution's missing bias, as its state_dict keeps it.
+    if not isinstance(sd, dict) or not all(v is None or isinstance(v, torch.Tensor)
+                                           for v in sd.values()):
         fail(f"{path} is a {type(sd).__name__}, not a dict of tensors")
     return sd
 
@@ -250,10 +258,15 @@ def main():
     ap.add_argument("--allow-import", action="append", default=[],
                     help="a package the generated code may import too (torchvision, whose import "
                     "registers its ops); imported here before the original is loaded")
+    ap.add_argument("--quantized-engine",
+                    help="torch.backends.quantized.engine to run int8 models with (the engine "
+                    "tinytrace converted with: outputs are bit-exact only on it)")
     ap.add_argument("--op-library", action="append", default=[],
                     help="a shared library of custom ops to load (torch.ops.load_library) before "
                     "the original is loaded")
     args = ap.parse_args()
+    if args.quantized_engine:
+        torch.backends.quantized.engine = args.quantized_engine
     for mod in args.allow_import:
         importlib.import_module(mod)
     for lib in args.op_library:

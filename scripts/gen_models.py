@@ -729,9 +729,18 @@ def generate(spec, out_dir, st, extra_meta=None):
         expected = traced(*inputs)
 
     exp_flat, max_abs = check_capture(spec.name, eager, expected, "traced")
+    write_case(out_dir, spec, st, traced, inputs, expected, exp_flat, max_abs,
+               {"expect_warnings": spec.expect_warnings,
+                "num_parameters": sum(p.numel() for p in model.parameters()),
+                **(extra_meta or {})})
+    return max_abs
 
+
+def write_case(out_dir, spec, st, archive, inputs, expected, exp_flat, max_abs, extra_meta):
+    """Writes NAME.pt (the archive), NAME.inputs.pt, NAME.expected.pt and NAME.json: the inputs,
+    outputs and tolerance of spec, with the fields of extra_meta added."""
     base = os.path.join(out_dir, spec.name)
-    atomic_write(base + ".pt", lambda p: traced.save(p))
+    atomic_write(base + ".pt", lambda p: archive.save(p))
     atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
     atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
     meta = {
@@ -743,10 +752,8 @@ def generate(spec, out_dir, st, extra_meta=None):
         "outputs": [{"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
                     for t in exp_flat],
         "tolerance": spec.tol,
-        "expect_warnings": spec.expect_warnings,
         "max_abs_output": max_abs,
-        "num_parameters": sum(p.numel() for p in model.parameters()),
-        **(extra_meta or {}),
+        **extra_meta,
     }
 
     def write_meta(p):
@@ -754,7 +761,6 @@ def generate(spec, out_dir, st, extra_meta=None):
             json.dump(meta, f, indent=1)
             f.write("\n")
     atomic_write(base + ".json", write_meta)
-    return max_abs
 
 
 # --------------------------------------------------------------------------------------------

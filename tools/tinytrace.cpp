@@ -5,6 +5,7 @@
 #include "driver/inspect.h"
 #include "driver/passes_cli.h"
 #include "driver/profile.h"
+#include "exec/quant_engine.h"
 #include "loaders/loader.h"
 #include "support/diag.h"
 #include "ir/input_spec.h"
@@ -89,6 +90,14 @@ int main(int argc, char** argv) {
                  "(as torch.ops.load_library does; repeatable), e.g. torchvision's _C*.so for a "
                  "model calling torchvision::nms")
       ->type_name("PATH");
+  std::string q_engine;
+  app.add_option("--quantized-engine", q_engine,
+                 "The quantized engine int8 models are packed for and run with (any command; "
+                 "default: LibTorch's, " +
+                     tt::quantized_engine() +
+                     " here): outputs are bit-exact only on the same engine, which NAME.py's "
+                     "__main__ selects too")
+      ->type_name("ENGINE");
 
   tt::ConvertOptions copts;
   std::vector<std::string> shape_specs;
@@ -274,6 +283,7 @@ int main(int argc, char** argv) {
     return internal_exit;
   };
   try {
+    if (!q_engine.empty()) tt::set_quantized_engine(q_engine);
     // A library that cannot be loaded is a bad argument, whatever the command.
     for (const auto& lib : op_libraries) {
       try {

@@ -1,11 +1,14 @@
 // `tinytrace convert`: the whole job behind the CLI, reachable from tests.
 #include "driver/convert.h"
 
+#include "ir/quant.h"
+
 #include "driver/verify.h"
 #include "emitters/dot.h"
 #include "emitters/python.h"
 #include "emitters/pysrc.h"
 #include "exec/interpreter.h"
+#include "exec/quant_engine.h"
 #include "loaders/jit_runner.h"
 #include "emitters/report.h"
 #include "ir/printer.h"
@@ -333,12 +336,14 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     po.example_inputs = opts.input_shapes;
     po.flat = opts.flat;
     po.op_libraries = m.source.op_libraries;
+    po.quantized_engine = quantized_engine();
     out.write_text(res.name + ".py", emit_python(g, po, m.diags));
   }
   if (wants("weights")) {
-    std::vector<std::pair<std::string, at::Tensor>> items;
-    for (const auto& n : g.weights().names()) items.emplace_back(n, g.weights().at(n).tensor);
-    save_tensor_dict(out.stage(res.name + ".pth"), items, out.final_path(res.name + ".pth"));
+    // Quantized modules' entries in the layout their load_state_dict expects (Note [State of
+    // quantized modules] in lib/ir/quant.h); every other weight as it is.
+    save_state_dict(out.stage(res.name + ".pth"), state_dict_items(g),
+                    out.final_path(res.name + ".pth"));
   }
   if (wants("torchscript")) {
     std::string staged = out.stage(res.name + ".pt");

@@ -23,6 +23,9 @@ struct PythonEmitOptions {
   // The op libraries loaded when the model was read (Note [Op libraries] in ir/model.h): an op
   // of one of their namespaces makes the code import the library's package, or load the library.
   std::vector<OpLibrary> op_libraries;
+  // The quantized engine the model was converted with (exec/quant_engine.h): __main__ selects it
+  // when the model holds quantized modules.
+  std::string quantized_engine;
 };
 
 std::string emit_python(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags);

@@ -8,6 +8,8 @@
 // has no literal for them.
 #include "emitters/report.h"
 
+#include "exec/quant_engine.h"
+
 #include "ir/op_table.h"
 #include "ir/quant.h"
 
@@ -200,6 +202,75 @@ const char* severity_name(Severity s) {
   return "warning";
 }
 
+// A quantized tensor's parameters: per tensor (scale, zero_point) or per channel (scales,
+// zero_points, axis).
+json qparams_json(const at::Tensor& t) {
+  json o = {{"dtype", dtype_name(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())))}};
+  switch (t.qscheme()) {
+    case at::kPerTensorAffine:
+    case at::kPerTensorSymmetric:
+      o["scheme"] =
+          t.qscheme() == at::kPerTensorAffine ? "per_tensor_affine" : "per_tensor_symmetric";
+      o["scale"] = t.q_scale();
+      o["zero_point"] = t.q_zero_point();
+      break;
+    default: {
+      o["scheme"] = t.qscheme() == at::kPerChannelAffine ? "per_channel_affine"
+                                                         : "per_channel_affine_float_qparams";
+      at::Tensor s = t.q_per_channel_scales().to(at::kDouble).contiguous();
+      at::Tensor z = t.q_per_channel_zero_points().to(at::kLong).contiguous();
+      o["scales"] = std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+      o["zero_points"] =
+          std::vector<int64_t>(z.data_ptr<int64_t>(), z.data_ptr<int64_t>() + z.numel());
+      o["axis"] = t.q_per_channel_axis();
+    }
+  }
+  return o;
+}
+
+// Note [Quantized modules] (lib/loaders/torchscript/lifter_quantized.cpp): the engine, every
+// quantized weight's parameters and every quantized module's output scale and zero point; null
+// for a float model.
+json quantization_json(const Graph& g) {
+  json weights = json::array(), modules = json::array();
+  for (const std::string& name : g.weights().names()) {
+    const at::Tensor& t = g.weights().at(name).tensor;
+    if (!t.defined() || !t.is_quantized()) continue;
+    json o = qparams_json(t);
+    o["name"] = name;
+    weights.push_back(o);
+  }
+  for (const Node* n : g.all_nodes()) {
+    const std::string& op = n->op();
+    if (!is_int8_module_op(op)) continue;
+    json o = {{"module", n->module()}, {"op", op}};
+    auto number = [&](const char* key, const char* attr) -> std::optional<double> {
+      if (std::string w = n->weight(key); !w.empty() && g.weights().has(w)) {
+        const at::Tensor& t = g.weights().at(w).tensor;
+        if (t.numel() == 1) return t.item<double>();
+      }
+      if (const AttrValue* a = n->attrs().find(attr)) {
+        if (const double* d = std::get_if<double>(a)) return *d;
+        if (const int64_t* i = std::get_if<int64_t>(a)) return static_cast<double>(*i);
+      }
+      return std::nullopt;
+    };
+    bool sigmoid = op == "nnq.Sigmoid";
+    auto scale = number("scale", sigmoid ? "output_scale" : "scale");
+    auto zp = number("zero_point", sigmoid ? "output_zero_point" : "zero_point");
+    if (scale && zp) {
+      DType dt = op == "nnq.Quantize" ? std::get<DType>(n->attrs().at("dtype")) : DType::QU8;
+      o["output"] = json{{"dtype", dtype_name(dt)},
+                         {"scheme", "per_tensor_affine"},
+                         {"scale", *scale},
+                         {"zero_point", static_cast<int64_t>(*zp)}};
+    }
+    modules.push_back(o);
+  }
+  if (weights.empty() && modules.empty()) return nullptr;
+  return json{{"engine", quantized_engine()}, {"weights", weights}, {"modules", modules}};
+}
+
 }  // namespace
 
 json build_report(const Model& m, const ReportExtras& extras) {
@@ -335,6 +406,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
     }
     report["quant_fallback"] = regions;
   }
+  if (json q = quantization_json(g); !q.is_null()) report["quantization"] = q;
   return report;
 }
 

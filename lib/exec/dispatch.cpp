@@ -114,6 +114,10 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
       return coerce(v, t->castRaw<c10::OptionalType>()->getElementType(), n);
     case K::AnyType:
       return v;
+    case K::ClassType:
+      // A TorchScript object (quantized packed params): passed as it is.
+      if (v.isObject()) return v;
+      return std::nullopt;
     case K::TensorType:
       if (v.isTensor()) return v;
       return std::nullopt;

@@ -524,6 +524,96 @@ Value* ff_cat(Builder& l) {
 }
 Value* ff_add_relu(Builder& l) { return l.call("aten::relu", {ff_add(l)}); }
 
+// ---- quantized modules (Note [Quantized modules] in lib/loaders/torchscript/lifter_quantized.cpp)
+// What the torch.ao.nn.quantized module's forward calls, with its state: the weight is packed
+// again for the engine in use (as the module's set_weight_bias does), scale and zero point are
+// read from the module's state where it has them (what load_state_dict sets), else from its
+// constructor's attributes.
+
+Value* q_number(Builder& l, const char* key, bool is_float) {
+  if (l.has_w(key))
+    return l.call("aten::item", {l.w(key)},
+                  Type::of(is_float ? Type::Kind::Float : Type::Kind::Int), key);
+  return is_float ? l.f(l.a().get_float(key)) : l.i(l.a().get_int(key));
+}
+Value* q_scale(Builder& l) { return q_number(l, "scale", true); }
+Value* q_zero_point(Builder& l) { return q_number(l, "zero_point", false); }
+
+Value* quantize(Builder& l) {
+  return l.call("aten::quantize_per_tensor",
+                {l.x(), q_scale(l), q_zero_point(l),
+                 l.constant(l.a().at("dtype"), Type::of(Type::Kind::ScalarType))});
+}
+Value* dequantize(Builder& l) { return l.call("aten::dequantize.self", {l.x()}); }
+
+Value* qconv(Builder& l) {
+  size_t r = rank_of(l.op());
+  if (l.a().get_str("padding_mode", "zeros") != "zeros")
+    throw Refuse{l.op() + " with padding_mode other than 'zeros'"};
+  std::string base = "quantized::conv" + std::to_string(r) + "d";
+  Value* packed = l.call(
+      base + "_prepack",
+      {l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)), l.ints(l.ints("padding", r, 0)),
+       l.ints(l.ints("dilation", r, 1)), l.i(l.a().get_int("groups", 1))},
+      Type::any(), "packed");
+  bool relu = l.op().find("ReLU") != std::string::npos;
+  std::string op = base + (relu ? "_relu" : "") + (r == 1 ? "" : ".new");
+  return l.call(op, {l.x(), packed, q_scale(l), q_zero_point(l)});
+}
+
+Value* qlinear(Builder& l) {
+  Value* packed =
+      l.call("quantized::linear_prepack", {l.w("weight"), l.w("bias")}, Type::any(), "packed");
+  if (l.op() == "nnqd.Linear")
+    return l.call("quantized::linear_dynamic", {l.x(), packed, l.b(true)});
+  bool relu = l.op() == "nniq.LinearReLU";
+  return l.call(relu ? "quantized::linear_relu" : "quantized::linear",
+                {l.x(), packed, q_scale(l), q_zero_point(l)});
+}
+
+Value* qbatch_norm(Builder& l) {
+  size_t r = rank_of(l.op());
+  bool relu = l.op().find("ReLU") != std::string::npos;
+  return l.call("quantized::batch_norm" + std::to_string(r) + "d" + (relu ? "_relu" : ""),
+                {l.x(), l.w("weight"), l.w("bias"), l.w("running_mean"), l.w("running_var"),
+                 l.f(l.a().get_float("eps", 1e-5)), q_scale(l), q_zero_point(l)});
+}
+
+Value* qhardswish(Builder& l) {
+  return l.call("quantized::hardswish", {l.x(), q_scale(l), q_zero_point(l)});
+}
+Value* qelu(Builder& l) {
+  return l.call("quantized::elu",
+                {l.x(), q_scale(l), q_zero_point(l), l.f(l.a().get_float("alpha", 1.0))});
+}
+Value* qleaky_relu(Builder& l) {
+  return l.call("quantized::leaky_relu", {l.x(), l.f(l.a().get_float("negative_slope", 0.01)),
+                                          l.b(false), q_scale(l), q_zero_point(l)});
+}
+Value* qsigmoid(Builder& l) {
+  return l.call("quantized::sigmoid", {l.x(), l.f(l.a().get_float("output_scale")),
+                                       l.i(l.a().get_int("output_zero_point"))});
+}
+Value* qrelu6(Builder& l) { return l.call("quantized::relu6", {l.x(), l.b(false)}); }
+Value* qsoftmax(Builder& l) {
+  return l.call("quantized::softmax",
+                {l.x(), l.i(l.a().get_int("dim")), q_scale(l), q_zero_point(l)});
+}
+
+// QFunctional's methods: inputs are the method's arguments.
+Value* qf_binary(Builder& l, const char* op) {
+  return l.call(op, {l.x(0), l.x(1), q_scale(l), q_zero_point(l)});
+}
+Value* qf_add(Builder& l) { return qf_binary(l, "quantized::add"); }
+Value* qf_add_relu(Builder& l) { return qf_binary(l, "quantized::add_relu"); }
+Value* qf_mul(Builder& l) { return qf_binary(l, "quantized::mul"); }
+Value* qf_cat(Builder& l) {
+  return l.call("quantized::cat",
+                {l.x(0), l.none_input(1) ? l.i(0) : l.x(1), q_scale(l), q_zero_point(l)});
+}
+Value* qf_add_scalar(Builder& l) { return l.call("quantized::add_scalar", {l.x(0), l.x(1)}); }
+Value* qf_mul_scalar(Builder& l) { return l.call("quantized::mul_scalar", {l.x(0), l.x(1)}); }
+
 const std::unordered_map<std::string_view, Lowering>& lowerings() {
   static const std::unordered_map<std::string_view, Lowering> table = {
       {"nn.Conv1d", conv},
@@ -591,6 +681,34 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"FloatFunctional.mul_scalar", ff_mul_scalar},
       {"FloatFunctional.cat", ff_cat},
       {"FloatFunctional.add_relu", ff_add_relu},
+      {"nnq.Quantize", quantize},
+      {"nnq.DeQuantize", dequantize},
+      {"nnq.Conv1d", qconv},
+      {"nnq.Conv2d", qconv},
+      {"nnq.Conv3d", qconv},
+      {"nniq.ConvReLU1d", qconv},
+      {"nniq.ConvReLU2d", qconv},
+      {"nniq.ConvReLU3d", qconv},
+      {"nnq.Linear", qlinear},
+      {"nniq.LinearReLU", qlinear},
+      {"nnqd.Linear", qlinear},
+      {"nnq.BatchNorm2d", qbatch_norm},
+      {"nnq.BatchNorm3d", qbatch_norm},
+      {"nniq.BNReLU2d", qbatch_norm},
+      {"nniq.BNReLU3d", qbatch_norm},
+      {"nnq.Hardswish", qhardswish},
+      {"nnq.ELU", qelu},
+      {"nnq.LeakyReLU", qleaky_relu},
+      {"nnq.Sigmoid", qsigmoid},
+      {"nnq.ReLU6", qrelu6},
+      {"nnq.Softmax", qsoftmax},
+      {"nnq.Dropout", identity},
+      {"QFunctional.add", qf_add},
+      {"QFunctional.add_relu", qf_add_relu},
+      {"QFunctional.mul", qf_mul},
+      {"QFunctional.cat", qf_cat},
+      {"QFunctional.add_scalar", qf_add_scalar},
+      {"QFunctional.mul_scalar", qf_mul_scalar},
   };
   return table;
 }

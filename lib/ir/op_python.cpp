@@ -129,6 +129,30 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"nn.GRU",
      "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, "
      "bidirectional=False, device=None, dtype=None"},
+    // torch.ao.nn.quantized (nnq), .intrinsic.quantized (nniq), .quantized.dynamic (nnqd):
+    // Note [Quantized modules] in lib/loaders/torchscript/lifter_quantized.cpp.
+    {"nnq.Quantize", "scale, zero_point, dtype"},
+    {"nnq.DeQuantize", ""},
+    {"nnq.Conv1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nnq.Conv2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nnq.Conv3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nniq.ConvReLU1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},
+    {"nniq.ConvReLU2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},
+    {"nniq.ConvReLU3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},
+    {"nnq.Linear", "in_features, out_features, bias_=True, dtype=torch.qint8"},
+    {"nniq.LinearReLU", "in_features, out_features, bias=True, dtype=torch.qint8"},
+    {"nnqd.Linear", "in_features, out_features, bias_=True, dtype=torch.qint8"},
+    {"nnq.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
+    {"nnq.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
+    {"nniq.BNReLU2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
+    {"nniq.BNReLU3d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
+    {"nnq.Hardswish", "scale, zero_point, device=None, dtype=None"},
+    {"nnq.ELU", "scale, zero_point, alpha=1.0"},
+    {"nnq.LeakyReLU", "scale, zero_point, negative_slope=0.01, inplace=False, device=None, dtype=None"},
+    {"nnq.Sigmoid", "output_scale, output_zero_point"},
+    {"nnq.ReLU6", "inplace=False"},
+    {"nnq.Softmax", "dim=None, scale=1.0, zero_point=0"},
+    {"nnq.Dropout", "p=0.5, inplace=False"},
     // Function rows (Note [Python signatures]): F.interpolate's inputs are its Python
     // parameters; torch.tensor's overloads are TorchScript-only (no dispatcher schema).
     {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None"},

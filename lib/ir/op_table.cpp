@@ -64,11 +64,12 @@ void add_facts(std::vector<OpInfo>& t) {
     row(n).facts |= kKeepsInputShape;
   for (const char* n : {"nn.Identity", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d", "nn.Dropout3d",
                         "nn.AlphaDropout", "nn.FeatureAlphaDropout", "nn.Flatten", "nn.Unflatten",
-                        "quant.QuantStub", "quant.DeQuantStub"})
+                        "quant.QuantStub", "quant.DeQuantStub", "nnq.Dropout"})
     row(n).facts |= kReturnsInput;
   for (const char* n : {"nn.ReLU", "nn.ReLU6", "nn.Hardtanh", "nn.LeakyReLU", "nn.ELU", "nn.SiLU",
                         "nn.Hardswish", "nn.Hardsigmoid", "nn.Dropout", "nn.Dropout1d", "nn.Dropout2d",
-                        "nn.Dropout3d", "nn.AlphaDropout", "nn.FeatureAlphaDropout"})
+                        "nn.Dropout3d", "nn.AlphaDropout", "nn.FeatureAlphaDropout", "nnq.LeakyReLU",
+                        "nnq.ReLU6", "nnq.Dropout"})
     row(n).facts |= kInplaceKeyword;
   for (const char* n : {"Tensor.view", "Tensor.reshape", "Tensor.view_as", "Tensor.permute", "Tensor.transpose",
                         "Tensor.t", "Tensor.expand", "Tensor.expand_as", "Tensor.slice", "Tensor.select",
@@ -211,6 +212,40 @@ std::vector<OpInfo> make_table() {
       {"nni.BNReLU3d", K::Module, {}, {}, Q::NeedsModule, "BatchNorm3d + ReLU (fused for quantization)"},
 
       // ---------------------------------------------------------------------------------------
+      // Quantized modules of an int8 model (Note [Quantized modules] in
+      // lib/loaders/torchscript/lifter_quantized.cpp): torch.ao.nn.quantized as nnq, its
+      // intrinsic (fused) modules as nniq, the dynamic ones as nnqd. Their weights are their eager
+      // state_dict entries (Note [State of quantized modules] in lib/ir/quant.h).
+      {"nnq.Quantize", K::Module, {"aten::quantize_per_tensor"}, {}, Q::Unknown, "float -> quantized tensor (scale, zero_point, dtype)"},
+      {"nnq.DeQuantize", K::Module, {"aten::dequantize.self"}, {}, Q::Unknown, "quantized -> float tensor"},
+      {"nnq.Conv1d", K::Module, {"quantized::conv1d"}, {}, Q::Unknown, "quantized Conv1d"},
+      {"nnq.Conv2d", K::Module, {"quantized::conv2d.new"}, {}, Q::Unknown, "quantized Conv2d"},
+      {"nnq.Conv3d", K::Module, {"quantized::conv3d.new"}, {}, Q::Unknown, "quantized Conv3d"},
+      {"nniq.ConvReLU1d", K::Module, {"quantized::conv1d_relu"}, {}, Q::Unknown, "quantized Conv1d + ReLU"},
+      {"nniq.ConvReLU2d", K::Module, {"quantized::conv2d_relu.new"}, {}, Q::Unknown, "quantized Conv2d + ReLU"},
+      {"nniq.ConvReLU3d", K::Module, {"quantized::conv3d_relu.new"}, {}, Q::Unknown, "quantized Conv3d + ReLU"},
+      {"nnq.Linear", K::Module, {"quantized::linear"}, {}, Q::Unknown, "quantized Linear"},
+      {"nniq.LinearReLU", K::Module, {"quantized::linear_relu"}, {}, Q::Unknown, "quantized Linear + ReLU"},
+      {"nnqd.Linear", K::Module, {"quantized::linear_dynamic"}, {}, Q::Unknown, "dynamically quantized Linear (float in, float out)"},
+      {"nnq.BatchNorm2d", K::Module, {"quantized::batch_norm2d"}, {}, Q::Unknown, "quantized BatchNorm2d"},
+      {"nnq.BatchNorm3d", K::Module, {"quantized::batch_norm3d"}, {}, Q::Unknown, "quantized BatchNorm3d"},
+      {"nniq.BNReLU2d", K::Module, {"quantized::batch_norm2d_relu"}, {}, Q::Unknown, "quantized BatchNorm2d + ReLU"},
+      {"nniq.BNReLU3d", K::Module, {"quantized::batch_norm3d_relu"}, {}, Q::Unknown, "quantized BatchNorm3d + ReLU"},
+      {"nnq.Hardswish", K::Module, {"quantized::hardswish"}, {}, Q::Unknown, "quantized Hardswish"},
+      {"nnq.ELU", K::Module, {"quantized::elu"}, {}, Q::Unknown, "quantized ELU"},
+      {"nnq.LeakyReLU", K::Module, {"quantized::leaky_relu"}, {}, Q::Unknown, "quantized LeakyReLU"},
+      {"nnq.Sigmoid", K::Module, {"quantized::sigmoid"}, {}, Q::Unknown, "quantized Sigmoid"},
+      {"nnq.ReLU6", K::Module, {"quantized::relu6"}, {}, Q::Unknown, "quantized ReLU6"},
+      {"nnq.Softmax", K::Module, {"quantized::softmax"}, {}, Q::Unknown, "quantized Softmax"},
+      {"nnq.Dropout", K::Module, {}, {}, Q::Unknown, "identity in eval"},
+      // nnq.QFunctional, called through a method (`self.add_relu.add_relu(a, b)`).
+      {"QFunctional.add", K::Module, {"quantized::add"}, {}, Q::Unknown, "a + b on quantized tensors"},
+      {"QFunctional.add_relu", K::Module, {"quantized::add_relu"}, {}, Q::Unknown, "relu(a + b) on quantized tensors"},
+      {"QFunctional.mul", K::Module, {"quantized::mul"}, {}, Q::Unknown, "a * b on quantized tensors"},
+      {"QFunctional.cat", K::Module, {"quantized::cat"}, {}, Q::Unknown, "cat(tensors, dim) of quantized tensors"},
+      {"QFunctional.add_scalar", K::Module, {"quantized::add_scalar"}, {}, Q::Unknown, "a + number on a quantized tensor"},
+      {"QFunctional.mul_scalar", K::Module, {"quantized::mul_scalar"}, {}, Q::Unknown, "a * number on a quantized tensor"},
+
       // torch.ao.nn.quantized.FloatFunctional, called through a method (`self.ff.add(a, b)`):
       // one module instance per call site (passes/float_functional.cpp). Inputs are the method's
       // arguments: add/mul (a, b), add_scalar/mul_scalar (a, float), cat (tensors, dim).

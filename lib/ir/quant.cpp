@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tt {
 
@@ -219,6 +220,29 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
     fr.nodes.push_back(float_nodes[i]);
     if (std::find(fr.ops.begin(), fr.ops.end(), float_nodes[i]->op()) == fr.ops.end())
       fr.ops.push_back(float_nodes[i]->op());
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Note [State of quantized modules]
+
+std::vector<std::pair<std::string, c10::IValue>> state_dict_items(const Graph& g) {
+  // Quantized convolutions and linear layers without a bias: `bias: None` after their weight.
+  std::unordered_map<std::string, std::string> none_bias_after;  // weight name -> bias name
+  for (const Node* n : g.all_nodes()) {
+    bool conv = starts_with(n->op(), "nnq.Conv") || starts_with(n->op(), "nniq.ConvReLU");
+    bool linear = n->is("nnq.Linear") || n->is("nniq.LinearReLU") || n->is("nnqd.Linear");
+    if ((!conv && !linear) || n->module().empty() || n->weight("weight").empty() ||
+        !n->weight("bias").empty())
+      continue;
+    none_bias_after.emplace(n->weight("weight"), n->module() + ".bias");
+  }
+  std::vector<std::pair<std::string, c10::IValue>> out;
+  for (const std::string& name : g.weights().names()) {
+    out.emplace_back(name, g.weights().at(name).tensor);
+    auto it = none_bias_after.find(name);
+    if (it != none_bias_after.end()) out.emplace_back(it->second, c10::IValue());
   }
   return out;
 }

@@ -14,6 +14,8 @@
 
 #include "ir/ir.h"
 
+#include <ATen/core/ivalue.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,14 @@ std::string composite_weight_key(size_t i, const std::string& key);
 // QuantStub / DeQuantStub module ops (torch.ao.quantization stubs; identity before convert).
 inline bool is_quant_stub(const Node* n) { return n->is("quant.QuantStub"); }
 inline bool is_dequant_stub(const Node* n) { return n->is("quant.DeQuantStub"); }
+// The module ops of an int8 model (Note [Quantized modules] in the TorchScript lifter):
+// torch.ao.nn.quantized (nnq.), .intrinsic.quantized (nniq.), .quantized.dynamic (nnqd.) and
+// QFunctional's methods.
+inline bool is_int8_module_op(std::string_view op) {
+  for (std::string_view p : {"nnq.", "nniq.", "nnqd.", "QFunctional."})
+    if (op.substr(0, p.size()) == p) return true;
+  return false;
+}
 
 // Note [Float-only ops]
 // An op eager quantization cannot run on quantized tensors: QuantClass::Float in the op table,
@@ -66,5 +76,16 @@ struct FloatRegion {
 };
 // The float-only ops of `g` grouped into regions (connected through their tensor values).
 std::vector<FloatRegion> float_fallback_regions(const Graph& g);
+
+// Note [State of quantized modules]
+// The IR keeps a quantized module's state as plain weights, named like the tensors of its eager
+// state_dict: nnq.Conv2d's weight (a quantized tensor), bias, scale and zero_point (0-dim
+// tensors), nnq.Linear's the same four. NAME.pth is a plain dict (torch.load gives no version
+// metadata), which torch.ao.nn.quantized's load_state_dict reads as its first layout: exactly
+// these four names for a convolution or a linear layer (a qint8 linear; the layouts of later
+// versions keep them inside _packed_params), with `bias: None` for one without bias.
+// state_dict_items writes the graph's weights in that form, in the store's order, so that
+// `model.load_state_dict(torch.load("NAME.pth"), strict=True)` works on the generated code.
+std::vector<std::pair<std::string, c10::IValue>> state_dict_items(const Graph& g);
 
 }  // namespace tt

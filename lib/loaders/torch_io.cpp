@@ -20,6 +20,15 @@ namespace tt {
 void save_tensor_dict(const std::string& path,
                       const std::vector<std::pair<std::string, at::Tensor>>& items,
                       const std::string& shown_as) {
+  std::vector<std::pair<std::string, c10::IValue>> values;
+  values.reserve(items.size());
+  for (const auto& [name, t] : items) values.emplace_back(name, t);
+  save_state_dict(path, values, shown_as);
+}
+
+void save_state_dict(const std::string& path,
+                     const std::vector<std::pair<std::string, c10::IValue>>& items,
+                     const std::string& shown_as) {
   const std::string& shown = shown_as.empty() ? path : shown_as;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -31,10 +40,13 @@ void save_tensor_dict(const std::string& path,
   // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
   // copies and about a second of page faults.
   try {
-    c10::Dict<std::string, at::Tensor> dict;
-    for (const auto& [name, tensor] : items) {
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+    for (const auto& [name, value] : items) {
       // Autograd state is not part of a state_dict; detach so no grad_fn is pickled.
-      dict.insert(name, tensor.detach());
+      if (value.isTensor())
+        dict.insert(name, value.toTensor().detach());
+      else
+        dict.insert(name, value);
     }
     std::vector<char> pickle;
     // tag_aggregates=false: a typed Dict is written as a plain dict, without the

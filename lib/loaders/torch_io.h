@@ -17,6 +17,12 @@ void save_tensor_dict(const std::string& path,
                       const std::vector<std::pair<std::string, at::Tensor>>& items,
                       const std::string& shown_as = "");  // the name errors give (default: path)
 
+// The same for a state_dict whose values may also be None (a quantized convolution's missing
+// bias: Note [State of quantized modules] in lib/ir/quant.h).
+void save_state_dict(const std::string& path,
+                     const std::vector<std::pair<std::string, c10::IValue>>& items,
+                     const std::string& shown_as = "");
+
 // Reads a dict written by save_tensor_dict (or by Python's torch.save of a dict of tensors when
 // possible). Throws tt::Error(BadInput) when it is not such a file.
 std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path);

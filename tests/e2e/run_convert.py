@@ -9,7 +9,8 @@ Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape argume
 and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
 scripts/gen_onnx_models.py) skips the check that the original's state_dict loads; "expect_ops"
 lists ops the report's op histogram must contain; "convert_args" are added to the convert command
-(--load-library), "op_libraries" and "allow_imports" go to the checker (scripts/gen_oplib_models.py). OUT_DIR is
+(--load-library, --quantized-engine), "op_libraries", "allow_imports" and "quantized_engine" go to
+the checker (scripts/gen_oplib_models.py, scripts/gen_quantized_models.py). OUT_DIR is
 emptied first. Fails when the CLI exits non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
 file that was never renamed, say), modifies the input, or when the checker fails.
 """
@@ -107,6 +108,8 @@ def main():
         check += ["--allow-import", mod]
     for lib in meta.get("op_libraries", []):
         check += ["--op-library", lib]
+    if meta.get("quantized_engine"):
+        check += ["--quantized-engine", meta["quantized_engine"]]
     if meta.get("skip_state_dict"):
         # ONNX models: the converted state_dict's keys are the ONNX initializer names.
         check += ["--state-dict-from", "none"]

@@ -102,10 +102,11 @@ TEST_CASE("op table: ATen facts by name") {
 
 TEST_CASE("op table: every module row has a Python signature, and every signature is well-formed") {
   // Module rows built otherwise: the intrinsic modules from their parts' constructors (Note
-  // [Composite modules] in lib/ir/quant.h), FloatFunctional with no arguments, and the
-  // quantization stubs, which have no attributes (their qconfig is set by the user).
+  // [Composite modules] in lib/ir/quant.h), FloatFunctional and QFunctional with no arguments,
+  // and the quantization stubs, which have no attributes (their qconfig is set by the user).
   auto built_otherwise = [](const OpInfo& op) {
     return composite_parts(op.name) != nullptr || op.name.rfind("FloatFunctional.", 0) == 0 ||
+           op.name.rfind("QFunctional.", 0) == 0 ||
            op.name == "quant.QuantStub" || op.name == "quant.DeQuantStub";
   };
   for (const OpInfo& op : all_ops()) {

@@ -3,6 +3,8 @@
 // returns.
 #include "emitters/python/emitter.h"
 
+#include "ir/quant.h"
+
 namespace tt::pyemit {
 
 std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& forward_params) {
@@ -15,6 +17,11 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
   for (const auto& c : class_names_) used.take(c);
   for (const auto& [alias, mod] : import_aliases()) used.take(alias);
   std::vector<std::string> lines;
+  // An int8 model computes bit-exactly what it did only on the engine it was converted with.
+  bool quantized = false;
+  for (const Node* n : g_.all_nodes()) quantized = quantized || is_int8_module_op(n->op());
+  if (quantized && !opts_.quantized_engine.empty())
+    lines.push_back("torch.backends.quantized.engine = " + py_str(opts_.quantized_engine));
   lines.push_back("model = " + class_name() + "()");
   lines.push_back("weights_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), " +
                   py_str(opts_.weights_file) + ")");

@@ -42,6 +42,8 @@ const std::map<std::string, std::string>& import_aliases() {
       {"nniqat", "torch.ao.nn.intrinsic.qat"},
       {"nnq", "torch.ao.nn.quantized"},
       {"nnqat", "torch.ao.nn.qat"},
+      {"nniq", "torch.ao.nn.intrinsic.quantized"},
+      {"nnqd", "torch.ao.nn.quantized.dynamic"},
   };
   return m;
 }

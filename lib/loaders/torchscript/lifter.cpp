@@ -49,7 +49,20 @@ void Lifter::collect_weights(const jit::Module& m, const std::string& prefix) {
     add_weight(join_path(prefix, p.name), p.value, true);
   for (const auto& b : m.named_buffers(/*recurse=*/false))
     add_weight(join_path(prefix, b.name), b.value, false);
-  for (const auto& c : m.named_children()) collect_weights(c.value, join_path(prefix, c.name));
+  for (const auto& c : m.named_children()) {
+    // A quantized module's packed weights and scale (Note [Quantized modules]); its children
+    // (nnq.Linear's _packed_params holder, QFunctional's observer) hold no state of their own.
+    if (auto q = quantized_state(c.value, &m, c.name)) {
+      std::string path = join_path(prefix, c.name);
+      for (const auto& p : c.value.named_parameters(false))
+        add_weight(join_path(path, p.name), p.value, true);
+      for (const auto& b : c.value.named_buffers(false))
+        add_weight(join_path(path, b.name), b.value, false);
+      for (const auto& [name, t] : *q) add_weight(join_path(path, name), t, false);
+      continue;
+    }
+    collect_weights(c.value, join_path(prefix, c.name));
+  }
 }
 
 // A module's parameters/buffers, recursively, by relative name in state_dict order.

@@ -38,6 +38,13 @@
 
 namespace tt::ts {
 
+// lifter_quantized.cpp: the state_dict entries a quantized module keeps outside its parameters
+// and buffers (packed weight and bias, scale, zero point; Note [Quantized modules]); nullopt for a
+// module that is not one of torch.ao.nn.quantized's. `parent` and `name` locate a traced
+// QFunctional, whose scale the trace recorded in its parent's graph only.
+std::optional<std::vector<std::pair<std::string, at::Tensor>>> quantized_state(
+    const jit::Module& m, const jit::Module* parent = nullptr, const std::string& name = "");
+
 struct ModuleRef {
   jit::Module module;
   std::string path;  // "" for the top module
@@ -118,6 +125,12 @@ class Lifter {
   bool lift_scripted_encoder(const jit::Node* call, const ModuleRef& callee, Frame& f);
   bool try_leaf(const jit::Node* call, const ModuleRef& callee,
                 const std::shared_ptr<jit::Graph>& method_graph, Frame& f);
+
+  // ---- lifter_quantized.cpp ----
+  bool try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
+                          const std::shared_ptr<jit::Graph>& method_graph, Frame& f);
+  bool lift_traced_qfunctional(const jit::Node* n, Frame& f);
+  void set_module_weights(Node* node, const std::string& path) const;
 
   // ---- lifter_scripted.cpp ----
   static bool has_script_constructs(const jit::Block& b, const jit::Value* self);

@@ -369,6 +369,7 @@ bool Lifter::lift_scripted_encoder(const jit::Node* call, const ModuleRef& calle
 
 bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee,
                       const std::shared_ptr<jit::Graph>& method_graph, Frame& f) {
+  if (try_quantized_leaf(call, callee, method_graph, f)) return true;
   std::string type = plain_type_name(callee.module);
   if (type == "torch.nn.modules.transformer.TransformerEncoder" &&
       has_script_constructs(*method_graph->block(),

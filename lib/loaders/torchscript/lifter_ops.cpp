@@ -40,6 +40,7 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
 
   if (fold_tracer_noise(qual, ins, n, f)) return;  // jit_cleanup.cpp
+  if (lift_traced_qfunctional(n, f)) return;        // lifter_quantized.cpp
   if (lift_inplace(n, *schema, ins, f)) return;
 
   std::string op;

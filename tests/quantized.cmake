@@ -1,0 +1,23 @@
+# int8 (eager-mode quantized) input models (Note [Quantized modules] in
+# lib/loaders/torchscript/lifter_quantized.cpp), included from the top-level CMakeLists.txt.
+# scripts/gen_quantized_models.py quantizes torchvision's quantizable models and small models of
+# most torch.ao.nn.quantized modules (post-training, dynamic, QAT) on the qnnpack engine and saves
+# them traced and scripted into ${TT_TESTMODELS_DIR}/quantized at test time. Each converts with
+# --quantized-engine qnnpack --verify, and the generated code, run on that engine, must reproduce
+# the archive bit for bit (tolerance 0 in NAME.json).
+set(TT_QUANTIZED_DIR ${TT_TESTMODELS_DIR}/quantized)
+tt_generator_test(gen_models_quantized ${CMAKE_SOURCE_DIR}/scripts/gen_quantized_models.py
+                  ${TT_QUANTIZED_DIR} tt_models_quantized "setup;quantized" 100)
+tt_script_list(tt_quantized_models ${CMAKE_SOURCE_DIR}/scripts/gen_quantized_models.py)
+foreach(name IN LISTS tt_quantized_models)
+  add_test(NAME e2e_${name}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/run_convert.py
+                   $<TARGET_FILE:tinytrace> ${TT_QUANTIZED_DIR}/${name}.pt ${TT_E2E_OUT}/${name}
+                   --verify)
+  set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;quantized" ENVIRONMENT "${TT_TEST_ENV}"
+                       FIXTURES_REQUIRED tt_models_quantized TIMEOUT 300)
+endforeach()
+if(TEST badinput_quantized_dynamic_lstm)
+  set_tests_properties(badinput_quantized_dynamic_lstm PROPERTIES LABELS "badinput;quantized"
+                       FIXTURES_REQUIRED "tt_models_small;tt_models_quantized")
+endif()
