@@ -221,14 +221,21 @@ def case_scripted(work):
             check_close(r.module(xs), model(xs), 1e-4, f"scripted branchy (x {shift:+})")
         if pos is None:
             fail("the inputs did not take both branches")
-    # From a ScriptModule and from a file: the same class and outputs.
+    # From a ScriptModule, from a file, from the .tir it emits: the same outputs; --name, --emit.
     scripted = torch.jit.script(model)
     path = os.path.join(work, "branchy.pt")
     scripted.save(path)
-    for source in (scripted, path):
-        s = tinytrace.convert(source, x)
-        with torch.no_grad():
-            check_close(s.module(x - 10.0), model(x - 10.0), 1e-4, f"from {type(source).__name__}")
+    s = tinytrace.convert(scripted, x, name="branchy_net", emit="tir,torchscript")
+    if s.class_name != "branchy_net" or sorted(s.paths) != ["python", "report", "tir",
+                                                            "torchscript", "weights"]:
+        fail(f"name/emit: class {s.class_name}, files {sorted(s.paths)}")
+    sources = {"ScriptModule": s.module, "path": tinytrace.convert(path, x).module,
+               ".tir": tinytrace.convert(s.paths["tir"]).module,
+               "--emit torchscript": torch.jit.load(s.paths["torchscript"])}
+    with torch.no_grad():
+        for what, m in sources.items():
+            for shift in (-10.0, 10.0):
+                check_close(m(x + shift), model(x + shift), 1e-4, f"from {what} (x {shift:+})")
     # The class's source outlives the temporary directory: scripting it still works.
     py_path, module = r.python_path, r.module
     del r
@@ -238,8 +245,8 @@ def case_scripted(work):
     again = torch.jit.script(module)
     with torch.no_grad():
         check_close(again(x + 10.0), model(x + 10.0), 1e-4, "torch.jit.script of the class")
-    print("OK: script=True keeps both branches; ScriptModule and path inputs; the generated "
-          "class scripts after its temporary files are gone")
+    print("OK: script=True keeps both branches; ScriptModule, path and .tir inputs, name and "
+          "emit; the generated class scripts after its temporary files are gone")
 
 
 class ForkModel(torch.nn.Module):
