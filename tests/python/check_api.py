@@ -192,14 +192,19 @@ def case_qat_loop(work):
 
 
 class Branchy(torch.nn.Module):
-    """Data-dependent control flow: only torch.jit.script keeps both branches."""
+    """Data-dependent control flow (only torch.jit.script keeps both branches), a Dropout and a
+    branch on self.training (the model is given in train mode; tinytrace converts what it
+    computes in eval mode)."""
 
     def __init__(self):
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.drop = torch.nn.Dropout(0.5)
 
     def forward(self, x):
-        y = self.conv(x)
+        y = self.drop(self.conv(x))
+        if self.training:  # resolved while converting: saved in eval mode, this is not taken
+            y = y + 100.0
         if bool(y.mean() > 0):
             y = torch.relu(y) * 2.0
         else:
@@ -209,33 +214,36 @@ class Branchy(torch.nn.Module):
 
 def case_scripted(work):
     torch.manual_seed(1)
-    model = Branchy().eval()
+    model = Branchy().train()
     x = torch.rand(1, 3, 8, 8)
-    r = tinytrace.convert(model, x, script=True, verify=True)
+    shifts = (-10.0, 10.0)
     with torch.no_grad():
-        pos = None
-        for shift in (-10.0, 10.0):  # both branches
-            xs = x + shift
-            if bool(model.conv(xs).mean() > 0) == (shift > 0):
-                pos = shift
-            check_close(r.module(xs), model(xs), 1e-4, f"scripted branchy (x {shift:+})")
-        if pos is None:
-            fail("the inputs did not take both branches")
-    # From a ScriptModule, from a file, from the .tir it emits: the same outputs; --name, --emit.
+        if {bool(model.conv(x + s).mean() > 0) for s in shifts} != {False, True}:
+            fail("the inputs do not take both branches")
+    r = tinytrace.convert(model, x, script=True, verify=True)
+    # From a ScriptModule (in train mode too), from a file, from the .tir it emits: the same
+    # outputs; --name, --emit.
     scripted = torch.jit.script(model)
     path = os.path.join(work, "branchy.pt")
-    scripted.save(path)
+    torch.jit.script(Branchy().eval()).save(path)  # ... a file: what is saved is converted
     s = tinytrace.convert(scripted, x, name="branchy_net", emit="tir,torchscript")
+    if not (model.training and model.drop.training and scripted.training and
+            scripted.drop.training and r.module.training and s.module.training):
+        fail("the train mode of a model or of the generated module was not kept")
     if s.class_name != "branchy_net" or sorted(s.paths) != ["python", "report", "tir",
                                                             "torchscript", "weights"]:
         fail(f"name/emit: class {s.class_name}, files {sorted(s.paths)}")
-    sources = {"ScriptModule": s.module, "path": tinytrace.convert(path, x).module,
+    from_path = tinytrace.convert(path, x).module
+    from_path.load_state_dict(model.state_dict())
+    sources = {"script=True": r.module, "ScriptModule": s.module, "path": from_path,
                ".tir": tinytrace.convert(s.paths["tir"]).module,
                "--emit torchscript": torch.jit.load(s.paths["torchscript"])}
+    model.eval()
     with torch.no_grad():
         for what, m in sources.items():
-            for shift in (-10.0, 10.0):
-                check_close(m(x + shift), model(x + shift), 1e-4, f"from {what} (x {shift:+})")
+            for shift in shifts:
+                check_close(m.eval()(x + shift), model(x + shift), 1e-4,
+                            f"from {what} (x {shift:+})")
     # The class's source outlives the temporary directory: scripting it still works.
     py_path, module = r.python_path, r.module
     del r
@@ -389,24 +397,21 @@ def case_tools(work):
     path_b = os.path.join(work, "b.pt")
     torch.jit.trace(b, x).save(path_b)
 
-    def both(*args):
-        m = subprocess.run([sys.executable, "-m", "tinytrace", *args], capture_output=True,
-                           text=True, cwd=work)
-        c = subprocess.run([tinytrace.find_binary(), *args], capture_output=True, text=True,
-                           cwd=work)
-        if (m.returncode, m.stdout) != (c.returncode, c.stdout):
-            fail(f"python3 -m tinytrace {' '.join(args)}: exit {m.returncode}, the binary "
-                 f"{c.returncode}; stdout {m.stdout!r} vs {c.stdout!r}")
-        return m
+    def module_cli(*args):
+        return subprocess.run([sys.executable, "-m", "tinytrace", *args], capture_output=True,
+                              text=True, cwd=work)
 
-    if not both("--version").stdout.startswith("tinytrace "):
-        fail("python3 -m tinytrace --version printed no version")
-    codes = [both("diff", path, path).returncode, both("diff", path, path_b).returncode,
-             both("inspect", os.path.join(work, "missing.pt")).returncode]
-    if codes != [0, 1, 3]:
-        fail(f"python3 -m tinytrace diff same/different, inspect missing: exits {codes}, "
-             "expected [0, 1, 3]")
-    m = both("convert", path, "-o", os.path.join(work, "cli"), "--input-shape", "2,3,8,8")
+    version = subprocess.run([tinytrace.find_binary(), "--version"], capture_output=True,
+                             text=True).stdout
+    if module_cli("--version").stdout != version or not version.startswith("tinytrace "):
+        fail(f"python3 -m tinytrace --version printed something else than {version!r}")
+    runs = [module_cli("diff", path, path), module_cli("diff", path, path_b),
+            module_cli("inspect", os.path.join(work, "missing.pt"))]
+    if [r.returncode for r in runs] != [0, 1, 3] or not runs[0].stdout.startswith("identical") \
+            or not runs[2].stderr.startswith("error: "):
+        fail("python3 -m tinytrace diff same/different, inspect missing: exits "
+             f"{[r.returncode for r in runs]} (expected [0, 1, 3]): {[r.stdout for r in runs]}")
+    m = module_cli("convert", path, "-o", os.path.join(work, "cli"), "--input-shape", "2,3,8,8")
     if m.returncode or not os.path.isfile(os.path.join(work, "cli", "a.py")):
         fail(f"python3 -m tinytrace convert: exit {m.returncode}: {m.stderr}")
     print("OK: inspect/diff/profile agree with PyTorch; python3 -m tinytrace = the binary")

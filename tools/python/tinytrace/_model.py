@@ -84,40 +84,41 @@ def _check_cpu(model, inputs):
 
 def save_model(model, inputs, directory, script=False):
     """Writes ``model`` into ``directory`` as the file the CLI reads and returns its path (a path
-    is returned as it is). A live module is traced (or scripted) in eval mode; the train/eval
-    flag of each of its submodules is restored afterwards, also when tracing fails."""
+    is returned as it is). A live module is traced (or scripted), and a ScriptModule saved, in
+    eval mode; the train/eval flag of each submodule is restored afterwards, also on failure."""
     if is_path(model):
         return os.fspath(model)
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be an nn.Module, a ScriptModule or a path, not "
                         f"{type(model).__name__}")
     _check_cpu(model, inputs)
-    if isinstance(model, torch.jit.ScriptModule):
-        path = os.path.join(directory, snake_case(label(model)) + ".pt")
-        model.save(path)
-        return path
-    if not script and not inputs:
+    live = not isinstance(model, torch.jit.ScriptModule)
+    if live and not script and not inputs:
         raise ValueError("example_inputs are needed to trace a live module "
                          "(or pass script=True to script it)")
     path = os.path.join(directory, snake_case(label(model)) + ".pt")
     modes = [(m, m.training) for m in model.modules()]
     model.eval()
     try:
-        # strict=False: models returning dicts or lists (segmentation heads) trace too.
-        archive = torch.jit.script(model) if script else torch.jit.trace(model, inputs,
-                                                                          strict=False)
-        archive.save(path)
+        (_to_torchscript(model, inputs, script) if live else model).save(path)
+    finally:
+        for m, training in modes:
+            m.training = training
+    return path
+
+
+def _to_torchscript(model, inputs, script):
+    """torch.jit.trace (strict=False: models returning dicts or lists trace too) or
+    torch.jit.script; a failure is a TraceError."""
+    try:
+        return torch.jit.script(model) if script else torch.jit.trace(model, inputs, strict=False)
     except Exception as e:
         how = "torch.jit.script" if script else "torch.jit.trace"
         hint = ("fix what TorchScript reports, or trace instead (script=False)" if script else
                 "trace works on tensors, tuples, lists and dicts of tensors; for "
                 "data-dependent control flow pass script=True")
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise TraceError(f"error: {type(model).__name__}: {how} failed: {first} — {hint}") from e
-    finally:
-        for m, training in modes:
-            m.training = training
-    return path
+        raise TraceError(f"error: {label(model)}: {how} failed: {first} — {hint}") from e
 
 
 def save_inputs(inputs, directory):
