@@ -46,10 +46,11 @@ OpName split_qualified(const std::string& q) {
 // The candidate ATen names for an op, in order of preference.
 std::vector<OpName> candidates_for(const std::string& op) {
   std::vector<OpName> out;
-  if (op.rfind("aten::", 0) == 0) {
+  if (size_t sep = op.find("::"); sep != std::string::npos) {
+    // "aten::relu": the default overload first, then any other if that does not fit
+    // ("prim::max.int": TorchScript builtins of other namespaces too).
     OpName n = split_qualified(op);
-    // "aten::relu": the default overload first, then any other if that does not fit.
-    bool had_dot = op.find('.', 6) != std::string::npos;
+    bool had_dot = op.find('.', sep + 2) != std::string::npos;
     out.push_back(n);
     if (!had_dot) {
       OpName any = n;
@@ -554,7 +555,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   return std::nullopt;
 }
 
+BuiltinRunner g_builtin_runner = nullptr;
+
 }  // namespace
+
+void set_builtin_runner(BuiltinRunner runner) { g_builtin_runner = runner; }
+BuiltinRunner builtin_runner() { return g_builtin_runner; }
 
 std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
                                                   std::vector<c10::IValue> inputs,
@@ -576,6 +582,12 @@ std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
                                       std::make_move_iterator(st->end()));
     }
   }
+  // Note [TorchScript builtins through LibTorch's registry]
+  if (g_builtin_runner)
+    for (const auto& c : cands)
+      if (auto r =
+              g_builtin_runner(c.base, c.any_overload ? "*" : c.overload, inputs, allow_mutation))
+        return r;
   for (const auto& c : cands)
     if (auto r = call_builtin(c, inputs)) return r;
   return std::nullopt;

@@ -1,6 +1,9 @@
 // The TorchScript lifter (lifter.h): weights, values, constants and the node dispatch.
 #include "loaders/torchscript/lifter.h"
 
+#include "loaders/jit_builtins.h"
+#include "passes/pass.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -37,6 +40,13 @@ std::unique_ptr<Graph> Lifter::run() {
         sources.emplace_back(it->second.value->name(), o->debugName());
     }
   sweep_dead_prims();
+  if (message_args_dropped_) {
+    // What only a dropped message read may be an If result too (`if mask is not None:
+    // mask_dtype = mask.dtype`, read by a raise's f-string): dead-code elimination drops it.
+    Diagnostics quiet;
+    PassContext ctx(quiet);
+    run_dce(*graph_, ctx);
+  }
   if (source_values_)
     for (auto& s : sources)
       if (graph_->find_value(s.first)) source_values_->push_back(std::move(s));
@@ -278,8 +288,10 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
                     [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
     if (only_raise) {
       f.env[n->output()] = binding_of(f, n->input(0));
+      message_args_dropped_ |= n->inputs().size() > 1;
       return;
     }
+    require_exact_text(n, f);  // Note [Text of numbers]
     emit("str.format", inputs_of(n, f), n, f);
     return;
   }
@@ -314,7 +326,10 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
   if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
   if (k == prim::TupleIndex) return lift_tuple_index(n, f);
-  if (!n->blocks().empty() || k.is_prim()) {
+  // prim ops with a schema (prim::max.int, prim::min.self_int) are builtins like aten's
+  bool prim_builtin = k.is_prim() && n->maybeSchema() &&
+                      find_jit_only_operator(qualified_overload(*n->maybeSchema()));
+  if (!n->blocks().empty() || (k.is_prim() && !prim_builtin)) {
     unsupported(
         n, "this TorchScript construct is not supported", f,
         "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
