@@ -104,6 +104,24 @@ class FloatText(nn.Module):
         return x
 
 
+class ConformerLengths(nn.Module):
+    """torchaudio's Conformer (2 small layers), its lengths made from the input inside the model:
+    every sequence full, then the last one shorter (its key padding mask at work)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchaudio
+        self.conformer = torchaudio.models.Conformer(input_dim=16, num_heads=2, ffn_dim=32, num_layers=2,
+                                                     depthwise_conv_kernel_size=3)
+
+    def forward(self, x):
+        n = x.size(1)
+        lengths = torch.full((x.size(0),), n, dtype=torch.long)
+        lengths[-1] = n - 2
+        y, out_lengths = self.conformer(x, lengths)
+        return y + 0.01 * out_lengths.to(y.dtype).view(-1, 1, 1)
+
+
 def _audio(cls, **kw):
     def build():
         import torchaudio
@@ -126,6 +144,7 @@ register("bi_mha_masked", MHAMasked, [(2, 5, 16)])
 register("bi_encoder_masked", EncoderMasked, [(2, 5, 16)])
 register("bi_spectrogram", _audio("Spectrogram", n_fft=32, hop_length=8), [(1, 256)])
 register("bi_melspectrogram", _audio("MelSpectrogram", sample_rate=8000, n_fft=64, n_mels=8), [(1, 256)])
+register("bi_conformer", ConformerLengths, [(2, 7, 16)])
 register("bi_mfcc", _audio("MFCC", sample_rate=8000, n_mfcc=6, melkwargs={"n_fft": 64, "n_mels": 12}),
          [(1, 256)], tol=1e-3)
 

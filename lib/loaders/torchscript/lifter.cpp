@@ -251,6 +251,25 @@ const Binding& Lifter::binding_of(Frame& f, const jit::Value* v) {
   return it->second;
 }
 
+// isinstance(x, T) that TorchScript left for run time (nn.LSTM's `isinstance(orig_input,
+// PackedSequence)`): decided from x's static type when that decides it, as a bool constant.
+void Lifter::lift_isinstance(const jit::Node* n, Frame& f) {
+  const c10::TypePtr& in = n->input()->type();
+  bool open = in->kind() == c10::TypeKind::AnyType || in->kind() == c10::TypeKind::UnionType ||
+              in->kind() == c10::TypeKind::OptionalType;
+  bool always = false, maybe = false;
+  for (const c10::TypePtr& t : n->tys(c10::attr::types)) {
+    if (in->isSubtypeOf(*t))
+      always = true;
+    else if (open || t->isSubtypeOf(*in))
+      maybe = true;
+  }
+  if (!always && maybe)
+    unsupported(n, "isinstance of a " + in->repr_str() + " decided only at run time", f,
+                "give the value a type that decides it");
+  f.env[n->output()] = Binding{constant_value(IValue(always), n->output()->type(), f, n), {}};
+}
+
 void Lifter::lift_raise(const jit::Node* n, Frame& f) {
   // prim::RaiseException(str msg, str? cls): the message only (an f-string's text when it was
   // formatted, see aten::format below).
@@ -279,6 +298,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     f.env[n->output()] = binding_of(f, n->input(0));
     return;
   }
+  if (k == prim::isinstance) return lift_isinstance(n, f);
   if (k == aten::warn) return;  // a warning has no result
   if (k == aten::format) {
     // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention

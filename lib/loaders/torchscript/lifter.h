@@ -91,6 +91,7 @@ class Lifter {
   void lift_block(const jit::Block& b, Frame& f);
   void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner);
   const Binding& binding_of(Frame& f, const jit::Value* v);
+  void lift_isinstance(const jit::Node* n, Frame& f);
   void lift_raise(const jit::Node* n, Frame& f);
   void lift_node(const jit::Node* n, Frame& f);
   std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
