@@ -407,6 +407,8 @@ class Lowerer {
       return std::string(sym) + " (" + in[0] + ")";
     if (n.op() == "operator.contains" && in.size() == 2)
       return "(" + in[1] + ") in (" + in[0] + ")";
+    if (n.op() == "max" || n.op() == "min" || n.op() == "str")  // TorchScript's builtins too
+      return n.op() + "(" + join(in) + ")";
     if (is_attribute_op(n.op()) && in.size() == 1)  // x.dtype, x.device, device.type
       return "(" + in[0] + ")" + n.op().substr(n.op().find('.'));
     if (n.op() == "list.slice" && in.size() == 4) {

@@ -75,7 +75,7 @@ void add_facts(std::vector<OpInfo>& t) {
                         "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous",
                         "Tensor.to", "Tensor.type_as", "Tensor.detach", "Tensor.chunk", "Tensor.split",
                         "Tensor.split_with_sizes", "Tensor.unbind", "torch.flatten", "F.dropout", "int",
-                        "float"})
+                        "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
   for (const char* n : {"operator.getitem", "list", "list.slice"}) row(n).facts |= kSharesInputItems;
   row("F.interpolate").facts |= kInputsNotAtenOrder;
@@ -424,9 +424,9 @@ std::vector<OpInfo> make_table() {
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
       // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
       // semantics in dispatch.cpp). One overload each: the rest share the base name.
-      {"operator.add", K::Function, {"aten::add.int"}, kAllPositional, Q::Shape, "a + b on numbers"},
+      {"operator.add", K::Function, {"aten::add.int", "aten::add.str"}, kAllPositional, Q::Shape, "a + b on numbers or strings"},
       {"operator.sub", K::Function, {"aten::sub.int"}, kAllPositional, Q::Shape, "a - b on numbers"},
-      {"operator.mul", K::Function, {"aten::mul.int"}, kAllPositional, Q::Shape, "a * b on numbers"},
+      {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
       {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
       {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
       {"operator.mod", K::Function, {"aten::remainder.int"}, kAllPositional, Q::Shape, "a % b on numbers"},
@@ -435,8 +435,8 @@ std::vector<OpInfo> make_table() {
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
       {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
       {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
-      {"operator.eq", K::Function, {"aten::eq.int"}, kAllPositional, Q::Shape, "a == b on numbers"},
-      {"operator.ne", K::Function, {"aten::ne.int"}, kAllPositional, Q::Shape, "a != b on numbers"},
+      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, lists of ints/bools/strings"},
+      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, lists of ints/bools/strings"},
       {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
       {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
       {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
@@ -451,7 +451,17 @@ std::vector<OpInfo> make_table() {
        {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
         "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float"},
        kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
-      {"len", K::Function, {"aten::len.t"}, kAllPositional, Q::Shape, "len(list) or len(tensor)"},
+      {"len", K::Function, {"aten::len.t", "aten::len.str"}, kAllPositional, Q::Shape, "len(list), len(str) or len(tensor)"},
+      // Ints only: on floats TorchScript's max(a, b) is `a if a > b else b` (max(1.0, nan) is nan),
+      // Python's keeps a (those stay torch.ops.prim.max.float: Note [TorchScript builtins without
+      // a row] in lib/loaders/torchscript/lifter_ops.cpp).
+      {"max", K::Function, {"prim::max.int", "prim::max.self_int"}, kAllPositional, Q::Shape, "max(a, b), max(l) on ints"},
+      {"min", K::Function, {"prim::min.int", "prim::min.self_int"}, kAllPositional, Q::Shape, "min(a, b), min(l) on ints"},
+      // The lifter checks the text is Python's too (Note [Text of numbers] in lifter_ops.cpp).
+      {"str", K::Function, {"aten::str"}, kAllPositional, Q::Shape, "str(x) of an int, bool, str, None or a list of them"},
+      // Every tensor is on the CPU: x itself, as in TorchScript.
+      {"Tensor.cpu", K::Method, {"aten::cpu"}, kAllPositional, Q::Native, "x.cpu()"},
+      {"torch.as_tensor", K::Function, {"aten::as_tensor.list"}, {"", "dtype", "device"}, Q::Shape, "torch.as_tensor(list of numbers, dtype, device)"},
       {"math.floor", K::Function, {"aten::floor.float"}, kAllPositional, Q::Shape, "math.floor(x) -> int"},
       {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
@@ -468,6 +478,7 @@ std::vector<OpInfo> make_table() {
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
+      {"torch.is_autocast_cpu_enabled", K::Function, {"aten::is_autocast_cpu_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_cpu_enabled() (False in the interpreter)"},
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute
       // the same values.
       {"torch.is_grad_enabled", K::Function, {"aten::is_grad_enabled"}, kAllPositional, Q::Shape, "torch.is_grad_enabled() (as the interpreter runs)"},

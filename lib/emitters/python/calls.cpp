@@ -14,6 +14,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -398,7 +399,8 @@ Expr PyEmitter::try_infix(const Node& n) {
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
     return binary_expr(expr(n.input(1)), "in", expr(n.input(0)));
   if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
-    return binary_expr(expr(n.input(0)), sym, expr(n.input(1)));
+    return binary_expr(list_operand(n.input(0), n.input(1)), sym,
+                       list_operand(n.input(1), n.input(0)));
   if (const char* cmp = python_tensor_comparison(n.op());
       cmp && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
     return binary_expr(expr(n.input(0)), cmp, expr(n.input(1)));
@@ -407,6 +409,26 @@ Expr PyEmitter::try_infix(const Node& n) {
                                      : unary_expr(sym, expr(n.input(0)));
   if (!arithmetic_is_infix(n)) return Expr("");
   return binary_expr(expr(n.input(0)), python_tensor_arithmetic(n.op()), expr(n.input(1)));
+}
+
+// Note [torch.Size in Python]
+// TorchScript's x.size() is an int[]; Python's is a torch.Size, a tuple. Between two sizes or two
+// lists Python's + and == mean what TorchScript's do, but a tuple and a list neither concatenate
+// ([1] + x.size() raises) nor compare equal (x.size() == [2, 3] is False). So where one operand
+// of +, == or != is a size (x.size(), a slice of it, a sum of sizes) and the other a list, the
+// size is written list(x.size()).
+Expr PyEmitter::list_operand(const Value* v, const Value* other) {
+  std::function<bool(const Value*)> is_size = [&](const Value* x) {
+    const Node* p = x->node();
+    if (p->is("Tensor.size")) return p->num_inputs() == 1;
+    if (p->is("list.slice")) return is_size(p->input(0));
+    if (p->is("operator.add")) return is_size(p->input(0)) && is_size(p->input(1));
+    return false;
+  };
+  if (v->type().kind != Type::Kind::List || other->type().kind != Type::Kind::List || !is_size(v) ||
+      is_size(other))
+    return expr(v);
+  return Expr("list(" + expr(v).text + ")");
 }
 
 bool arithmetic_is_infix(const Node& n) {

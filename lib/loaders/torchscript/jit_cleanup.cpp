@@ -2,6 +2,8 @@
 // the dead pure nodes swept after it.
 #include "loaders/torchscript/lifter.h"
 
+#include "ir/op_table.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -56,7 +58,11 @@ void Lifter::sweep_dead_prims() {
   std::vector<Node*> nodes = graph_->all_nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     Node* n = *it;
-    if (!pure.count(n->op())) continue;
+    // also the pure builtins whose only reader was a message the lifter dropped (the arguments
+    // of a raise's f-string: Note [Text of numbers] in lifter_ops.cpp)
+    bool pure_builtin = is_attribute_op(n->op()) || n->op().rfind("operator.", 0) == 0 ||
+                        n->op() == "len" || n->op() == "str" || n->op() == "str.format";
+    if (!pure.count(n->op()) && !pure_builtin) continue;
     bool used = std::any_of(n->outputs().begin(), n->outputs().end(),
                             [](Value* v) { return v->has_uses(); });
     if (!used) n->destroy();

@@ -16,10 +16,12 @@
 #include "exec/dispatch.h"
 #include "exec/interpreter.h"
 #include "ir/op_table.h"
+#include "loaders/jit_builtins.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -52,7 +54,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
                             .has_value();
       // An op of a custom library (Note [Op libraries]) keeps its qualified name and is written
       // torch.ops.<ns>.<op>.<overload>(...), as the archive's own code calls it.
-      bool custom = schema->name().rfind("aten::", 0) != 0;
+      // (TorchScript builtins of prim:: and other namespaces run through the JIT's registry.)
+      bool custom = schema->name().rfind("aten::", 0) != 0 && !find_jit_only_operator(qual);
       if (custom && !dispatched)
         unsupported(
             n, "operator " + schema->name() + " has no implementation in LibTorch's dispatcher", f,
@@ -64,8 +67,10 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
                                       ? nullptr
                                       : python_builtin(schema->name(), ins)) {
         op = py;
-        if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
-          for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
+      } else if (exact_through_torch_ops(n, *schema)) {
+        // Note [TorchScript builtins without a row]
+        op = schema->name() + "." +
+             (schema->overload_name().empty() ? "default" : schema->overload_name());
       } else {
         unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
                     "rewrite that expression in the model, or trace it with "
@@ -73,6 +78,10 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
       }
     }
   }
+  // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
+  if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
+    for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
+  if (op == "str") require_exact_text(n, f);
   if (Value* folded = fold_scalar(op, ins, n, f)) {
     f.env[n->output()] = Binding{folded, {}};
     return;
@@ -151,6 +160,70 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
   return it->second;
 }
 
+// Note [TorchScript builtins without a row]
+// A TorchScript-only operator (one the c10 dispatcher does not have) without an op table row
+// keeps its qualified name ("aten::eq.float_list", "aten::__derive_index.default") and is written
+// `torch.ops.aten.eq.float_list(a, b)`: Python's torch.ops reaches the same registered operator
+// that TorchScript ran and the interpreter runs (Note [TorchScript builtins through LibTorch's
+// registry], lib/exec/dispatch.h), so the result is exact. torch.ops converts Python values to
+// the schema's types only when those are concrete, so this holds for schemas without type
+// variables (List[t], Dict(t, tVal): those need a row) whose arguments are numbers, strings,
+// tensors, devices or lists and Optionals of them, that run without a jit::Node, write nothing,
+// and that the JIT does not treat as having side effects (prints, seeds, RPC).
+bool Lifter::exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s) {
+  const JitBuiltin* b = find_jit_only_operator(qualified_overload(s));
+  return b && b->torch_ops_exact && !n->hasSideEffects();
+}
+
+// Whether every use of the string `v` only builds an exception message, a warning or a printed
+// line (Note [Text of numbers]).
+bool Lifter::only_in_messages(const jit::Value* v) {
+  for (const jit::Use& u : v->uses()) {
+    const auto k = u.user->kind();
+    if (k == c10::prim::RaiseException || k == c10::aten::warn || k == c10::prim::Print) continue;
+    static const std::set<std::string> text_ops = {"aten::add", "aten::format", "aten::str",
+                                                   "aten::join", "aten::percentFormat"};
+    bool builds_text = text_ops.count(k.toQualString()) && u.user->outputs().size() == 1 &&
+                       u.user->output()->type()->kind() == c10::TypeKind::StringType;
+    if (!builds_text || !only_in_messages(u.user->output())) return false;
+  }
+  return true;
+}
+
+// Note [Text of numbers]
+// TorchScript writes a float as C++ does with 17 significant digits and a trailing '.' for
+// whole numbers (str(0.1) is "0.10000000000000001", str(1.0) is "1."), Python as the shortest
+// text that reads back ("0.1", "1.0"); tensors print differently too. Ints, bools, strings and
+// None read the same in both. So str(x) and "...".format(x) of anything else are converted only
+// where the text can reach no result: an exception message, a warning, a printed line.
+void Lifter::require_exact_text(const jit::Node* n, Frame& f) {
+  std::function<bool(const c10::TypePtr&)> same_text = [&](const c10::TypePtr& t) {
+    using K = c10::TypeKind;
+    switch (t->kind()) {
+      case K::IntType:
+      case K::BoolType:
+      case K::StringType:
+      case K::NoneType:
+        return true;
+      case K::OptionalType:
+        return same_text(t->castRaw<c10::OptionalType>()->getElementType());
+      case K::ListType:
+        return same_text(t->castRaw<c10::ListType>()->getElementType());
+      default:
+        return false;
+    }
+  };
+  size_t first = n->kind() == c10::aten::format ? 1 : 0;
+  for (size_t i = first; i < n->inputs().size(); ++i) {
+    if (same_text(n->input(i)->type()) || only_in_messages(n->output())) continue;
+    unsupported(n,
+                "the text of a " + n->input(i)->type()->repr_str() +
+                    " differs between TorchScript and Python, and this text is used beyond a "
+                    "message",
+                f, "format it from ints or strings in the model");
+  }
+}
+
 // x.dtype == y.dtype, or x.dtype != torch.bool (the constant is an int in TorchScript).
 bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
   bool any = false;
@@ -168,7 +241,8 @@ bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
 // `self.downsample is not None` once the attribute became a constant).
 Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins,
                            const jit::Node* n, Frame& f) {
-  static const std::set<std::string> builtins = {"len", "int", "float", "bool", "abs"};
+  static const std::set<std::string> builtins = {"len", "int", "float", "bool",
+                                                 "abs", "max", "min"};
   if (n->outputs().size() != 1 ||
       (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
     return nullptr;
