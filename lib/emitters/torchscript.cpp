@@ -419,7 +419,7 @@ class Lowerer {
   // torch.<name>(...) with kwarg-only schema arguments by keyword.
   std::string function_call(const Node& n, const std::vector<std::string>& in) {
     const std::string& op = n.op();
-    if (op == "F.interpolate") return "torch.__interpolate(" + join(in) + ")";
+    if (op == "F.interpolate") return interpolate_call(n, in);
     std::vector<std::string> candidates;
     const OpInfo* info = n.info();
     if (info && !info->aten.empty()) {
@@ -461,6 +461,35 @@ class Lowerer {
     if (ns != "aten")
       unsupported(n, "only aten operators can be called from the generated TorchScript");
     return "torch." + name + "(" + join(args) + ")";
+  }
+
+  // F.interpolate(input, size, scale_factor, mode, align_corners): TorchScript's
+  // torch.__interpolate, except for mode "nearest-exact", which it lacks: that is the ATen op
+  // _upsample_nearest_exact{N}d(input, size, scale_factors), N from the size or scale list.
+  std::string interpolate_call(const Node& n, const std::vector<std::string>& in) {
+    const AttrValue* mode = n.num_inputs() > 3 ? n.input(3)->constant() : nullptr;
+    if (!mode || !std::holds_alternative<std::string>(*mode) ||
+        std::get<std::string>(*mode) != "nearest-exact")
+      return "torch.__interpolate(" + join(in) + ")";
+    size_t rank = 0;
+    for (size_t i : {1, 2}) {
+      const Node* p = n.input(i)->node();
+      const AttrValue* c = n.input(i)->constant();
+      if (p->is("prim.ListConstruct")) rank = p->num_inputs();
+      if (c && std::holds_alternative<std::vector<int64_t>>(*c))
+        rank = std::get<std::vector<int64_t>>(*c).size();
+      if (c && std::holds_alternative<std::vector<double>>(*c))
+        rank = std::get<std::vector<double>>(*c).size();
+    }
+    if (rank < 1 || rank > 3)
+      unsupported(n,
+                  "F.interpolate(mode=\"nearest-exact\") needs its size or scale_factor as a "
+                  "list of known length");
+    auto list_or_none = [&](size_t i, const char* elem) {
+      return none_input(n, i) ? "annotate(Optional[List[" + std::string(elem) + "]], None)" : in[i];
+    };
+    return "torch._upsample_nearest_exact" + std::to_string(rank) + "d(" + in[0] + ", " +
+           list_or_none(1, "int") + ", " + list_or_none(2, "float") + ")";
   }
 
   // True when input `i` is absent or the constant None.

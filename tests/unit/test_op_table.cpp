@@ -48,6 +48,7 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
       CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
     if (op.facts & kSharesInputItems) CHECK(op.kind == OpKind::Function);
     if (op.facts & kInputsNotAtenOrder) CHECK(op.kind == OpKind::Function);
+    if (op.facts & kVarargs) CHECK(op.kind == OpKind::Function);
   }
   CHECK(op_has("Tensor.view", kMayAliasInput));
   CHECK_FALSE(op_has("torch.add", kMayAliasInput));

@@ -139,6 +139,8 @@ class Lifter {
   void lift_op(const jit::Node* n, Frame& f);
   static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins);
   static bool is_dtype_comparison(const std::vector<Value*>& ins);
+  static bool fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,
+                               const std::vector<Value*>& ins);
   Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n,
                      Frame& f);
   bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
