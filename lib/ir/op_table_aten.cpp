@@ -111,6 +111,11 @@ void add_aten_rows(std::vector<OpInfo>& t) {
       {"torch.gru", K::Function, {"aten::gru.input"}, pos, Q::Float, "gru(input, h, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)"},
       {"torch.rnn_tanh", K::Function, {"aten::rnn_tanh.input"}, pos, Q::Float, "rnn_tanh(input, h, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)"},
       {"torch.rnn_relu", K::Function, {"aten::rnn_relu.input"}, pos, Q::Float, "rnn_relu(input, h, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)"},
+      // nn.LSTMCell / nn.GRUCell traced record their kernel's pieces: unsafe_chunk (chunk without
+      // view tracking) among them.
+      {"torch.unsafe_chunk", K::Function, {"aten::unsafe_chunk"}, pos, Q::Float, "unsafe_chunk(input, chunks, dim)"},
+      {"torch.unsafe_split", K::Function, {"aten::unsafe_split.Tensor"}, pos, Q::Float, "unsafe_split(input, split_size, dim)"},
+      {"torch.unsafe_split_with_sizes", K::Function, {"aten::unsafe_split_with_sizes"}, pos, Q::Float, "unsafe_split_with_sizes(input, split_sizes, dim)"},
       {"torch.lstm_cell", K::Function, {"aten::lstm_cell"}, pos, Q::Float, "lstm_cell(input, (h, c), w_ih, w_hh, b_ih, b_hh)"},
       {"torch.gru_cell", K::Function, {"aten::gru_cell"}, pos, Q::Float, "gru_cell(input, h, w_ih, w_hh, b_ih, b_hh)"},
       {"torch.rnn_tanh_cell", K::Function, {"aten::rnn_tanh_cell"}, pos, Q::Float, "rnn_tanh_cell(input, h, w_ih, w_hh, b_ih, b_hh)"},
@@ -428,7 +433,7 @@ void add_aten_rows(std::vector<OpInfo>& t) {
       // ---------------------------------------------------------------------------------------
       // Tensor methods without a torch.* function (or for an overload with another layout)
       {"Tensor.argsort", K::Method, {"aten::argsort.stable"}, pos, Q::Float, "Tensor.argsort"},
-      {"Tensor.bernoulli", K::Method, {"aten::bernoulli.p", "aten::bernoulli.Tensor"}, pos, Q::Float, "Tensor.bernoulli"},
+      {"Tensor.bernoulli", K::Method, {"aten::bernoulli.p"}, pos, Q::Float, "Tensor.bernoulli"},
       {"Tensor.chalf", K::Method, {"aten::chalf"}, pos, Q::Float, "Tensor.chalf"},
       {"Tensor.dsplit", K::Method, {"aten::dsplit.array"}, pos, Q::Float, "Tensor.dsplit", kMayAliasInput},
       {"Tensor.histogram", K::Method, {"aten::histogram.bin_ct"}, pos, Q::Float, "Tensor.histogram"},
