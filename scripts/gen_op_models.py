@@ -173,10 +173,15 @@ class ComplexOps(nn.Module):
 
 
 @register("ops_resample", [f32(1, 2, 6, 6), f32(1, 3, 5), f32(1, 2, 3, 4, 4)], torchscript=True,
-          needs=["aten::_upsample_nearest_exact2d", "aten::im2col", "aten::col2im"])
+          needs=["aten::_upsample_nearest_exact2d", "aten::im2col", "aten::col2im",
+                 "aten::_upsample_bilinear2d_aa", "aten::_upsample_bicubic2d_aa"])
 class Resample(nn.Module):
     def forward(self, x, s, v):
-        return (F.interpolate(x, scale_factor=2, mode="nearest-exact"),
+        return (F.interpolate(x, scale_factor=2, mode="bilinear", antialias=True),
+                F.interpolate(x, size=(5, 7), mode="bicubic", antialias=True, align_corners=True),
+                F.interpolate(x, scale_factor=2.5, mode="nearest-exact", recompute_scale_factor=True),
+                nn.functional.upsample_bilinear(x, scale_factor=2),
+                F.interpolate(x, scale_factor=2, mode="nearest-exact"),
                 F.interpolate(x, size=(9, 4), mode="nearest-exact"),
                 F.interpolate(s, scale_factor=1.5, mode="nearest-exact"),
                 F.interpolate(s, size=7, mode="nearest-exact"),

@@ -463,14 +463,32 @@ class Lowerer {
     return "torch." + name + "(" + join(args) + ")";
   }
 
-  // F.interpolate(input, size, scale_factor, mode, align_corners): TorchScript's
-  // torch.__interpolate, except for mode "nearest-exact", which it lacks: that is the ATen op
-  // _upsample_nearest_exact{N}d(input, size, scale_factors), N from the size or scale list.
+  // F.interpolate(input, size, scale_factor, mode, align_corners[, antialias]): TorchScript's
+  // torch.__interpolate, except for what it lacks: mode "nearest-exact" is the ATen op
+  // _upsample_nearest_exact{N}d(input, size, scale_factors), N from the size or scale list, and
+  // antialias=True _upsample_{bilinear,bicubic}2d_aa(input, size, align_corners, scale_factors).
   std::string interpolate_call(const Node& n, const std::vector<std::string>& in) {
     const AttrValue* mode = n.num_inputs() > 3 ? n.input(3)->constant() : nullptr;
+    const AttrValue* aa = n.num_inputs() > 5 ? n.input(5)->constant() : nullptr;
+    auto list_or_none = [&](size_t i, const char* elem) {
+      return none_input(n, i) ? "annotate(Optional[List[" + std::string(elem) + "]], None)" : in[i];
+    };
+    if (aa && std::holds_alternative<bool>(*aa) && std::get<bool>(*aa)) {
+      std::string m =
+          mode && std::holds_alternative<std::string>(*mode) ? std::get<std::string>(*mode) : "";
+      if (m != "bilinear" && m != "bicubic")
+        unsupported(n, "F.interpolate(antialias=True) with mode '" + m + "'");
+      return "torch._upsample_" + m + "2d_aa(" + in[0] + ", " + list_or_none(1, "int") + ", " +
+             (none_input(n, 4) ? std::string("False") : in[4]) + ", " + list_or_none(2, "float") +
+             ")";
+    }
+    if (n.num_inputs() > 5 && !aa)
+      unsupported(n, "F.interpolate with an antialias that is not a constant");
     if (!mode || !std::holds_alternative<std::string>(*mode) ||
-        std::get<std::string>(*mode) != "nearest-exact")
-      return "torch.__interpolate(" + join(in) + ")";
+        std::get<std::string>(*mode) != "nearest-exact") {
+      std::vector<std::string> five(in.begin(), in.begin() + std::min<size_t>(in.size(), 5));
+      return "torch.__interpolate(" + join(five) + ")";
+    }
     size_t rank = 0;
     for (size_t i : {1, 2}) {
       const Node* p = n.input(i)->node();
@@ -485,9 +503,6 @@ class Lowerer {
       unsupported(n,
                   "F.interpolate(mode=\"nearest-exact\") needs its size or scale_factor as a "
                   "list of known length");
-    auto list_or_none = [&](size_t i, const char* elem) {
-      return none_input(n, i) ? "annotate(Optional[List[" + std::string(elem) + "]], None)" : in[i];
-    };
     return "torch._upsample_nearest_exact" + std::to_string(rank) + "d(" + in[0] + ", " +
            list_or_none(1, "int") + ", " + list_or_none(2, "float") + ")";
   }

@@ -131,7 +131,7 @@ const std::pair<const char*, const char*> kSignatures[] = {
      "bidirectional=False, device=None, dtype=None"},
     // Function rows (Note [Python signatures]): F.interpolate's inputs are its Python
     // parameters; torch.tensor's overloads are TorchScript-only (no dispatcher schema).
-    {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None"},
+    {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None, antialias=False"},
     {"torch.tensor", "data, dtype=None, device=None, requires_grad=False"},
     // Rows whose keyword defaults are Python's, not the ATen overload's (op_table_aten.cpp):
     // the windows and torch.stft are normalised to an overload without defaults; F.unfold and

@@ -302,6 +302,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
     }
   }
   {
+    // (mode, has align_corners); the _aa kernels are F.interpolate(..., antialias=True).
     static const std::map<std::string, std::pair<const char*, bool>> upsample = {
         {"aten::upsample_nearest1d.vec", {"nearest", false}},
         {"aten::upsample_nearest2d.vec", {"nearest", false}},
@@ -313,6 +314,12 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         {"aten::upsample_bilinear2d.vec", {"bilinear", true}},
         {"aten::upsample_bicubic2d.vec", {"bicubic", true}},
         {"aten::upsample_trilinear3d.vec", {"trilinear", true}},
+        {"aten::_upsample_bilinear2d_aa.vec", {"bilinear", true}},
+        {"aten::_upsample_bicubic2d_aa.vec", {"bicubic", true}},
+    };
+    auto antialias = [&](const std::string& q) {
+      if (q.find("_aa.vec") != std::string::npos)
+        ins.push_back(add_constant(true, Type::of(Type::Kind::Bool), f, n));
     };
     auto it = upsample.find(qual);
     if (it != upsample.end()) {
@@ -323,6 +330,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
         ins = {ins.at(0), ins.at(1), ins.at(2), mode, none};
       }
+      antialias(qual);
       op = "F.interpolate";
       return true;
     }
@@ -338,6 +346,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
       Value* align =
           has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
       ins = {ins.at(0), ins.at(1), none, mode, align};
+      antialias(qual + ".vec");
       op = "F.interpolate";
       return true;
     }
