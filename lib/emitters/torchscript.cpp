@@ -435,11 +435,25 @@ class Lowerer {
     std::string ns = q.substr(0, sep), rest = q.substr(sep + 2);
     std::string name = rest.substr(0, rest.find('.'));
     const c10::FunctionSchema* schema = nullptr;
-    for (const auto& c : candidates)
-      if (const auto* s = find_schema(c); s && s->arguments().size() >= n.num_inputs()) {
-        schema = s;
-        break;
-      }
+    // The first overload with room for the inputs whose non-optional arguments get no None
+    // (torch.repeat_interleave(repeats, None): the repeats-only overload, output_size by keyword).
+    auto takes_nones = [&](const c10::FunctionSchema& s) {
+      for (size_t i = 0; i < n.num_inputs(); ++i)
+        if (n.input(i)->is_none_constant() &&
+            s.arguments()[i].type()->kind() != c10::TypeKind::OptionalType &&
+            s.arguments()[i].type()->kind() != c10::TypeKind::NoneType)
+          return false;
+      return true;
+    };
+    for (bool strict : {true, false}) {
+      for (const auto& c : candidates)
+        if (const auto* s = find_schema(c);
+            s && s->arguments().size() >= n.num_inputs() && (!strict || takes_nones(*s))) {
+          schema = s;
+          break;
+        }
+      if (schema) break;
+    }
     if (!schema) {
       // No exact overload: any overload of the name with room for the inputs tells the keywords.
       for (const auto& s : overloads(ns + "::" + name))

@@ -409,7 +409,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.expand", K::Method, {"aten::expand"}, {"", "", "-"}, Q::Native, "x.expand(size)"},
       {"Tensor.expand_as", K::Method, {"aten::expand_as"}, kAllPositional, Q::Native, "x.expand_as(other)"},
       {"Tensor.repeat", K::Method, {"aten::repeat"}, kAllPositional, Q::Native, "x.repeat(repeats)"},
-      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
+      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor", "aten::repeat_interleave.Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
       {"torch.flip", K::Function, {"aten::flip"}, kAllPositional, Q::Native, "flip(input, dims)"},
       {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Float, "roll(input, shifts, dims)"},
       {"torch.tril", K::Function, {"aten::tril"}, kAllPositional, Q::Float, "tril(input, diagonal)"},

@@ -210,6 +210,9 @@ void add_aten_rows(std::vector<OpInfo>& t) {
       {"torch.block_diag", K::Function, {"aten::block_diag"}, pos, Q::Float, "block_diag(*tensors)", kVarargs},
       {"torch.cartesian_prod", K::Function, {"aten::cartesian_prod"}, pos, Q::Float, "cartesian_prod(*tensors)", kVarargs},
       {"torch.meshgrid", K::Function, {"aten::meshgrid", "aten::meshgrid.indexing"}, {"", "indexing"}, Q::Float, "meshgrid(*tensors, indexing=)", kVarargs | kMayAliasInput},
+      // torch.tensordot(a, b, dims=(dims_a, dims_b)) passes the two lists on: the Python emitter
+      // groups them (calls.cpp).
+      {"torch.tensordot", K::Function, {"aten::tensordot"}, pos, Q::Float, "tensordot(a, b, dims=(dims_a, dims_b))"},
       {"torch.atleast_1d", K::Function, {"aten::atleast_1d", "aten::atleast_1d.Sequence"}, pos, Q::Float, "atleast_1d(tensor or list)", kMayAliasInput},
       {"torch.atleast_2d", K::Function, {"aten::atleast_2d", "aten::atleast_2d.Sequence"}, pos, Q::Float, "atleast_2d(tensor or list)", kMayAliasInput},
       {"torch.atleast_3d", K::Function, {"aten::atleast_3d", "aten::atleast_3d.Sequence"}, pos, Q::Float, "atleast_3d(tensor or list)", kMayAliasInput},
@@ -445,7 +448,7 @@ void add_aten_rows(std::vector<OpInfo>& t) {
       {"Tensor.scatter", K::Method, {"aten::scatter.src", "aten::scatter.reduce"}, pos, Q::Float, "Tensor.scatter"},
       {"Tensor.sort", K::Method, {"aten::sort.stable"}, pos, Q::Float, "Tensor.sort"},
       {"Tensor.sum_to_size", K::Method, {"aten::sum_to_size"}, pos, Q::Float, "Tensor.sum_to_size"},
-      {"Tensor.tensor_split", K::Method, {"aten::tensor_split.indices"}, pos, Q::Float, "Tensor.tensor_split", kMayAliasInput},
+      {"Tensor.tensor_split", K::Method, {"aten::tensor_split.indices", "aten::tensor_split.tensor_indices_or_sections"}, pos, Q::Float, "Tensor.tensor_split", kMayAliasInput},
       {"Tensor.unfold", K::Method, {"aten::unfold"}, pos, Q::Float, "Tensor.unfold", kMayAliasInput},
       {"Tensor.vsplit", K::Method, {"aten::vsplit.array"}, pos, Q::Float, "Tensor.vsplit", kMayAliasInput},
       // ---------------------------------------------------------------------------------------

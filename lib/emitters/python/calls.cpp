@@ -348,6 +348,12 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     unsupported(n, "op '" + op + "' has no known Python spelling",
                 "add it to the op table in lib/ir/op_table.cpp");
   CallArgs a = call_args(n, info, 0);
+  if (op == "torch.tensordot" && a.positional.size() == 4 && a.keyword.empty()) {
+    // aten::tensordot(a, b, dims_a, dims_b) is torch.tensordot(a, b, dims=(dims_a, dims_b)).
+    Expr dims("(" + a.positional[2].text + ", " + a.positional[3].text + ")");
+    a.positional.resize(2);
+    a.keyword.emplace_back("dims", dims);
+  }
   if (op_has(n, kVarargs) && !a.positional.empty() && !a.positional[0].list_elems) {
     // torch.broadcast_tensors(*tensors): a list that is no literal is unpacked.
     a.positional[0] = Expr("*" + a.positional[0].text);
