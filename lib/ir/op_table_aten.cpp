@@ -243,7 +243,6 @@ void add_aten_rows(std::vector<OpInfo>& t) {
       {"torch.argwhere", K::Function, {"aten::argwhere"}, pos, Q::Float, "torch.argwhere"},
       {"torch.as_strided", K::Function, {"aten::as_strided"}, pos, Q::Float, "torch.as_strided", kMayAliasInput},
       {"torch.as_strided_scatter", K::Function, {"aten::as_strided_scatter"}, pos, Q::Float, "torch.as_strided_scatter"},
-      {"torch.as_tensor", K::Function, {"aten::as_tensor"}, pos, Q::Float, "torch.as_tensor", kMayAliasInput},
       {"torch.asin", K::Function, {"aten::asin"}, pos, Q::Float, "torch.asin"},
       {"torch.asinh", K::Function, {"aten::asinh"}, pos, Q::Float, "torch.asinh"},
       {"torch.atan", K::Function, {"aten::atan"}, pos, Q::Float, "torch.atan"},
