@@ -395,6 +395,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     return one(in[0].toTensor().is_cuda());
   if (b == "prim::requires_grad" && in.size() == 1 && in[0].isTensor())
     return one(in[0].toTensor().requires_grad());
+  if (b == "aten::is_contiguous" && !in.empty() && in.size() <= 2 && in[0].isTensor()) {
+    // x.is_contiguous([memory_format]): a TorchScript builtin, not a dispatcher op.
+    if (in.size() == 1) return one(in[0].toTensor().is_contiguous());
+    if (!in[1].isInt()) return std::nullopt;
+    return one(in[0].toTensor().is_contiguous(static_cast<at::MemoryFormat>(in[1].toInt())));
+  }
   if (b == "prim::type" && in.size() == 1 && in[0].isDevice())
     return one(c10::DeviceTypeName(in[0].toDevice().type(), /*lower_case=*/true));
   if (b == "aten::format" && !in.empty() && in[0].isString()) return one(py_format(in));

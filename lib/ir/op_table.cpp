@@ -10,7 +10,9 @@
 //   conv{N}d / conv_transpose{N}d) or the other overload gets its own valid Python spelling
 //   (aten::mean -> Tensor.mean, aten::mean.dim -> torch.mean).
 // - py_args: "" positional, "name" keyword, "-" dropped (only for arguments that cannot change
-//   the result on CPU, e.g. cudnn_enabled). Positional entries always precede keyword entries.
+//   the result on CPU, e.g. cudnn_enabled), "=" dropped where it holds the schema's default (the
+//   Python call has no such parameter: F.elu's scale, F.rrelu's generator; the TorchScript lifter
+//   keeps any other value as an ATen call). Positional entries always precede keyword entries.
 // - Python signatures were checked against torch 1.13 (inspect.signature and trial calls); the
 //   e2e suites run every row on torch 2.6.
 // - Module rows: `aten` is the ATen op found in the module's traced forward; py_args unused
@@ -191,6 +193,7 @@ std::vector<OpInfo> make_table() {
       // Static eager quantization has no LSTM/GRU/MHA modules (only dynamic or custom ones).
       {"nn.LSTM", K::Module, {"aten::lstm.input"}, {}, Q::Float, "LSTM (returns output, (h, c))"},
       {"nn.GRU", K::Module, {"aten::gru.input"}, {}, Q::Float, "GRU (returns output, h)"},
+      {"nn.RNN", K::Module, {"aten::rnn_tanh.input", "aten::rnn_relu.input"}, {}, Q::Float, "Elman RNN, tanh or relu (returns output, h)"},
       {"nn.MultiheadAttention", K::Module, {"aten::_native_multi_head_attention"}, {}, Q::Float, "multi-head attention"},
       // --quant-prep: eager quantization stubs (identity before convert) and intrinsic modules
       // (composites of the modules above; lib/ir/quant.h lists their parts).
@@ -228,7 +231,7 @@ std::vector<OpInfo> make_table() {
       {"F.hardtanh", K::Function, {"aten::hardtanh"}, kAllPositional, Q::Native, "hardtanh(input, min_val, max_val)"},
       {"F.leaky_relu", K::Function, {"aten::leaky_relu"}, kAllPositional, Q::Native, "leaky_relu(input, negative_slope)"},
       // aten::elu's scale/input_scale are always 1 for F.elu (selu/celu have their own ops).
-      {"F.elu", K::Function, {"aten::elu"}, {"", "", "-", "-"}, Q::NeedsModule, "elu(input, alpha)"},
+      {"F.elu", K::Function, {"aten::elu"}, {"", "", "=", "="}, Q::NeedsModule, "elu(input, alpha)"},
       {"F.gelu", K::Function, {"aten::gelu"}, {"", "approximate"}, Q::Native, "gelu"},
       {"F.silu", K::Function, {"aten::silu"}, kAllPositional, Q::Float, "silu"},
       {"F.mish", K::Function, {"aten::mish"}, kAllPositional, Q::Float, "mish"},
@@ -299,9 +302,10 @@ std::vector<OpInfo> make_table() {
         "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact2d.vec",
         "aten::_upsample_nearest_exact3d.vec", "aten::upsample_linear1d.vec",
         "aten::upsample_bilinear2d.vec", "aten::upsample_bicubic2d.vec",
-        "aten::upsample_trilinear3d.vec"},
-       {"", "size", "scale_factor", "mode", "align_corners"}, Q::Native,
-       "interpolate; inputs (input, size, scale_factor, mode, align_corners), not ATen order"},
+        "aten::upsample_trilinear3d.vec", "aten::_upsample_bilinear2d_aa.vec",
+        "aten::_upsample_bicubic2d_aa.vec"},
+       {"", "size", "scale_factor", "mode", "align_corners", "antialias"}, Q::Native,
+       "interpolate; inputs (input, size, scale_factor, mode, align_corners[, antialias]), not ATen order"},
       {"F.pad", K::Function, {"aten::pad"}, kAllPositional, Q::Native, "pad(input, pad, mode, value)"},
       {"F.pixel_shuffle", K::Function, {"aten::pixel_shuffle"}, kAllPositional, Q::Native, "pixel_shuffle(input, upscale_factor)"},
       {"F.pixel_unshuffle", K::Function, {"aten::pixel_unshuffle"}, kAllPositional, Q::Native, "pixel_unshuffle(input, downscale_factor)"},
@@ -340,7 +344,7 @@ std::vector<OpInfo> make_table() {
       {"torch.sign", K::Function, {"aten::sign"}, kAllPositional, Q::Float, "sign"},
       {"torch.round", K::Function, {"aten::round"}, kAllPositional, Q::Float, "round half to even"},
       {"torch.where", K::Function,
-       {"aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar"},
+       {"aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar", "aten::where"},
        kAllPositional, Q::Float, "where(condition, input, other)"},
       {"torch.eq", K::Function, {"aten::eq.Tensor", "aten::eq.Scalar"}, kAllPositional, Q::Float, "input == other"},
       {"torch.ne", K::Function, {"aten::ne.Tensor", "aten::ne.Scalar"}, kAllPositional, Q::Float, "input != other"},
@@ -405,7 +409,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.expand", K::Method, {"aten::expand"}, {"", "", "-"}, Q::Native, "x.expand(size)"},
       {"Tensor.expand_as", K::Method, {"aten::expand_as"}, kAllPositional, Q::Native, "x.expand_as(other)"},
       {"Tensor.repeat", K::Method, {"aten::repeat"}, kAllPositional, Q::Native, "x.repeat(repeats)"},
-      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
+      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor", "aten::repeat_interleave.Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
       {"torch.flip", K::Function, {"aten::flip"}, kAllPositional, Q::Native, "flip(input, dims)"},
       {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Float, "roll(input, shifts, dims)"},
       {"torch.tril", K::Function, {"aten::tril"}, kAllPositional, Q::Float, "tril(input, diagonal)"},
@@ -522,6 +526,7 @@ std::vector<OpInfo> make_table() {
       {"torchvision.ops.ps_roi_pool", K::Function, {"torchvision::ps_roi_pool"}, kAllPositional, Q::Float, "torchvision.ops.ps_roi_pool(input, boxes, output_size, spatial_scale)"},
   };
   // clang-format on
+  detail::add_aten_rows(t);
   add_facts(t);
   return t;
 }
@@ -630,6 +635,10 @@ bool python_spells_fallback(std::string_view op) {
   return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty();
 }
 
+bool written_as_torch_ops(std::string_view op) {
+  return is_aten_fallback(op) && !python_spells_fallback(op);
+}
+
 }  // namespace tt
 
 namespace tt {
@@ -682,9 +691,13 @@ bool aten_has(std::string_view name, AtenFact f) {
          "_autocast_to_full_precision", "data"},
         kReturnsInputSometimes);
     add({"argmax", "argmin", "eq", "ne", "gt", "ge", "lt", "le", "logical_not", "logical_and",
-         "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted"},
+         "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted",
+         "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_xor", "isinf",
+         "isfinite", "isposinf", "isneginf", "isreal", "isin", "isclose", "signbit", "argwhere",
+         "count_nonzero", "bincount", "tril_indices", "triu_indices", "one_hot"},
         kNonFloatResult);
-    add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin"},
+    add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin",
+         "frexp"},
         kIndicesSecond);
     // clang-format on
     return m;

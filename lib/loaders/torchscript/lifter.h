@@ -143,6 +143,8 @@ class Lifter {
   static bool exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s);
   static bool only_in_messages(const jit::Value* v);
   void require_exact_text(const jit::Node* n, Frame& f);
+  static bool fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,
+                               const std::vector<Value*>& ins);
   Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n,
                      Frame& f);
   bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,

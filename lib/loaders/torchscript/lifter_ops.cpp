@@ -7,10 +7,15 @@
 //   aten::constant_pad_nd, reflection_pad*, replication_pad* -> F.pad (aten::pad order)
 //   aten::upsample_*.vec           -> F.interpolate(input, size, scale_factor, mode, align_corners)
 //   aten::arange, arange.start     -> torch.arange (arange.start_step order)
+//   aten::{hann,hamming,blackman,bartlett,kaiser}_window{,.periodic,.periodic_alpha}
+//                                  -> the overload with every parameter (torch's defaults added)
+//   aten::stft                     -> torch.stft (stft.center order, center=False)
+//   aten::{std,var,std_mean,var_mean}{,.dim} -> torch.std, ... (the .correction order)
 //   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
 //   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
 //   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
-//   (the last two in fold_tracer_noise, jit_cleanup.cpp)
+//   aten::to(c, cpu, c's dtype, False, False, None) of a constant tensor c -> c (x[[2, 0]])
+//   (the last three in fold_tracer_noise, jit_cleanup.cpp)
 #include "loaders/torchscript/lifter.h"
 
 #include "exec/dispatch.h"
@@ -46,7 +51,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
 
   std::string op;
   if (!normalize(qual, ins, n, f, op)) {
-    if (const OpInfo* info = find_op_by_aten(qual)) {
+    const OpInfo* info = find_op_by_aten(qual);
+    if (info && fits_python_call(*info, *schema, ins)) {
       op = info->name;
     } else {
       bool dispatched = c10::Dispatcher::singleton()
@@ -87,12 +93,37 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     return;
   }
   Node* node = emit(op, ins, n, f);
-  if (is_aten_fallback(op) && !python_spells_fallback(op)) {
+  if (written_as_torch_ops(op)) {
     diags_.warn("aten-fallback",
                 "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
                     op.substr(6) + "(...)",
                 node->num_outputs() ? node->output()->name() : "", f.scope, node->loc());
   }
+}
+
+// Whether the row's Python call can pass these inputs: every input it leaves out as "=" (Note
+// [Op table rows]) holds the schema's default (F.rrelu has no generator), and every int code
+// written as a Python string (Note [Python enums]) is a constant the string list covers (or None).
+// Otherwise the op stays an ATen call.
+bool Lifter::fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,
+                              const std::vector<Value*>& ins) {
+  for (size_t i = 0; i < info.py_args.size() && i < ins.size(); ++i) {
+    const AttrValue* c = ins[i]->constant();
+    if (const auto* names = python_enum(info.name, info.py_args[i])) {
+      if (!c) return false;
+      if (std::holds_alternative<NoneAttr>(*c)) continue;
+      const int64_t* code = std::get_if<int64_t>(c);
+      if (!code || *code < 0 || *code >= static_cast<int64_t>(names->size())) return false;
+      continue;
+    }
+    if (info.py_args[i] != "=") continue;
+    const auto& d = schema.arguments().at(i).default_value();
+    if (!d || !c) return false;
+    if (d->isNone() ? !std::holds_alternative<NoneAttr>(*c)
+                    : !(attr_to_ivalue(*c, ins[i]->type()) == *d))
+      return false;
+  }
+  return true;
 }
 
 // The Python spelling of a TorchScript-only scalar/list builtin (Note [Lifting control flow]);
@@ -349,6 +380,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
     }
   }
   {
+    // (mode, has align_corners); the _aa kernels are F.interpolate(..., antialias=True).
     static const std::map<std::string, std::pair<const char*, bool>> upsample = {
         {"aten::upsample_nearest1d.vec", {"nearest", false}},
         {"aten::upsample_nearest2d.vec", {"nearest", false}},
@@ -360,6 +392,12 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         {"aten::upsample_bilinear2d.vec", {"bilinear", true}},
         {"aten::upsample_bicubic2d.vec", {"bicubic", true}},
         {"aten::upsample_trilinear3d.vec", {"trilinear", true}},
+        {"aten::_upsample_bilinear2d_aa.vec", {"bilinear", true}},
+        {"aten::_upsample_bicubic2d_aa.vec", {"bicubic", true}},
+    };
+    auto antialias = [&](const std::string& q) {
+      if (q.find("_aa.vec") != std::string::npos)
+        ins.push_back(add_constant(true, Type::of(Type::Kind::Bool), f, n));
     };
     auto it = upsample.find(qual);
     if (it != upsample.end()) {
@@ -370,6 +408,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
         ins = {ins.at(0), ins.at(1), ins.at(2), mode, none};
       }
+      antialias(qual);
       op = "F.interpolate";
       return true;
     }
@@ -385,9 +424,70 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
       Value* align =
           has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
       ins = {ins.at(0), ins.at(1), none, mode, align};
+      antialias(qual + ".vec");
       op = "F.interpolate";
       return true;
     }
+  }
+  {
+    // The windows' shorter overloads are the full one at torch's defaults (ATen's own
+    // delegation): hann_window(N) == hann_window(N, periodic=True), hamming_window(N, p) ==
+    // hamming_window(N, p, 0.54, 0.46), kaiser_window(N) == kaiser_window(N, True, 12.0).
+    struct Window {
+      const char* op;
+      std::vector<AttrValue> defaults;  // after window_length, in schema order
+    };
+    static const std::map<std::string, Window> windows = {
+        {"hann", {"torch.hann_window", {true}}},
+        {"blackman", {"torch.blackman_window", {true}}},
+        {"bartlett", {"torch.bartlett_window", {true}}},
+        {"hamming", {"torch.hamming_window", {true, 0.54, 0.46}}},
+        {"kaiser", {"torch.kaiser_window", {true, 12.0}}},
+    };
+    static const std::map<std::string, size_t> given = {
+        {"", 0}, {"periodic", 1}, {"periodic_alpha", 2}};  // parameters the overload has
+    size_t us = qual.find("_window");
+    if (qual.rfind("aten::", 0) == 0 && us != std::string::npos) {
+      auto w = windows.find(qual.substr(6, us - 6));
+      std::string overload = qual.substr(us + 7);
+      if (!overload.empty() && overload[0] == '.') overload.erase(0, 1);
+      auto k = given.find(overload);
+      if (w != windows.end() && k != given.end() && k->second < w->second.defaults.size()) {
+        for (size_t i = k->second; i < w->second.defaults.size(); ++i) {
+          const AttrValue& v = w->second.defaults[i];
+          Type t = Type::of(std::holds_alternative<bool>(v) ? Type::Kind::Bool : Type::Kind::Float);
+          ins.insert(ins.begin() + 1 + i, add_constant(v, t, f, n));
+        }
+        op = w->second.op;
+        return true;
+      }
+    }
+  }
+  for (std::string base : {"aten::std", "aten::var", "aten::std_mean", "aten::var_mean"}) {
+    // X(self, unbiased) and X.dim(self, dim, unbiased, keepdim) are X.correction(self, dim,
+    // correction, keepdim) with correction None (= 1) for unbiased and 0 for biased, as ATen
+    // itself maps them.
+    if (qual != base && qual != base + ".dim") continue;
+    bool dimmed = qual != base;
+    auto unbiased = const_bool(ins.at(dimmed ? 2 : 1));
+    if (!unbiased || (dimmed && ins.size() != 4)) return false;
+    Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+    Value* correction =
+        *unbiased ? none : add_constant(int64_t{0}, Type::of(Type::Kind::Int), f, n);
+    Value* dim = dimmed ? ins.at(1) : none;
+    Value* keepdim = dimmed ? ins.at(3) : add_constant(false, Type::of(Type::Kind::Bool), f, n);
+    ins = {ins.at(0), dim, correction, keepdim};
+    op = "torch." + base.substr(6);
+    return true;
+  }
+  if (qual == "aten::stft") {
+    // torch.stft pads for `center` itself, then calls stft(self, n_fft, hop_length, win_length,
+    // window, normalized, onesided, return_complex): stft.center with center=False.
+    ins.insert(ins.begin() + 5, add_constant(false, Type::of(Type::Kind::Bool), f, n));
+    ins.insert(ins.begin() + 6,
+               add_constant(std::string("reflect"), Type::of(Type::Kind::Str), f, n));
+    op = "torch.stft";
+    return true;
   }
   if (qual == "aten::arange" || qual == "aten::arange.start") {
     // arange(end, ...) == arange(0, end, 1, ...); arange(start, end, ...) == arange(start, end, 1, ...)
