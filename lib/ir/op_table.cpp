@@ -191,6 +191,7 @@ std::vector<OpInfo> make_table() {
       // Static eager quantization has no LSTM/GRU/MHA modules (only dynamic or custom ones).
       {"nn.LSTM", K::Module, {"aten::lstm.input"}, {}, Q::Float, "LSTM (returns output, (h, c))"},
       {"nn.GRU", K::Module, {"aten::gru.input"}, {}, Q::Float, "GRU (returns output, h)"},
+      {"nn.RNN", K::Module, {"aten::rnn_tanh.input", "aten::rnn_relu.input"}, {}, Q::Float, "RNN (returns output, h)"},
       {"nn.MultiheadAttention", K::Module, {"aten::_native_multi_head_attention"}, {}, Q::Float, "multi-head attention"},
       // --quant-prep: eager quantization stubs (identity before convert) and intrinsic modules
       // (composites of the modules above; lib/ir/quant.h lists their parts).
@@ -234,6 +235,8 @@ std::vector<OpInfo> make_table() {
       {"F.mish", K::Function, {"aten::mish"}, kAllPositional, Q::Float, "mish"},
       {"F.softplus", K::Function, {"aten::softplus"}, kAllPositional, Q::Float, "softplus(input, beta, threshold)"},
       {"F.selu", K::Function, {"aten::selu"}, kAllPositional, Q::Float, "selu"},
+      {"F.celu", K::Function, {"aten::celu"}, kAllPositional, Q::Float, "celu(input, alpha)"},
+      {"F.threshold", K::Function, {"aten::threshold"}, kAllPositional, Q::Float, "threshold(input, threshold, value)"},
       {"F.hardswish", K::Function, {"aten::hardswish"}, kAllPositional, Q::NeedsModule, "hardswish"},
       {"F.hardsigmoid", K::Function, {"aten::hardsigmoid"}, kAllPositional, Q::Native, "hardsigmoid"},
       {"F.prelu", K::Function, {"aten::prelu"}, kAllPositional, Q::NeedsModule, "prelu(input, weight)"},
@@ -305,6 +308,9 @@ std::vector<OpInfo> make_table() {
       {"F.pad", K::Function, {"aten::pad"}, kAllPositional, Q::Native, "pad(input, pad, mode, value)"},
       {"F.pixel_shuffle", K::Function, {"aten::pixel_shuffle"}, kAllPositional, Q::Native, "pixel_shuffle(input, upscale_factor)"},
       {"F.pixel_unshuffle", K::Function, {"aten::pixel_unshuffle"}, kAllPositional, Q::Native, "pixel_unshuffle(input, downscale_factor)"},
+      {"F.fold", K::Function, {"aten::col2im"}, kAllPositional, Q::Float, "fold(input, output_size, kernel_size, dilation, padding, stride)"},
+      {"F.affine_grid", K::Function, {"aten::affine_grid_generator"}, kAllPositional, Q::Float, "affine_grid(theta, size, align_corners)"},
+      {"torch.grid_sampler", K::Function, {"aten::grid_sampler"}, kAllPositional, Q::Float, "grid_sampler(input, grid, mode, padding_mode, align_corners) with int modes"},
 
       // ---------------------------------------------------------------------------------------
       // elementwise arithmetic
@@ -330,6 +336,15 @@ std::vector<OpInfo> make_table() {
       {"torch.erf", K::Function, {"aten::erf"}, kAllPositional, Q::Float, "erf"},
       {"torch.sin", K::Function, {"aten::sin"}, kAllPositional, Q::Float, "sin"},
       {"torch.cos", K::Function, {"aten::cos"}, kAllPositional, Q::Float, "cos"},
+      {"torch.tan", K::Function, {"aten::tan"}, kAllPositional, Q::Float, "tan"},
+      {"torch.asin", K::Function, {"aten::asin"}, kAllPositional, Q::Float, "asin"},
+      {"torch.acos", K::Function, {"aten::acos"}, kAllPositional, Q::Float, "acos"},
+      {"torch.atan", K::Function, {"aten::atan"}, kAllPositional, Q::Float, "atan"},
+      {"torch.sinh", K::Function, {"aten::sinh"}, kAllPositional, Q::Float, "sinh"},
+      {"torch.cosh", K::Function, {"aten::cosh"}, kAllPositional, Q::Float, "cosh"},
+      {"torch.asinh", K::Function, {"aten::asinh"}, kAllPositional, Q::Float, "asinh"},
+      {"torch.acosh", K::Function, {"aten::acosh"}, kAllPositional, Q::Float, "acosh"},
+      {"torch.atanh", K::Function, {"aten::atanh"}, kAllPositional, Q::Float, "atanh"},
       {"torch.floor", K::Function, {"aten::floor"}, kAllPositional, Q::Float, "floor"},
       {"torch.ceil", K::Function, {"aten::ceil"}, kAllPositional, Q::Float, "ceil"},
       {"torch.clamp", K::Function, {"aten::clamp", "aten::clamp.Tensor"}, kAllPositional, Q::Native, "clamp(input, min, max)"},
@@ -349,6 +364,19 @@ std::vector<OpInfo> make_table() {
       {"torch.lt", K::Function, {"aten::lt.Tensor", "aten::lt.Scalar"}, kAllPositional, Q::Float, "input < other"},
       {"torch.le", K::Function, {"aten::le.Tensor", "aten::le.Scalar"}, kAllPositional, Q::Float, "input <= other"},
       {"torch.logical_not", K::Function, {"aten::logical_not"}, kAllPositional, Q::Float, "logical not"},
+      {"torch.logical_and", K::Function, {"aten::logical_and"}, kAllPositional, Q::Float, "logical and"},
+      {"torch.logical_or", K::Function, {"aten::logical_or"}, kAllPositional, Q::Float, "logical or"},
+      {"torch.logical_xor", K::Function, {"aten::logical_xor"}, kAllPositional, Q::Float, "logical xor"},
+      {"torch.bitwise_not", K::Function, {"aten::bitwise_not"}, kAllPositional, Q::Float, "bitwise not"},
+      {"torch.bitwise_and", K::Function, {"aten::bitwise_and.Tensor"}, kAllPositional, Q::Float, "bitwise and"},
+      {"torch.bitwise_or", K::Function, {"aten::bitwise_or.Tensor"}, kAllPositional, Q::Float, "bitwise or"},
+      {"torch.bitwise_xor", K::Function, {"aten::bitwise_xor.Tensor"}, kAllPositional, Q::Float, "bitwise xor"},
+      {"torch.bitwise_left_shift", K::Function, {"aten::bitwise_left_shift.Tensor"}, kAllPositional, Q::Float, "a << b"},
+      {"torch.bitwise_right_shift", K::Function, {"aten::bitwise_right_shift.Tensor"}, kAllPositional, Q::Float, "a >> b"},
+      {"torch.isnan", K::Function, {"aten::isnan"}, kAllPositional, Q::Float, "isnan"},
+      {"torch.isinf", K::Function, {"aten::isinf"}, kAllPositional, Q::Float, "isinf"},
+      {"torch.isposinf", K::Function, {"aten::isposinf"}, kAllPositional, Q::Float, "isposinf"},
+      {"torch.isneginf", K::Function, {"aten::isneginf"}, kAllPositional, Q::Float, "isneginf"},
       {"Tensor.masked_fill", K::Method, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"}, kAllPositional, Q::Float, "x.masked_fill(mask, value)"},
 
       // ---------------------------------------------------------------------------------------
@@ -371,6 +399,7 @@ std::vector<OpInfo> make_table() {
       {"torch.prod", K::Function, {"aten::prod.dim_int"}, {"", "", "", "dtype"}, Q::Float, "prod(input, dim, keepdim)"},
       {"torch.cumsum", K::Function, {"aten::cumsum"}, {"", "", "dtype"}, Q::Float, "cumsum(input, dim)"},
       {"torch.amax", K::Function, {"aten::amax"}, kAllPositional, Q::Float, "amax(input, dim, keepdim)"},
+      {"torch.logsumexp", K::Function, {"aten::logsumexp"}, kAllPositional, Q::Float, "logsumexp(input, dim, keepdim)"},
       {"torch.amin", K::Function, {"aten::amin"}, kAllPositional, Q::Float, "amin(input, dim, keepdim)"},
       {"torch.max", K::Function, {"aten::max.dim", "aten::max", "aten::max.other"}, kAllPositional, Q::Float, "max (over dim: values, indices)"},
       {"torch.min", K::Function, {"aten::min.dim", "aten::min", "aten::min.other"}, kAllPositional, Q::Float, "min (over dim: values, indices)"},
@@ -378,6 +407,9 @@ std::vector<OpInfo> make_table() {
       {"torch.argmin", K::Function, {"aten::argmin"}, kAllPositional, Q::Float, "argmin(input, dim, keepdim)"},
       {"torch.topk", K::Function, {"aten::topk"}, kAllPositional, Q::Native, "topk(input, k, dim, largest, sorted)"},
       {"torch.sort", K::Function, {"aten::sort"}, kAllPositional, Q::Float, "sort(input, dim, descending)"},
+      {"torch.unique", K::Function, {"aten::unique_dim"}, {"", "dim", "sorted", "return_inverse", "return_counts"}, Q::Float, "unique(input, dim=, sorted=, return_inverse=, return_counts=)"},
+      {"torch.nonzero", K::Function, {"aten::nonzero"}, kAllPositional, Q::Float, "nonzero(input)"},
+      {"torch.linalg.det", K::Function, {"aten::linalg_det"}, kAllPositional, Q::Float, "det(A)"},
 
       // ---------------------------------------------------------------------------------------
       // joining / splitting
@@ -397,6 +429,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.permute", K::Method, {"aten::permute"}, kAllPositional, Q::Native, "x.permute(dims)"},
       {"Tensor.transpose", K::Method, {"aten::transpose.int"}, kAllPositional, Q::Native, "x.transpose(dim0, dim1)"},
       {"Tensor.t", K::Method, {"aten::t"}, kAllPositional, Q::Native, "x.t()"},
+      {"torch.movedim", K::Function, {"aten::movedim.int"}, kAllPositional, Q::Native, "movedim(input, source, destination)"},
       {"Tensor.contiguous", K::Method, {"aten::contiguous"}, {"", "memory_format"}, Q::Native, "x.contiguous()"},
       {"Tensor.unsqueeze", K::Method, {"aten::unsqueeze"}, kAllPositional, Q::Native, "x.unsqueeze(dim)"},
       {"Tensor.squeeze", K::Method, {"aten::squeeze", "aten::squeeze.dim"}, kAllPositional, Q::Native, "x.squeeze([dim])"},
@@ -414,6 +447,9 @@ std::vector<OpInfo> make_table() {
       {"Tensor.slice", K::Method, {"aten::slice.Tensor"}, kAllPositional, Q::Native, "x[..., start:end:step] on dim (inputs: x, dim, start, end, step)"},
       {"Tensor.select", K::Method, {"aten::select.int"}, kAllPositional, Q::Native, "x.select(dim, index)"},
       {"torch.gather", K::Function, {"aten::gather"}, {"", "", "", "sparse_grad"}, Q::Float, "gather(input, dim, index)"},
+      {"torch.scatter", K::Function, {"aten::scatter.src"}, kAllPositional, Q::Float, "scatter(input, dim, index, src)"},
+      {"torch.scatter_reduce", K::Function, {"aten::scatter_reduce.two"}, {"", "", "", "", "", "include_self"}, Q::Float, "scatter_reduce(input, dim, index, src, reduce)"},
+      {"torch.index_put", K::Function, {"aten::index_put"}, kAllPositional, Q::Float, "index_put(input, indices, values, accumulate)"},
       {"torch.index_select", K::Function, {"aten::index_select"}, kAllPositional, Q::Native, "index_select(input, dim, index)"},
       {"Tensor.size", K::Method, {"aten::size.int", "aten::size"}, kAllPositional, Q::Shape, "x.size([dim])"},
       {"Tensor.numel", K::Method, {"aten::numel"}, kAllPositional, Q::Shape, "x.numel()"},
