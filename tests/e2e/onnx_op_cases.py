@@ -77,7 +77,9 @@ class Case:
 # opset 9's Scatter, Resize-11 for Resize-10, which it lacks) or a direct numpy computation
 # (Softmax before opset 13, which it computes over one axis instead of the flattened trailing
 # dims; MaxPool's indices with pads; Scan in reverse; RNN, whose reference mixes up the batch
-# dim and knows no Relu; Optional of a tensor). Its other gaps (bidirectional LSTM/GRU/RNN,
+# dim and knows no Relu; Optional of a tensor; LRN, whose reference sums over the channel windows
+# of the first N channels only, counting channels up to the batch size, and takes 4-d inputs
+# only). Its other gaps (bidirectional LSTM/GRU/RNN,
 # ConcatFromSequence's axis with new_axis, OneHot's out-of-range indices, which it wraps,
 # BatchNormalization-9 run in training mode, DequantizeLinear before opset 19) are avoided by
 # the choice of cases; the exported models (scripts/gen_onnx_op_models.py) cover them against
@@ -121,6 +123,18 @@ def _maxpool2d_indices(kernel, pads, strides=(1, 1)):
                                     best, at = x[a, b, r, q], ((a * c + b) * h + r) * w + q
                         y[a, b, i, j], idx[a, b, i, j] = best, at
         return [y, idx]
+    return run
+
+
+def _lrn(size, alpha=1e-4, beta=0.75, bias=1.0):
+    """LRN as the spec defines it: each channel divided by (bias + alpha / size * the sum of the
+    squares over channels c - floor((size - 1) / 2) ... c + ceil((size - 1) / 2)) ** beta."""
+    def run(x):
+        c, lo = x.shape[1], (size - 1) // 2
+        sq = x.astype(np.float64) ** 2
+        s = np.stack([sq[:, max(0, k - lo):min(c, k - lo + size)].sum(axis=1) for k in range(c)],
+                     axis=1)
+        return [(x / (bias + alpha / size * s) ** beta).astype(x.dtype)]
     return run
 
 
@@ -211,7 +225,11 @@ def cases():
             Case(op, [c(np.float32(1.5)), f(2, 3, lo=0.5, hi=2)], tag="scalar_first"))
     add(Case("Div", [i64(2, 5, lo=-9, hi=9), c(np.array([2, -3, 4, 5, -7], I64))], tag="int"))
     add(Case("Pow", [f(2, 3, lo=0.5, hi=2), f(2, 3)]),
-        Case("Pow", [f(2, 3, lo=0.5, hi=2), c(np.float32(2.0))], tag="square"))
+        Case("Pow", [f(2, 3, lo=0.5, hi=2), c(np.float32(2.0))], tag="square"),
+        Case("Pow", [i64(2, 3, lo=1, hi=6), c(np.array([0.5, 1.5, 2.0], F32))], opset=15,
+             tag="int_base"),
+        Case("Pow", [i64(2, 3, lo=-4, hi=6).astype(np.int32), i64(2, 3, lo=0, hi=4)], opset=15,
+             tag="int32_base"))
     for fmod in (0, 1):
         add(Case("Mod", [f(2, 6, lo=-5, hi=5), c(np.array([0.7, -0.7, 1.3, -1.3, 2.0, -2.0], F32))],
                  {"fmod": 1}, tag="float"),
@@ -363,6 +381,9 @@ def cases():
              tag="functional"),
         Case("BatchNormalization", [f(4, 3, 5), c(f(3)), c(f(3)), c(f(3)), c(f(3, lo=0.5, hi=2))],
              {"training_mode": 1}, opset=14, tag="training"))
+    add(Case("LRN", [f(2, 5, 3, 3)], {"size": 3, "alpha": 0.01, "beta": 0.75, "bias": 1.5},
+             ref=_lrn(3, 0.01, 0.75, 1.5)),
+        Case("LRN", [f(2, 6, 4)], {"size": 4, "alpha": 0.02}, tag="even", ref=_lrn(4, 0.02)))
     add(Case("InstanceNormalization", [f(2, 3, 4, 4), c(f(3)), c(f(3))]),
         Case("InstanceNormalization", [f(2, 3, 5), f(3), f(3)], tag="inputs"))
     add(Case("LayerNormalization", [f(2, 3, 4), c(f(4)), c(f(4))], opset=17),

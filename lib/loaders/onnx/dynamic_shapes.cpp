@@ -241,6 +241,8 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
         out.push_back(p);
       else if ((op == "Add" || op == "Sub") && qc == 0)
         out.push_back(p);
+      else if (op == "Add" && pc == 0)
+        out.push_back(q);
       else if (pc && qc && (op != "Div" || *qc != 0))  // static sizes next to dynamic ones
         out.push_back(c_int(op == "Add"   ? *pc + *qc
                             : op == "Sub" ? *pc - *qc
@@ -252,6 +254,14 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     bool scalar =
         scalar0 && (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
     set_sym(n, out, scalar);
+    return true;
+  }
+  if (op == "Reshape" && is_sym(n, 0) && const_of(n, 1) && const_of(n, 1)->numel() <= 1) {
+    // A size to [1] (or back to a scalar with []): the same size.
+    std::vector<int64_t> shape = ints_of(*const_of(n, 1));
+    bool to_list = shape == std::vector<int64_t>{1} || shape == std::vector<int64_t>{-1};
+    if ((!to_list && !shape.empty()) || in[0].size() != 1) return false;
+    set_sym(n, in[0], !to_list);
     return true;
   }
   if (op == "Reshape" && is_sym(n, 1) && !is_sym(n, 0)) {

@@ -2,6 +2,7 @@
 // variadic Max/Min/Sum/Mean, comparisons, logical and bitwise ops, Where, Cast, IsInf, and the
 // quantization arithmetic (QuantizeLinear, DequantizeLinear).
 #include "loaders/onnx/importer.h"
+#include "ir/dtype_analysis.h"
 
 #if TT_HAVE_ONNX
 
@@ -134,13 +135,39 @@ void Importer::lift_binary(const ox::NodeProto& n) {
     return void(call("torch.sub", {a, b, c_int(1)}, n));
   }
   if (a_scalar) a = tensor_in(n.input(0));
-  if (op == "Pow") return void(call("torch.pow", {a, b}, n));
-  auto it = types_.find(n.input(0));
-  bool integer = it != types_.end() && it->second.dtype != DType::Unknown &&
-                 it->second.dtype != DType::F32 && it->second.dtype != DType::F64 &&
-                 it->second.dtype != DType::F16 && it->second.dtype != DType::BF16;
-  if (integer) return void(call("torch.div", {a, b, c_str("trunc")}, n));
+  // The operands' type: ONNX divides integers towards zero, and Pow keeps its base's type.
+  DType d = dtype_known(n.input(0));
+  if (d == DType::Unknown) d = dtype_known(n.output(0));
+  bool floating = is_float_dtype(d);
+  if (op == "Pow") {
+    // torch.pow promotes (an integer base to a float power is float, int32 to an int64 power
+    // int64); only a float base to an integer power keeps the base's type there. Otherwise the
+    // result goes back to the base's type (float to integer truncates, as ONNX's cast does).
+    DType e = dtype_known(n.input(1));
+    bool keeps =
+        d == DType::Unknown || e == d || (floating && e != DType::Unknown && !is_float_dtype(e));
+    if (keeps) return void(call("torch.pow", {a, b}, n));
+    Value* p = method("torch.pow", {a, b});
+    return void(call(
+        "Tensor.to",
+        {p, constant(d, Type::of(Type::Kind::ScalarType)), c_bool(false), c_bool(false), c_none()},
+        n));
+  }
+  if (d == DType::Unknown)
+    unsupported(n,
+                "operands of unknown type (integer division truncates, float division does "
+                "not)");
+  if (!floating) return void(call("torch.div", {a, b, c_str("trunc")}, n));
   call("torch.div", {a, b}, n);
+}
+
+// The element type of an ONNX value when known: a constant's, a lifted value's, or the file's.
+DType Importer::dtype_known(const std::string& name) {
+  if (auto c = consts_.find(name); c != consts_.end())
+    return dtype_from_scalar_type(static_cast<int64_t>(c->second.scalar_type()));
+  if (auto e = env_.find(name); e != env_.end() && e->second->type().dtype != DType::Unknown)
+    return e->second->type().dtype;
+  return type_for(name).dtype;
 }
 
 // Max/Min/Sum/Mean: variadic and broadcasting, folded left as torch.maximum/torch.minimum/+

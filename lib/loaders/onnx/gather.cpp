@@ -112,8 +112,13 @@ void Importer::lift_gather_elements(const ox::NodeProto& n) {
 
 // The index tuple of GatherND/ScatterND: indices[..., k] for each k < indices.shape[-1].
 std::vector<Value*> Importer::index_tuple(const ox::NodeProto& n, int i) {
-  auto shape = known_shape(n.input(i));
-  if (!shape || shape->empty()) unsupported(n, "indices of unknown shape");
+  // Only the last dim (how many coordinates each index has) must be known.
+  Type t = type_for(n.input(i));
+  std::optional<std::vector<int64_t>> shape = t.shape;
+  if (const at::Tensor* c = const_of(n, i)) shape = c->sizes().vec();
+  if (!shape || shape->empty() || shape->back() < 0) shape = known_shape(n.input(i));
+  if (!shape || shape->empty() || shape->back() < 0)
+    unsupported(n, "indices whose last dim is unknown");
   if (attr_i(n, "batch_dims", 0) != 0) unsupported(n, "batch_dims other than 0");
   Value* idx = tensor_in(n.input(i));
   std::vector<Value*> parts;

@@ -9,7 +9,7 @@
 //   ops.cpp             the op table: ONNX op_type -> handler, filled by the families below
 //   conv.cpp            Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool/MaxPool
 //   matmul.cpp          Gemm, MatMul, Einsum
-//   norm.cpp            BatchNormalization, LayerNormalization, InstanceNormalization
+//   norm.cpp            BatchNormalization, LayerNormalization, InstanceNormalization, LRN
 //   activation.cpp      Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, Gelu, Selu,
 //                       Softplus, Clip, PRelu, Softmax, LogSoftmax
 //   elementwise.cpp     unary math, Add/Sub/Mul/Div/Pow/Mod, Max/Min/Sum/Mean, comparisons,
@@ -229,6 +229,7 @@ class Importer {
   void lift_batch_norm(const ox::NodeProto& n);
   void lift_layer_norm(const ox::NodeProto& n);
   void lift_instance_norm(const ox::NodeProto& n);
+  void lift_lrn(const ox::NodeProto& n);
 
   // ---- activation.cpp ----
 
@@ -244,6 +245,7 @@ class Importer {
   void lift_unary(const ox::NodeProto& n);
   void lift_mul(const ox::NodeProto& n);
   void lift_binary(const ox::NodeProto& n);
+  DType dtype_known(const std::string& name);
   void lift_variadic(const ox::NodeProto& n);
   void lift_isinf(const ox::NodeProto& n);
   void lift_quantize(const ox::NodeProto& n, bool quantize);
@@ -272,6 +274,7 @@ class Importer {
   void lift_concat(const ox::NodeProto& n);
   void lift_split(const ox::NodeProto& n);
   void lift_slice(const ox::NodeProto& n);
+  void lift_slice_sym(const ox::NodeProto& n);
   void lift_squeeze(const ox::NodeProto& n, bool unsqueeze);
   void lift_eye_like(const ox::NodeProto& n);
   // What the liftings above and constant folding both read (one reading each).

@@ -1,5 +1,5 @@
 // Normalization: BatchNormalization, LayerNormalization (modules, or the functional call when
-// their parameters are computed), InstanceNormalization.
+// their parameters are computed), InstanceNormalization, LRN.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
@@ -14,6 +14,7 @@ Importer::OpList Importer::norm_ops() {
       {"InstanceNormalization",
        [](Importer& im, const ox::NodeProto& n) { im.lift_instance_norm(n); }},
       {"LayerNormalization", [](Importer& im, const ox::NodeProto& n) { im.lift_layer_norm(n); }},
+      {"LRN", [](Importer& im, const ox::NodeProto& n) { im.lift_lrn(n); }},
   };
 }
 
@@ -108,6 +109,32 @@ void Importer::lift_instance_norm(const ox::NodeProto& n) {
        {x, tensor_in(n.input(1)), tensor_in(n.input(2)), c_none(), c_none(), c_bool(true),
         c_float(0.1), c_float(attr_f(n, "epsilon", 1e-5)), c_bool(false)},
        n);
+}
+
+// LRN: x / (bias + alpha / size * sum of x^2 over channels c - (size - 1) // 2 ...
+// c + ceil((size - 1) / 2))^beta. F.local_response_norm centres an even window the other way
+// (size // 2 before), so the sum is written out: the squares padded along the channels, averaged
+// over the window (a [size, 1] pooling of x^2 seen as [N, 1, C, rest]), in ONNX's placement.
+void Importer::lift_lrn(const ox::NodeProto& n) {
+  int64_t size = attr_i(n, "size", 0);
+  if (size <= 0) unsupported(n, "no size");
+  double alpha = attr_f(n, "alpha", 1e-4), beta = attr_f(n, "beta", 0.75),
+         bias = attr_f(n, "bias", 1.0);
+  auto r = known_rank(n.input(0));
+  if (!r || *r < 3) unsupported(n, "an input of unknown rank or with fewer than 3 dims");
+  Value* x = tensor_in(n.input(0));
+  Value* sq = method("torch.mul", {x, x});
+  sq =
+      method("Tensor.reshape",
+             {sq, int_list({size_of(n.input(0), 0), c_int(1), size_of(n.input(0), 1), c_int(-1)})});
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  sq = method("F.pad", {sq, c_ints({0, 0, before, after}), c_str("constant"), c_float(0.0)});
+  Value* mean = method("F.avg_pool2d", {sq, c_ints({size, 1}), c_ints({1, 1}), c_ints({0, 0}),
+                                        c_bool(false), c_bool(true), c_none()});
+  mean = method("Tensor.view_as", {mean, x});
+  Value* d =
+      method("torch.add", {method("torch.mul", {mean, c_float(alpha)}), c_float(bias), c_int(1)});
+  call("torch.div", {x, method("torch.pow", {d, c_float(beta)})}, n);
 }
 
 }  // namespace tt::onnx_import

@@ -113,17 +113,11 @@ void Importer::lift_cumsum(const ox::NodeProto& n) {
   bind(n, 0, y);
 }
 
+// TopK: k an attribute (before opset 10), a constant, a size or int(t) of a tensor.
 void Importer::lift_topk(const ox::NodeProto& n) {
-  int64_t k = 0;
-  if (opset_ < 10) {
-    k = attr_i(n, "k", 0);
-  } else {
-    const at::Tensor* kt = const_of(n, 1);
-    if (!kt || kt->numel() != 1) unsupported(n, "k computed at run time");
-    k = ints_of(*kt)[0];
-  }
+  Value* k = opset_ < 10 ? c_int(attr_i(n, "k", 0)) : int_of(n, 1);
   Node* node = append("torch.topk",
-                      {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
+                      {tensor_in(n.input(0)), k, c_int(attr_i(n, "axis", -1)),
                        c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
   out(node, n, 0);
   out(node, n, 1);

@@ -196,12 +196,19 @@ void Importer::lift_concat(const ox::NodeProto& n) {
 void Importer::lift_split(const ox::NodeProto& n) {
   int64_t axis = attr_i(n, "axis", 0);
   std::vector<int64_t> sizes;
-  if (auto a = attr_ints(n, "split"))
+  if (auto a = attr_ints(n, "split")) {
     sizes = *a;
-  else if (const at::Tensor* t = const_of(n, 1))
+  } else if (const at::Tensor* t = const_of(n, 1)) {
     sizes = ints_of(*t);
-  else if (has_input(n, 1))
-    unsupported(n, "split sizes computed at run time");
+  } else if (auto e = sym_elems(n, 1)) {  // sizes computed from dynamic sizes
+    Node* sp =
+        append("Tensor.split_with_sizes", {tensor_in(n.input(0)), int_list(*e), c_int(axis)});
+    Node* un = append("prim.ListUnpack", {sp->add_output(Type::list(Type::tensor()))});
+    for (int i = 0; i < n.output_size(); ++i) out(un, n, i);
+    return;
+  } else if (has_input(n, 1)) {
+    unsupported(n, "split sizes computed at run time from tensor values");
+  }
   if (sizes.empty()) {
     auto s = known_shape(n.input(0));
     if (!s) unsupported(n, "equal split of a dynamic shape");
@@ -218,7 +225,7 @@ void Importer::lift_split(const ox::NodeProto& n) {
 
 void Importer::lift_slice(const ox::NodeProto& n) {
   auto b = slice_bounds(n);
-  if (!b) unsupported(n, "slice bounds computed at run time");
+  if (!b) return lift_slice_sym(n);
   const auto& [starts, ends, axes, steps] = *b;
   Value* x = tensor_in(n.input(0));
   auto r = known_rank(n.input(0));
@@ -266,6 +273,33 @@ void Importer::lift_slice(const ox::NodeProto& n) {
     }
     std::vector<Value*> ins = {x, c_int(a), c_int(start), c_int(end), c_int(st)};
     if (k + 1 == starts.size()) return void(call("Tensor.slice", ins, n));
+    x = method("Tensor.slice", ins);
+  }
+  bind(n, 0, x);
+}
+
+// Slice with bounds computed from dynamic sizes (x[:, :x.size(1) // 2]): PyTorch's slicing
+// clamps and counts negative bounds from the end as ONNX does for positive steps.
+void Importer::lift_slice_sym(const ox::NodeProto& n) {
+  auto starts = sym_elems(n, 1), ends = sym_elems(n, 2);
+  const at::Tensor* axes_t = const_of(n, 3);
+  const at::Tensor* steps_t = const_of(n, 4);
+  if (!starts || !ends || starts->size() != ends->size() || (has_input(n, 3) && !axes_t) ||
+      (has_input(n, 4) && !steps_t))
+    unsupported(n, "slice bounds computed at run time from tensor values");
+  std::vector<int64_t> axes, steps;
+  if (axes_t) axes = ints_of(*axes_t);
+  if (steps_t) steps = ints_of(*steps_t);
+  auto r = known_rank(n.input(0));
+  Value* x = tensor_in(n.input(0));
+  for (size_t k = 0; k < starts->size(); ++k) {
+    int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
+    if (a < 0 && r) a += *r;
+    if (a < 0) unsupported(n, "a negative axis on an input of unknown rank");
+    int64_t st = steps.empty() ? 1 : steps[k];
+    if (st <= 0) unsupported(n, "a backwards slice with bounds computed at run time");
+    std::vector<Value*> ins = {x, c_int(a), (*starts)[k], (*ends)[k], c_int(st)};
+    if (k + 1 == starts->size()) return void(call("Tensor.slice", ins, n));
     x = method("Tensor.slice", ins);
   }
   bind(n, 0, x);
