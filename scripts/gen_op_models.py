@@ -129,6 +129,29 @@ class Stft(nn.Module):
         return (torch.view_as_real(a), b.abs(), c.real, d.imag, e, back, back2)
 
 
+@register("ops_spectrogram", [f32(2, 400)], needs=["aten::stft", "aten::fft_rfft"])
+class Spectrogram(nn.Module):
+    """An audio front end: complex values (stft, rfft) between real ones, then a small CNN; also
+    converted with --quant-prep, where the complex values (the arithmetic on them and the complex
+    output too) must stay outside the quantized regions (Note [Complex values] in
+    lib/ir/dtype_analysis.h)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 3)
+        self.register_buffer("window", torch.hann_window(64))
+
+    def forward(self, wave):
+        spec = torch.stft(wave, 64, hop_length=16, window=self.window, return_complex=True)
+        power = spec.abs().pow(2) + torch.fft.rfft(wave[:, :64]).abs().unsqueeze(2)
+        x = self.conv((power + 1e-6).log().unsqueeze(1))
+        x = F.relu(self.bn(x))
+        # complex arithmetic and a complex output: no FloatFunctional, QuantStub or DeQuantStub
+        return self.fc(x.mean((2, 3))), spec.angle().mean(), spec * 0.5 + spec
+
+
 @register("ops_fft", [f32(3, 8, 10)], torchscript=True,
           needs=["aten::fft_fft", "aten::fft_rfft", "aten::fft_irfft", "aten::fft_fftn",
                  "aten::fft_fftshift", "aten::fft_fftfreq"])

@@ -32,3 +32,18 @@ foreach(line IN LISTS tt_ops_lines)
                          FIXTURES_REQUIRED tt_models_ops)
   endif()
 endforeach()
+# --quant-prep on a model whose complex values (stft, rfft) lie between real ones: stubs and
+# FloatFunctional only on real tensors, then prepare -> calibrate -> convert runs
+# (tests/e2e/check_quant.py; Note [Complex values] in lib/ir/dtype_analysis.h).
+foreach(mode IN ITEMS ptq qat)
+  set(args --fallback=torch.stft)
+  if(mode STREQUAL "qat")
+    list(APPEND args --qat)
+  endif()
+  add_test(NAME quant_${mode}_ops_spectrogram
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_quant.py
+                   $<TARGET_FILE:tinytrace> ${TT_OPS_DIR}/ops_spectrogram.pt
+                   ${TT_OPS_OUT}/quant_${mode}_ops_spectrogram ${args})
+  set_tests_properties(quant_${mode}_ops_spectrogram PROPERTIES LABELS "e2e;quant;ops"
+                       TIMEOUT 300 FIXTURES_REQUIRED tt_models_ops)
+endforeach()

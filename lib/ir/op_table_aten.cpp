@@ -16,7 +16,13 @@
 // - Where the ATen overloads of one Python call have other layouts, the lifter rewrites them to
 //   one (Note [ATen normalisations] in lib/loaders/torchscript/lifter_ops.cpp): the windows'
 //   default overloads to the ones with every parameter, aten::stft to stft.center with
-//   center=False (what torch.stft calls after its own padding).
+//   center=False (what torch.stft calls after its own padding), std/var(_mean) to .correction.
+//   Overloads that differ in their number or kind of inputs share a row (torch.eye(n[, m])): the
+//   interpreter and both emitters pick the one whose schema fits the inputs.
+// - Python calls that take their arguments in another shape than ATen: ints for strings (Note
+//   [Python enums]: reductions, grid_sample's modes), a list as separate arguments (kVarargs:
+//   torch.broadcast_tensors(*tensors)), two lists as one tuple (torch.tensordot's dims, in
+//   lib/emitters/python/calls.cpp).
 // - A private ATen op keeps its row only where PyTorch's own Python code calls it by that name
 //   (torch._weight_norm is what nn.utils.weight_norm computes) or a public method stands for it
 //   exactly (aten::_conj is what x.conj() records for a complex x).
