@@ -162,7 +162,7 @@ class FloatFallback {
     if (n->op().rfind("prim.", 0) == 0 || n->blocks().size()) return;
     for (size_t i = 0; i < n->num_inputs(); ++i) {
       Value* v = n->input(i);
-      if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type()) ||
+      if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type()) || known_complex(v) ||
           domain_rule(v->node()) != DomainRule::Float)
         continue;
       bool quantized_reader = false;
@@ -191,7 +191,8 @@ class FloatFallback {
       dom_[v] = Dom::Quant;
       return;
     }
-    if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type())) return;
+    // Complex values stay as they are (Note [Complex values]).
+    if (dom(v) == Dom::Quant || !may_be_float_tensor(v->type()) || known_complex(v)) return;
     if (n->is("nn.Embedding") || p->is("prim.Constant")) return;  // indices; scalar constants
     // Only values that are float because of the model (float ops, graph inputs without a stub,
     // weights read directly) need a QuantStub; anything else stays as it is.

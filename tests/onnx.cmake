@@ -45,8 +45,7 @@ foreach(line IN LISTS tt_onnx_lines)
     set_tests_properties(e2e_onnx_quant_prep_parity_${name} PROPERTIES LABELS "e2e;onnx" TIMEOUT 600
                          FIXTURES_REQUIRED tt_models_onnx)
   elseif(kind STREQUAL "unsupported")
-    # An op without a mapping (the exported nn.RNN, an AveragePool tinytrace cannot pad
-    # exactly): exit 4, naming the op type and the node (fields 3 and 4 of the --list line), and
+    # An op tinytrace cannot reproduce exactly (an AveragePool it cannot pad exactly): exit 4, naming the op type and the node (fields 3 and 4 of the --list line), and
     # a note placing the error at the node's output value (Note [Located errors]).
     list(GET fields 2 op_type)
     list(GET fields 3 node)
@@ -73,4 +72,32 @@ foreach(line IN LISTS tt_onnx_lines)
     set_tests_properties(badinput_onnx_${name} PROPERTIES LABELS "badinput;onnx" TIMEOUT 300
                          FIXTURES_REQUIRED tt_models_onnx)
   endif()
+endforeach()
+
+# Issue 21: small torch modules exported at several opsets (scripts/gen_onnx_op_models.py: the
+# activations at their thresholds, pooling with indices, functional convolutions and computed
+# norm statistics, logic/indexing/reductions, resampling, nn.RNN, and scripted control flow that
+# exports as If/Loop/Sequence ops), one test per group (tests/e2e/onnx_batch.py converts each
+# model plainly and with --fuse and compares with the torch module on every input set).
+set(TT_ONNX_OPS_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_onnx_op_models.py)
+set(TT_ONNX_OPS_DIR ${CMAKE_BINARY_DIR}/testmodels_onnx_ops)
+tt_generator_test(gen_onnx_op_models ${TT_ONNX_OPS_GEN} ${TT_ONNX_OPS_DIR} tt_models_onnx_ops
+                  "setup;onnx" 300)
+tt_script_list(tt_onnx_ops_groups ${TT_ONNX_OPS_GEN})
+foreach(group IN LISTS tt_onnx_ops_groups)
+  add_test(NAME e2e_onnx_ops_${group}
+           COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_batch.py
+                   $<TARGET_FILE:tinytrace> ${TT_ONNX_OPS_DIR} ${group} ${TT_ONNX_OUT}/ops_${group})
+  set_tests_properties(e2e_onnx_ops_${group} PROPERTIES LABELS "e2e;onnx" TIMEOUT 900
+                       FIXTURES_REQUIRED tt_models_onnx_ops)
+endforeach()
+
+# The op-coverage test: every op the installed torch's exporter can write is classified in
+# testdata/onnx/exporter_ops.txt, and each listed op's models (tests/e2e/onnx_op_cases.py) convert
+# and match ONNX's reference implementation, or are refused with the recorded reason. Two shards.
+foreach(shard 1 2)
+  add_test(NAME e2e_onnx_op_coverage_${shard}
+           COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_op_coverage.py
+                   $<TARGET_FILE:tinytrace> ${TT_ONNX_OUT}/op_coverage_${shard} --shard ${shard}/2)
+  set_tests_properties(e2e_onnx_op_coverage_${shard} PROPERTIES LABELS "e2e;onnx" TIMEOUT 900)
 endforeach()

@@ -111,7 +111,7 @@ ojson inspect_json(const Model& m) {
   for (const Node* n : g.all_nodes()) {
     ++histogram[n->op()];
     if (n->op().rfind("prim.", 0) != 0) ++op_count;
-    if (is_aten_fallback(n->op()))
+    if (written_as_torch_ops(n->op()))
       fallbacks.push_back(
           ojson{{"op", n->op()},
                 {"node", n->num_outputs() ? ojson(n->output()->name()) : ojson(nullptr)},

@@ -24,6 +24,8 @@ std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs
     at::Tensor t;
     if (at::isFloatingType(st))
       t = at::randn(s.shape, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
+    else if (at::isComplexType(st))  // real and imaginary parts N(0, 1/2), as torch.randn
+      t = at::randn(s.shape, gen, at::TensorOptions().dtype(st));
     else if (st == at::kBool)
       t = at::randint(0, 2, s.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
     else
@@ -68,7 +70,11 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
       d.shape_mismatch = true;
       d.rel = std::numeric_limits<double>::infinity();
     } else if (te.numel() > 0) {
-      at::Tensor de = te.to(at::kDouble), da = ta.to(at::kDouble);
+      // Complex values compare as their (real, imaginary) pairs.
+      auto as_real = [](const at::Tensor& t) {
+        return t.is_complex() ? at::view_as_real(t.resolve_conj()) : t;
+      };
+      at::Tensor de = as_real(te).to(at::kDouble), da = as_real(ta).to(at::kDouble);
       // NaN in the same places on both sides is agreement, not a difference.
       at::Tensor both_nan = at::isnan(de).logical_and(at::isnan(da));
       at::Tensor diff = (de - da).abs().masked_fill(both_nan, 0.0);

@@ -87,7 +87,7 @@ std::string node_label(const Node& n) {
 
 std::string node_style(const Node& n) {
   if (n.is("prim.GetAttr")) return "shape=note, fillcolor=\"#eeeeee\", fontsize=8";
-  if (is_aten_fallback(n.op())) return "fillcolor=\"#ffc9c9\"";
+  if (written_as_torch_ops(n.op())) return "fillcolor=\"#ffc9c9\"";
   if (!n.module().empty()) return "fillcolor=\"#ffe8c2\"";
   if (n.op().rfind("prim.", 0) == 0) return "fillcolor=\"#f2f2f2\", fontsize=8";
   return "fillcolor=\"#dcecff\"";

@@ -307,7 +307,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
   std::set<std::string> fallbacks;
   for (const Node* n : g.all_nodes()) {
     ++histogram[n->op()];
-    if (is_aten_fallback(n->op())) fallbacks.insert(n->op());
+    if (written_as_torch_ops(n->op())) fallbacks.insert(n->op());
   }
   int64_t warning_count = 0;
   json diagnostics = json::array();

@@ -407,6 +407,8 @@ class Lowerer {
       return std::string(sym) + " (" + in[0] + ")";
     if (n.op() == "operator.contains" && in.size() == 2)
       return "(" + in[1] + ") in (" + in[0] + ")";
+    if (n.op() == "max" || n.op() == "min" || n.op() == "str")  // TorchScript's builtins too
+      return n.op() + "(" + join(in) + ")";
     if (is_attribute_op(n.op()) && in.size() == 1)  // x.dtype, x.device, device.type
       return "(" + in[0] + ")" + n.op().substr(n.op().find('.'));
     if (n.op() == "list.slice" && in.size() == 4) {
@@ -419,7 +421,7 @@ class Lowerer {
   // torch.<name>(...) with kwarg-only schema arguments by keyword.
   std::string function_call(const Node& n, const std::vector<std::string>& in) {
     const std::string& op = n.op();
-    if (op == "F.interpolate") return "torch.__interpolate(" + join(in) + ")";
+    if (op == "F.interpolate") return interpolate_call(n, in);
     std::vector<std::string> candidates;
     const OpInfo* info = n.info();
     if (info && !info->aten.empty()) {
@@ -435,11 +437,25 @@ class Lowerer {
     std::string ns = q.substr(0, sep), rest = q.substr(sep + 2);
     std::string name = rest.substr(0, rest.find('.'));
     const c10::FunctionSchema* schema = nullptr;
-    for (const auto& c : candidates)
-      if (const auto* s = find_schema(c); s && s->arguments().size() >= n.num_inputs()) {
-        schema = s;
-        break;
-      }
+    // The first overload with room for the inputs whose non-optional arguments get no None
+    // (torch.repeat_interleave(repeats, None): the repeats-only overload, output_size by keyword).
+    auto takes_nones = [&](const c10::FunctionSchema& s) {
+      for (size_t i = 0; i < n.num_inputs(); ++i)
+        if (n.input(i)->is_none_constant() &&
+            s.arguments()[i].type()->kind() != c10::TypeKind::OptionalType &&
+            s.arguments()[i].type()->kind() != c10::TypeKind::NoneType)
+          return false;
+      return true;
+    };
+    for (bool strict : {true, false}) {
+      for (const auto& c : candidates)
+        if (const auto* s = find_schema(c);
+            s && s->arguments().size() >= n.num_inputs() && (!strict || takes_nones(*s))) {
+          schema = s;
+          break;
+        }
+      if (schema) break;
+    }
     if (!schema) {
       // No exact overload: any overload of the name with room for the inputs tells the keywords.
       for (const auto& s : overloads(ns + "::" + name))
@@ -462,6 +478,50 @@ class Lowerer {
     // archives PyTorch saves (SourceResolver in lib/loaders/torchscript_save.cpp).
     if (ns != "aten") return "ops." + ns + "." + name + "(" + join(args) + ")";
     return "torch." + name + "(" + join(args) + ")";
+  }
+
+  // F.interpolate(input, size, scale_factor, mode, align_corners[, antialias]): TorchScript's
+  // torch.__interpolate, except for what it lacks: mode "nearest-exact" is the ATen op
+  // _upsample_nearest_exact{N}d(input, size, scale_factors), N from the size or scale list, and
+  // antialias=True _upsample_{bilinear,bicubic}2d_aa(input, size, align_corners, scale_factors).
+  std::string interpolate_call(const Node& n, const std::vector<std::string>& in) {
+    const AttrValue* mode = n.num_inputs() > 3 ? n.input(3)->constant() : nullptr;
+    const AttrValue* aa = n.num_inputs() > 5 ? n.input(5)->constant() : nullptr;
+    auto list_or_none = [&](size_t i, const char* elem) {
+      return none_input(n, i) ? "annotate(Optional[List[" + std::string(elem) + "]], None)" : in[i];
+    };
+    if (aa && std::holds_alternative<bool>(*aa) && std::get<bool>(*aa)) {
+      std::string m =
+          mode && std::holds_alternative<std::string>(*mode) ? std::get<std::string>(*mode) : "";
+      if (m != "bilinear" && m != "bicubic")
+        unsupported(n, "F.interpolate(antialias=True) with mode '" + m + "'");
+      return "torch._upsample_" + m + "2d_aa(" + in[0] + ", " + list_or_none(1, "int") + ", " +
+             (none_input(n, 4) ? std::string("False") : in[4]) + ", " + list_or_none(2, "float") +
+             ")";
+    }
+    if (n.num_inputs() > 5 && !aa)
+      unsupported(n, "F.interpolate with an antialias that is not a constant");
+    if (!mode || !std::holds_alternative<std::string>(*mode) ||
+        std::get<std::string>(*mode) != "nearest-exact") {
+      std::vector<std::string> five(in.begin(), in.begin() + std::min<size_t>(in.size(), 5));
+      return "torch.__interpolate(" + join(five) + ")";
+    }
+    size_t rank = 0;
+    for (size_t i : {1, 2}) {
+      const Node* p = n.input(i)->node();
+      const AttrValue* c = n.input(i)->constant();
+      if (p->is("prim.ListConstruct")) rank = p->num_inputs();
+      if (c && std::holds_alternative<std::vector<int64_t>>(*c))
+        rank = std::get<std::vector<int64_t>>(*c).size();
+      if (c && std::holds_alternative<std::vector<double>>(*c))
+        rank = std::get<std::vector<double>>(*c).size();
+    }
+    if (rank < 1 || rank > 3)
+      unsupported(n,
+                  "F.interpolate(mode=\"nearest-exact\") needs its size or scale_factor as a "
+                  "list of known length");
+    return "torch._upsample_nearest_exact" + std::to_string(rank) + "d(" + in[0] + ", " +
+           list_or_none(1, "int") + ", " + list_or_none(2, "float") + ")";
   }
 
   // True when input `i` is absent or the constant None.

@@ -47,7 +47,8 @@ OpName split_qualified(const std::string& q) {
 std::vector<OpName> candidates_for(const std::string& op) {
   std::vector<OpName> out;
   if (size_t sep = op.find("::"); sep != std::string::npos) {
-    // "aten::add.Tensor", or an op of a custom library ("torchvision::nms").
+    // "aten::add.Tensor", an op of a custom library ("torchvision::nms") or a TorchScript
+    // builtin of another namespace ("prim::max.int").
     OpName n = split_qualified(op);
     // "aten::relu": the default overload first, then any other if that does not fit.
     bool had_dot = op.find('.', sep + 2) != std::string::npos;
@@ -398,6 +399,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     return one(in[0].toTensor().is_cuda());
   if (b == "prim::requires_grad" && in.size() == 1 && in[0].isTensor())
     return one(in[0].toTensor().requires_grad());
+  if (b == "aten::is_contiguous" && !in.empty() && in.size() <= 2 && in[0].isTensor()) {
+    // x.is_contiguous([memory_format]): a TorchScript builtin, not a dispatcher op.
+    if (in.size() == 1) return one(in[0].toTensor().is_contiguous());
+    if (!in[1].isInt()) return std::nullopt;
+    return one(in[0].toTensor().is_contiguous(static_cast<at::MemoryFormat>(in[1].toInt())));
+  }
   if (b == "prim::type" && in.size() == 1 && in[0].isDevice())
     return one(c10::DeviceTypeName(in[0].toDevice().type(), /*lower_case=*/true));
   if (b == "aten::format" && !in.empty() && in[0].isString()) return one(py_format(in));
@@ -559,7 +566,12 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
   return std::nullopt;
 }
 
+BuiltinRunner g_builtin_runner = nullptr;
+
 }  // namespace
+
+void set_builtin_runner(BuiltinRunner runner) { g_builtin_runner = runner; }
+BuiltinRunner builtin_runner() { return g_builtin_runner; }
 
 std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
                                                   std::vector<c10::IValue> inputs,
@@ -581,6 +593,12 @@ std::optional<std::vector<c10::IValue>> call_aten(const std::string& op,
                                       std::make_move_iterator(st->end()));
     }
   }
+  // Note [TorchScript builtins through LibTorch's registry]
+  if (g_builtin_runner)
+    for (const auto& c : cands)
+      if (auto r =
+              g_builtin_runner(c.base, c.any_overload ? "*" : c.overload, inputs, allow_mutation))
+        return r;
   for (const auto& c : cands)
     if (auto r = call_builtin(c, inputs)) return r;
   return std::nullopt;

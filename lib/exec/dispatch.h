@@ -42,4 +42,28 @@ std::optional<std::vector<c10::IValue>> call_aten(const std::string& qualified_o
 std::string resolve_aten_schema(const std::string& qualified_overload_or_ir_op,
                                 const std::vector<c10::IValue>& inputs);
 
+// Note [TorchScript builtins through LibTorch's registry]
+// About 780 operators exist only in TorchScript's own operator registry, not in the c10
+// dispatcher: the builtins of lists, dicts, strings, numbers and Optionals (aten::add.str,
+// aten::mul.left_t, aten::slice.t, prim::max.int, aten::str, aten::__derive_index, ...). The
+// interpreter runs them through that registry, so it computes exactly what TorchScript computes
+// (str(0.1) is "0.10000000000000001" there, round(2.5) is 2.0). The registry is reached through
+// the JIT headers, which only lib/loaders may include: the loaders install a BuiltinRunner here
+// (install_jit_builtins, lib/loaders/jit_builtins.h; load_model, parse_tir and the unit tests'
+// main call it), and call_aten asks it for any candidate the dispatcher does not have, before
+// the few hand-written evaluations left in dispatch.cpp (those that differ on purpose, and
+// those for inputs the registry's types reject, such as an untyped empty list).
+// The runner gets the qualified base ("aten::add"), the overload ("str"; "" = the default one;
+// "*" = any overload whose schema fits the inputs) and the inputs; it returns the outputs, or
+// nullopt when no overload fits. A mutating overload (aten::append.t) runs only with
+// allow_mutation, and then changes the list or dict it was given, as TorchScript does.
+// Operators that are made from a jit::Node (hasOperation() is false: prim::TupleUnpack,
+// fusion groups, ...) are never run: the lifter turns the ones a saved model can hold into IR
+// structure (Note [Lifting TorchScript]).
+using BuiltinRunner = std::optional<std::vector<c10::IValue>> (*)(
+    const std::string& base, const std::string& overload, const std::vector<c10::IValue>& inputs,
+    bool allow_mutation);
+void set_builtin_runner(BuiltinRunner runner);
+BuiltinRunner builtin_runner();
+
 }  // namespace tt

@@ -103,7 +103,7 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
 }
 
 // F.interpolate's row keeps the Python argument order (input, size, scale_factor, mode,
-// align_corners), not an ATen one: dispatch to the upsample kernel of the mode.
+// align_corners[, antialias]), not an ATen one: dispatch to the upsample kernel of the mode.
 c10::IValue interpolate(const std::vector<c10::IValue>& in) {
   at::Tensor x = in.at(0).toTensor();
   size_t r = static_cast<size_t>(x.dim() - 2);
@@ -128,6 +128,12 @@ c10::IValue interpolate(const std::vector<c10::IValue>& in) {
   if (!scale_v.empty()) scales = scale_v;
   std::string mode = arg(3).isNone() ? "nearest" : arg(3).toStringRef();
   bool align = arg(4).isNone() ? false : arg(4).toBool();
+  if (arg(5).isBool() && arg(5).toBool()) {  // antialias
+    if (mode == "bilinear" && r == 2) return at::_upsample_bilinear2d_aa(x, size, align, scales);
+    if (mode == "bicubic" && r == 2) return at::_upsample_bicubic2d_aa(x, size, align, scales);
+    throw Error(ExitCode::Unsupported, "F.interpolate(antialias=True) with mode '" + mode +
+                                           "' is not supported by the interpreter");
+  }
   if (mode == "nearest") {
     if (r == 1) return at::upsample_nearest1d(x, size, scales);
     if (r == 2) return at::upsample_nearest2d(x, size, scales);

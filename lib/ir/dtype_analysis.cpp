@@ -8,6 +8,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <algorithm>
+#include <set>
+#include <unordered_set>
 
 namespace tt {
 
@@ -55,7 +57,83 @@ bool makes_non_float(const Value* v) {
 
 bool known_not_float(const Value* v) {
   const Type& t = v->type();
-  return t.dtype != DType::Unknown ? !is_float_dtype(t.dtype) : makes_non_float(v);
+  return t.dtype != DType::Unknown ? !is_float_dtype(t.dtype)
+                                   : makes_non_float(v) || known_complex(v);
+}
+
+namespace {
+
+// Note [Complex values]: by the op that makes the value, looking back through the operands
+// of ops that follow them (each value once: `seen`).
+bool complex_by_producer(const Value* v, std::unordered_set<const Value*>& seen) {
+  const Type& t = v->type();
+  if (t.dtype != DType::Unknown) return t.dtype == DType::C64 || t.dtype == DType::C128;
+  if (!t.is_tensor() && t.kind != Type::Kind::Any && t.kind != Type::Kind::List &&
+      t.kind != Type::Kind::Tuple)
+    return false;
+  const Node* p = v->node();
+  if (!seen.insert(v).second || p->owning_block() == nullptr ||
+      p == p->owning_block()->param_node())
+    return false;  // already looked at, or a graph or block input of unknown dtype
+  const std::string& op = p->op();
+  if (op == "prim.ListUnpack" || op == "prim.TupleUnpack" || op == "prim.TupleIndex" ||
+      op == "operator.getitem" || op == "prim.ListConstruct" || op == "prim.TupleConstruct") {
+    for (const Value* in : p->inputs())
+      if (complex_by_producer(in, seen)) return true;
+    return false;
+  }
+  if (op.rfind("prim.", 0) == 0 || is_module_op(p)) return false;
+  static const std::set<std::string> makes_complex = {
+      "aten::complex",       "aten::polar",     "aten::view_as_complex", "aten::fft_fft",
+      "aten::fft_ifft",      "aten::fft_rfft",  "aten::fft_ihfft",       "aten::fft_fft2",
+      "aten::fft_ifft2",     "aten::fft_rfft2", "aten::fft_ihfft2",      "aten::fft_fftn",
+      "aten::fft_ifftn",     "aten::fft_rfftn", "aten::fft_ihfftn",      "aten::linalg_eig",
+      "aten::linalg_eigvals"};
+  static const std::set<std::string> makes_real = {"aten::real",
+                                                   "aten::imag",
+                                                   "aten::angle",
+                                                   "aten::abs",
+                                                   "aten::absolute",
+                                                   "aten::view_as_real",
+                                                   "aten::fft_irfft",
+                                                   "aten::fft_hfft",
+                                                   "aten::fft_irfft2",
+                                                   "aten::fft_hfft2",
+                                                   "aten::fft_irfftn",
+                                                   "aten::fft_hfftn",
+                                                   "aten::linalg_norm",
+                                                   "aten::linalg_vector_norm",
+                                                   "aten::linalg_matrix_norm",
+                                                   "aten::norm",
+                                                   "aten::size",
+                                                   "aten::numel"};
+  for (const std::string& b : aten_bases(op)) {
+    if (makes_complex.count(b)) return true;
+    if (makes_real.count(b)) return false;
+    if (b == "aten::stft" || b == "aten::istft") {  // return_complex is the last input
+      auto c = p->num_inputs() ? const_bool(p->inputs().back()) : std::nullopt;
+      return c && *c;
+    }
+    if (b == "aten::to") {  // x.to(dtype): complex iff that dtype is
+      for (const Value* in : p->inputs())
+        if (in->type().kind == Type::Kind::ScalarType) {
+          auto d = const_dtype(in);
+          return d && (*d == DType::C64 || *d == DType::C128);
+        }
+    }
+    if (b == "aten::type_as" && p->num_inputs() == 2) return complex_by_producer(p->input(1), seen);
+  }
+  if (makes_non_float(v)) return false;
+  for (const Value* in : p->inputs())
+    if (complex_by_producer(in, seen)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool known_complex(const Value* v) {
+  std::unordered_set<const Value*> seen;
+  return complex_by_producer(v, seen);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -77,6 +155,7 @@ void FloatAnalysis::visit(const Node* n) {
 FloatKind FloatAnalysis::compute(const Node* n) const {
   using FK = FloatKind;
   const std::string& op = n->op();
+  if (op.rfind("prim.", 0) != 0 && known_complex(n->output(0))) return FK::NotFloat;
   if (op == "prim.Constant") {
     const AttrValue* a = n->output()->constant();
     if (const auto* t = a ? std::get_if<at::Tensor>(a) : nullptr)

@@ -35,8 +35,20 @@ bool may_be_float_tensor(const Type& t);
 // is float; Unknown otherwise.
 FloatKind float_kind_of_type(const Type& t);
 // Never a float tensor: a known non-float dtype, or (dtype unknown) made by an op whose result
-// is never floating point (its own answer, not the walk's).
+// is never floating point (its own answer, not the walk's), or a complex tensor (known_complex).
 bool known_not_float(const Value* v);
+
+// Note [Complex values]
+// Eager quantization has no complex tensors: a QuantStub or DeQuantStub on one fails after
+// convert (dequantize() of a complex tensor even drops its imaginary part silently), and
+// FloatFunctional cannot take one. Traced graphs rarely carry dtypes, so a value is known
+// complex by its type (c64, c128) or by the ops that make it: torch.complex, torch.polar,
+// view_as_complex, the complex FFTs (fft, ifft, rfft, ihfft and their 2-d/n-d forms),
+// linalg.eig(vals), stft/istft(return_complex=True), x.to(a complex dtype), and ops that follow
+// their operands (elementwise, views, cat, conj) applied to a complex tensor; real, imag, angle,
+// abs, view_as_real, the real FFTs back (irfft, hfft), norms and x.to(a real dtype) give real
+// tensors.
+bool known_complex(const Value* v);
 
 // Float-ness of tensor values, propagated along a walk in program order: call visit(n) for each
 // node before it is rewritten; set() records what a rewrite made.

@@ -14,14 +14,16 @@ struct DTypeSpelling {
 };
 // Accepted dtype spellings: PyTorch's names and the .tir short names.
 const DTypeSpelling kSpellings[] = {
-    {"float32", DType::F32},   {"float", DType::F32},  {"f32", DType::F32},
-    {"float64", DType::F64},   {"double", DType::F64}, {"f64", DType::F64},
-    {"float16", DType::F16},   {"half", DType::F16},   {"f16", DType::F16},
-    {"bfloat16", DType::BF16}, {"bf16", DType::BF16},  {"int64", DType::I64},
-    {"long", DType::I64},      {"i64", DType::I64},    {"int32", DType::I32},
-    {"int", DType::I32},       {"i32", DType::I32},    {"int16", DType::I16},
-    {"i16", DType::I16},       {"int8", DType::I8},    {"i8", DType::I8},
-    {"uint8", DType::U8},      {"u8", DType::U8},      {"bool", DType::Bool},
+    {"float32", DType::F32},     {"float", DType::F32},    {"f32", DType::F32},
+    {"float64", DType::F64},     {"double", DType::F64},   {"f64", DType::F64},
+    {"float16", DType::F16},     {"half", DType::F16},     {"f16", DType::F16},
+    {"bfloat16", DType::BF16},   {"bf16", DType::BF16},    {"int64", DType::I64},
+    {"long", DType::I64},        {"i64", DType::I64},      {"int32", DType::I32},
+    {"int", DType::I32},         {"i32", DType::I32},      {"int16", DType::I16},
+    {"i16", DType::I16},         {"int8", DType::I8},      {"i8", DType::I8},
+    {"uint8", DType::U8},        {"u8", DType::U8},        {"bool", DType::Bool},
+    {"complex64", DType::C64},   {"cfloat", DType::C64},   {"c64", DType::C64},
+    {"complex128", DType::C128}, {"cdouble", DType::C128}, {"c128", DType::C128},
 };
 
 const char* torch_name(DType d) {
@@ -56,7 +58,8 @@ InputSpec parse_input_spec(const std::string& spec) {
     if (!found)
       throw Error(ExitCode::Usage,
                   "invalid --input-shape '" + spec + "': unknown dtype '" + dt +
-                      "' — use float32, float64, float16, int64, int32, uint8 or bool");
+                      "' — use float32, float64, float16, int64, int32, uint8, bool, complex64 or "
+                      "complex128");
   }
   if (dims.empty())
     throw Error(ExitCode::Usage, "invalid --input-shape '" + spec + "': no sizes — " + form);

@@ -376,9 +376,9 @@ Value* upsample(Builder& l) {
 
 // ---- recurrent layers and attention --------------------------------------------------------
 
-// nn.LSTM / nn.GRU: flat weights in PyTorch's order; zero initial state when none is given; an
-// unbatched input gets a batch dim of 1 (decided at run time, like the module).
-Value* rnn(Builder& l, bool lstm) {
+// nn.LSTM / nn.GRU / nn.RNN: flat weights in PyTorch's order; zero initial state when none is
+// given; an unbatched input gets a batch dim of 1 (decided at run time, like the module).
+Value* rnn(Builder& l, bool lstm, const char* aten_op) {
   const Attrs& a = l.a();
   int64_t layers = a.get_int("num_layers", 1), hidden = a.get_int("hidden_size"),
           proj = a.get_int("proj_size", 0);
@@ -436,8 +436,7 @@ Value* rnn(Builder& l, bool lstm) {
   std::vector<Value*> args = {x, lstm ? l.list(state, Type::tensor()) : state[0]};
   args.insert(args.end(), tail.begin(), tail.end());
   std::vector<Type> types(lstm ? 3 : 2, Type::tensor());
-  std::vector<Value*> res =
-      l.call_n(lstm ? "aten::lstm.input" : "aten::gru.input", args, types, "rnn");
+  std::vector<Value*> res = l.call_n(aten_op, args, types, "rnn");
   res = l.if_(
       batched, [&] { return res; },
       [&] {
@@ -447,8 +446,13 @@ Value* rnn(Builder& l, bool lstm) {
       });
   return lstm ? l.tuple({res[0], l.tuple({res[1], res[2]})}) : l.tuple({res[0], res[1]});
 }
-Value* lstm(Builder& l) { return rnn(l, true); }
-Value* gru(Builder& l) { return rnn(l, false); }
+Value* lstm(Builder& l) { return rnn(l, true, "aten::lstm.input"); }
+Value* gru(Builder& l) { return rnn(l, false, "aten::gru.input"); }
+Value* rnn_plain(Builder& l) {
+  std::string f = l.a().get_str("nonlinearity", "tanh");
+  if (f != "tanh" && f != "relu") throw Refuse{"nn.RNN nonlinearity '" + f + "'"};
+  return rnn(l, false, f == "tanh" ? "aten::rnn_tanh.input" : "aten::rnn_relu.input");
+}
 
 // A bool input given as a constant (absent or None: `def`).
 bool const_bool_input(const Builder& l, size_t i, bool def, const char* what) {
@@ -674,6 +678,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"nn.Upsample", upsample},
       {"nn.LSTM", lstm},
       {"nn.GRU", gru},
+      {"nn.RNN", rnn_plain},
       {"nn.MultiheadAttention", multihead_attention},
       {"FloatFunctional.add", ff_add},
       {"FloatFunctional.add_scalar", ff_add_scalar},

@@ -155,8 +155,40 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"nnq.Dropout", "p=0.5, inplace=False"},
     // Function rows (Note [Python signatures]): F.interpolate's inputs are its Python
     // parameters; torch.tensor's overloads are TorchScript-only (no dispatcher schema).
-    {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None"},
+    {"F.interpolate", "input, size=None, scale_factor=None, mode=\"nearest\", align_corners=None, antialias=False"},
     {"torch.tensor", "data, dtype=None, device=None, requires_grad=False"},
+    // Rows whose keyword defaults are Python's, not the ATen overload's (op_table_aten.cpp):
+    // the windows and torch.stft are normalised to an overload without defaults; F.unfold and
+    // F.fold take ints where ATen takes pairs.
+    {"torch.hann_window", "window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=False"},
+    {"torch.hamming_window", "window_length, periodic=True, alpha=0.54, beta=0.46, dtype=None, layout=None, device=None, pin_memory=False"},
+    {"torch.blackman_window", "window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=False"},
+    {"torch.bartlett_window", "window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=False"},
+    {"torch.kaiser_window", "window_length, periodic=True, beta=12.0, dtype=None, layout=None, device=None, pin_memory=False"},
+    {"torch.stft", "input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode=\"reflect\", normalized=False, onesided=None, return_complex=None"},
+    {"F.unfold", "input, kernel_size, dilation=1, padding=0, stride=1"},
+    {"F.fold", "input, output_size, kernel_size, dilation=1, padding=0, stride=1"},
+    // Rows with Python enums (Note [Python enums]): their string defaults.
+    {"F.grid_sample", "input, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=None"},
+    {"torch.cdist", "x1, x2, p=2.0, compute_mode=\"use_mm_for_euclid_dist_if_necessary\""},
+    {"F.binary_cross_entropy", "input, target, weight=None, reduction=\"mean\""},
+    {"F.binary_cross_entropy_with_logits", "input, target, weight=None, pos_weight=None, reduction=\"mean\""},
+    {"F.cross_entropy", "input, target, weight=None, reduction=\"mean\", ignore_index=-100, label_smoothing=0.0"},
+    {"F.nll_loss", "input, target, weight=None, reduction=\"mean\", ignore_index=-100"},
+    {"F.huber_loss", "input, target, reduction=\"mean\", delta=1.0"},
+    {"F.l1_loss", "input, target, reduction=\"mean\""},
+    {"F.mse_loss", "input, target, reduction=\"mean\""},
+    {"F.smooth_l1_loss", "input, target, reduction=\"mean\", beta=1.0"},
+    {"F.soft_margin_loss", "input, target, reduction=\"mean\""},
+    {"F.multi_margin_loss", "input, target, p=1, margin=1.0, weight=None, reduction=\"mean\""},
+    {"F.multilabel_margin_loss", "input, target, reduction=\"mean\""},
+    {"F.kl_div", "input, target, reduction=\"mean\", log_target=False"},
+    {"F.poisson_nll_loss", "input, target, log_input=True, full=False, eps=1e-08, reduction=\"mean\""},
+    {"F.hinge_embedding_loss", "input, target, margin=1.0, reduction=\"mean\""},
+    {"F.margin_ranking_loss", "input1, input2, target, margin=0.0, reduction=\"mean\""},
+    {"F.cosine_embedding_loss", "input1, input2, target, margin=0.0, reduction=\"mean\""},
+    {"F.triplet_margin_loss", "anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=\"mean\""},
+    {"F.ctc_loss", "log_probs, targets, input_lengths, target_lengths, blank=0, reduction=\"mean\", zero_infinity=False"},
 };
 // clang-format on
 
@@ -205,6 +237,27 @@ const std::vector<PyParam>* python_signature(std::string_view op) {
   const auto& t = python_signatures();
   auto it = t.find(op);
   return it == t.end() ? nullptr : &it->second;
+}
+
+const std::vector<std::string>* python_enum(std::string_view op, std::string_view param) {
+  // Note [Python enums] (op_table.h). torch/nn/_reduction.py: none 0, mean 1, sum 2.
+  static const std::vector<std::string> reduction = {"none", "mean", "sum"};
+  static const std::vector<std::string> grid_mode = {"bilinear", "nearest", "bicubic"};
+  static const std::vector<std::string> grid_padding = {"zeros", "border", "reflection"};
+  static const std::vector<std::string> cdist_mode = {"use_mm_for_euclid_dist_if_necessary",
+                                                      "use_mm_for_euclid_dist",
+                                                      "donot_use_mm_for_euclid_dist"};
+  if (param == "reduction" && op.substr(0, 2) == "F." && op.size() > 5 &&
+      (op.substr(op.size() - 5) == "_loss" || op == "F.cross_entropy" ||
+       op == "F.binary_cross_entropy" || op == "F.binary_cross_entropy_with_logits" ||
+       op == "F.kl_div"))
+    return &reduction;
+  if (op == "F.grid_sample") {
+    if (param == "mode") return &grid_mode;
+    if (param == "padding_mode") return &grid_padding;
+  }
+  if (op == "torch.cdist" && param == "compute_mode") return &cdist_mode;
+  return nullptr;
 }
 
 std::string spelled_aten_base(std::string_view op) {
@@ -265,9 +318,9 @@ const char* python_unary_operator(std::string_view op) {
 }
 
 bool is_attribute_op(std::string_view op) {
-  static const std::set<std::string_view> attrs = {"Tensor.dtype",         "Tensor.device",
-                                                   "Tensor.is_nested",     "Tensor.is_cuda",
-                                                   "Tensor.requires_grad", "Device.type"};
+  static const std::set<std::string_view> attrs = {
+      "Tensor.dtype", "Tensor.device", "Tensor.is_nested", "Tensor.is_cuda", "Tensor.requires_grad",
+      "Device.type",  "Tensor.T",      "Tensor.mT",        "Tensor.H",       "Tensor.mH"};
   return attrs.count(op) != 0;
 }
 

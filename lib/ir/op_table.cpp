@@ -10,7 +10,9 @@
 //   conv{N}d / conv_transpose{N}d) or the other overload gets its own valid Python spelling
 //   (aten::mean -> Tensor.mean, aten::mean.dim -> torch.mean).
 // - py_args: "" positional, "name" keyword, "-" dropped (only for arguments that cannot change
-//   the result on CPU, e.g. cudnn_enabled). Positional entries always precede keyword entries.
+//   the result on CPU, e.g. cudnn_enabled), "=" dropped where it holds the schema's default (the
+//   Python call has no such parameter: F.elu's scale, F.rrelu's generator; the TorchScript lifter
+//   keeps any other value as an ATen call). Positional entries always precede keyword entries.
 // - Python signatures were checked against torch 1.13 (inspect.signature and trial calls); the
 //   e2e suites run every row on torch 2.6.
 // - Module rows: `aten` is the ATen op found in the module's traced forward; py_args unused
@@ -76,7 +78,7 @@ void add_facts(std::vector<OpInfo>& t) {
                         "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous",
                         "Tensor.to", "Tensor.type_as", "Tensor.detach", "Tensor.chunk", "Tensor.split",
                         "Tensor.split_with_sizes", "Tensor.unbind", "torch.flatten", "F.dropout", "int",
-                        "float"})
+                        "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
   for (const char* n : {"operator.getitem", "list", "list.slice"}) row(n).facts |= kSharesInputItems;
   row("F.interpolate").facts |= kInputsNotAtenOrder;
@@ -192,6 +194,7 @@ std::vector<OpInfo> make_table() {
       // Static eager quantization has no LSTM/GRU/MHA modules (only dynamic or custom ones).
       {"nn.LSTM", K::Module, {"aten::lstm.input"}, {}, Q::Float, "LSTM (returns output, (h, c))"},
       {"nn.GRU", K::Module, {"aten::gru.input"}, {}, Q::Float, "GRU (returns output, h)"},
+      {"nn.RNN", K::Module, {"aten::rnn_tanh.input", "aten::rnn_relu.input"}, {}, Q::Float, "Elman RNN, tanh or relu (returns output, h)"},
       {"nn.MultiheadAttention", K::Module, {"aten::_native_multi_head_attention"}, {}, Q::Float, "multi-head attention"},
       // --quant-prep: eager quantization stubs (identity before convert) and intrinsic modules
       // (composites of the modules above; lib/ir/quant.h lists their parts).
@@ -263,12 +266,14 @@ std::vector<OpInfo> make_table() {
       {"F.hardtanh", K::Function, {"aten::hardtanh"}, kAllPositional, Q::Native, "hardtanh(input, min_val, max_val)"},
       {"F.leaky_relu", K::Function, {"aten::leaky_relu"}, kAllPositional, Q::Native, "leaky_relu(input, negative_slope)"},
       // aten::elu's scale/input_scale are always 1 for F.elu (selu/celu have their own ops).
-      {"F.elu", K::Function, {"aten::elu"}, {"", "", "-", "-"}, Q::NeedsModule, "elu(input, alpha)"},
+      {"F.elu", K::Function, {"aten::elu"}, {"", "", "=", "="}, Q::NeedsModule, "elu(input, alpha)"},
       {"F.gelu", K::Function, {"aten::gelu"}, {"", "approximate"}, Q::Native, "gelu"},
       {"F.silu", K::Function, {"aten::silu"}, kAllPositional, Q::Float, "silu"},
       {"F.mish", K::Function, {"aten::mish"}, kAllPositional, Q::Float, "mish"},
       {"F.softplus", K::Function, {"aten::softplus"}, kAllPositional, Q::Float, "softplus(input, beta, threshold)"},
       {"F.selu", K::Function, {"aten::selu"}, kAllPositional, Q::Float, "selu"},
+      {"F.celu", K::Function, {"aten::celu"}, kAllPositional, Q::Float, "celu(input, alpha)"},
+      {"F.threshold", K::Function, {"aten::threshold"}, kAllPositional, Q::Float, "threshold(input, threshold, value)"},
       {"F.hardswish", K::Function, {"aten::hardswish"}, kAllPositional, Q::NeedsModule, "hardswish"},
       {"F.hardsigmoid", K::Function, {"aten::hardsigmoid"}, kAllPositional, Q::Native, "hardsigmoid"},
       {"F.prelu", K::Function, {"aten::prelu"}, kAllPositional, Q::NeedsModule, "prelu(input, weight)"},
@@ -334,12 +339,16 @@ std::vector<OpInfo> make_table() {
         "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact2d.vec",
         "aten::_upsample_nearest_exact3d.vec", "aten::upsample_linear1d.vec",
         "aten::upsample_bilinear2d.vec", "aten::upsample_bicubic2d.vec",
-        "aten::upsample_trilinear3d.vec"},
-       {"", "size", "scale_factor", "mode", "align_corners"}, Q::Native,
-       "interpolate; inputs (input, size, scale_factor, mode, align_corners), not ATen order"},
+        "aten::upsample_trilinear3d.vec", "aten::_upsample_bilinear2d_aa.vec",
+        "aten::_upsample_bicubic2d_aa.vec"},
+       {"", "size", "scale_factor", "mode", "align_corners", "antialias"}, Q::Native,
+       "interpolate; inputs (input, size, scale_factor, mode, align_corners[, antialias]), not ATen order"},
       {"F.pad", K::Function, {"aten::pad"}, kAllPositional, Q::Native, "pad(input, pad, mode, value)"},
       {"F.pixel_shuffle", K::Function, {"aten::pixel_shuffle"}, kAllPositional, Q::Native, "pixel_shuffle(input, upscale_factor)"},
       {"F.pixel_unshuffle", K::Function, {"aten::pixel_unshuffle"}, kAllPositional, Q::Native, "pixel_unshuffle(input, downscale_factor)"},
+      {"F.fold", K::Function, {"aten::col2im"}, kAllPositional, Q::Float, "fold(input, output_size, kernel_size, dilation, padding, stride)"},
+      {"F.affine_grid", K::Function, {"aten::affine_grid_generator"}, kAllPositional, Q::Float, "affine_grid(theta, size, align_corners)"},
+      {"torch.grid_sampler", K::Function, {"aten::grid_sampler"}, kAllPositional, Q::Float, "grid_sampler(input, grid, mode, padding_mode, align_corners) with int modes"},
 
       // ---------------------------------------------------------------------------------------
       // elementwise arithmetic
@@ -365,6 +374,15 @@ std::vector<OpInfo> make_table() {
       {"torch.erf", K::Function, {"aten::erf"}, kAllPositional, Q::Float, "erf"},
       {"torch.sin", K::Function, {"aten::sin"}, kAllPositional, Q::Float, "sin"},
       {"torch.cos", K::Function, {"aten::cos"}, kAllPositional, Q::Float, "cos"},
+      {"torch.tan", K::Function, {"aten::tan"}, kAllPositional, Q::Float, "tan"},
+      {"torch.asin", K::Function, {"aten::asin"}, kAllPositional, Q::Float, "asin"},
+      {"torch.acos", K::Function, {"aten::acos"}, kAllPositional, Q::Float, "acos"},
+      {"torch.atan", K::Function, {"aten::atan"}, kAllPositional, Q::Float, "atan"},
+      {"torch.sinh", K::Function, {"aten::sinh"}, kAllPositional, Q::Float, "sinh"},
+      {"torch.cosh", K::Function, {"aten::cosh"}, kAllPositional, Q::Float, "cosh"},
+      {"torch.asinh", K::Function, {"aten::asinh"}, kAllPositional, Q::Float, "asinh"},
+      {"torch.acosh", K::Function, {"aten::acosh"}, kAllPositional, Q::Float, "acosh"},
+      {"torch.atanh", K::Function, {"aten::atanh"}, kAllPositional, Q::Float, "atanh"},
       {"torch.floor", K::Function, {"aten::floor"}, kAllPositional, Q::Float, "floor"},
       {"torch.ceil", K::Function, {"aten::ceil"}, kAllPositional, Q::Float, "ceil"},
       {"torch.clamp", K::Function, {"aten::clamp", "aten::clamp.Tensor"}, kAllPositional, Q::Native, "clamp(input, min, max)"},
@@ -375,7 +393,7 @@ std::vector<OpInfo> make_table() {
       {"torch.sign", K::Function, {"aten::sign"}, kAllPositional, Q::Float, "sign"},
       {"torch.round", K::Function, {"aten::round"}, kAllPositional, Q::Float, "round half to even"},
       {"torch.where", K::Function,
-       {"aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar"},
+       {"aten::where.self", "aten::where.ScalarOther", "aten::where.ScalarSelf", "aten::where.Scalar", "aten::where"},
        kAllPositional, Q::Float, "where(condition, input, other)"},
       {"torch.eq", K::Function, {"aten::eq.Tensor", "aten::eq.Scalar"}, kAllPositional, Q::Float, "input == other"},
       {"torch.ne", K::Function, {"aten::ne.Tensor", "aten::ne.Scalar"}, kAllPositional, Q::Float, "input != other"},
@@ -384,6 +402,19 @@ std::vector<OpInfo> make_table() {
       {"torch.lt", K::Function, {"aten::lt.Tensor", "aten::lt.Scalar"}, kAllPositional, Q::Float, "input < other"},
       {"torch.le", K::Function, {"aten::le.Tensor", "aten::le.Scalar"}, kAllPositional, Q::Float, "input <= other"},
       {"torch.logical_not", K::Function, {"aten::logical_not"}, kAllPositional, Q::Float, "logical not"},
+      {"torch.logical_and", K::Function, {"aten::logical_and"}, kAllPositional, Q::Float, "logical and"},
+      {"torch.logical_or", K::Function, {"aten::logical_or"}, kAllPositional, Q::Float, "logical or"},
+      {"torch.logical_xor", K::Function, {"aten::logical_xor"}, kAllPositional, Q::Float, "logical xor"},
+      {"torch.bitwise_not", K::Function, {"aten::bitwise_not"}, kAllPositional, Q::Float, "bitwise not"},
+      {"torch.bitwise_and", K::Function, {"aten::bitwise_and.Tensor"}, kAllPositional, Q::Float, "bitwise and"},
+      {"torch.bitwise_or", K::Function, {"aten::bitwise_or.Tensor"}, kAllPositional, Q::Float, "bitwise or"},
+      {"torch.bitwise_xor", K::Function, {"aten::bitwise_xor.Tensor"}, kAllPositional, Q::Float, "bitwise xor"},
+      {"torch.bitwise_left_shift", K::Function, {"aten::bitwise_left_shift.Tensor"}, kAllPositional, Q::Float, "a << b"},
+      {"torch.bitwise_right_shift", K::Function, {"aten::bitwise_right_shift.Tensor"}, kAllPositional, Q::Float, "a >> b"},
+      {"torch.isnan", K::Function, {"aten::isnan"}, kAllPositional, Q::Float, "isnan"},
+      {"torch.isinf", K::Function, {"aten::isinf"}, kAllPositional, Q::Float, "isinf"},
+      {"torch.isposinf", K::Function, {"aten::isposinf"}, kAllPositional, Q::Float, "isposinf"},
+      {"torch.isneginf", K::Function, {"aten::isneginf"}, kAllPositional, Q::Float, "isneginf"},
       {"Tensor.masked_fill", K::Method, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"}, kAllPositional, Q::Float, "x.masked_fill(mask, value)"},
 
       // ---------------------------------------------------------------------------------------
@@ -406,6 +437,7 @@ std::vector<OpInfo> make_table() {
       {"torch.prod", K::Function, {"aten::prod.dim_int"}, {"", "", "", "dtype"}, Q::Float, "prod(input, dim, keepdim)"},
       {"torch.cumsum", K::Function, {"aten::cumsum"}, {"", "", "dtype"}, Q::Float, "cumsum(input, dim)"},
       {"torch.amax", K::Function, {"aten::amax"}, kAllPositional, Q::Float, "amax(input, dim, keepdim)"},
+      {"torch.logsumexp", K::Function, {"aten::logsumexp"}, kAllPositional, Q::Float, "logsumexp(input, dim, keepdim)"},
       {"torch.amin", K::Function, {"aten::amin"}, kAllPositional, Q::Float, "amin(input, dim, keepdim)"},
       {"torch.max", K::Function, {"aten::max.dim", "aten::max", "aten::max.other"}, kAllPositional, Q::Float, "max (over dim: values, indices)"},
       {"torch.min", K::Function, {"aten::min.dim", "aten::min", "aten::min.other"}, kAllPositional, Q::Float, "min (over dim: values, indices)"},
@@ -413,6 +445,9 @@ std::vector<OpInfo> make_table() {
       {"torch.argmin", K::Function, {"aten::argmin"}, kAllPositional, Q::Float, "argmin(input, dim, keepdim)"},
       {"torch.topk", K::Function, {"aten::topk"}, kAllPositional, Q::Native, "topk(input, k, dim, largest, sorted)"},
       {"torch.sort", K::Function, {"aten::sort"}, kAllPositional, Q::Float, "sort(input, dim, descending)"},
+      {"torch.unique", K::Function, {"aten::unique_dim"}, {"", "dim", "sorted", "return_inverse", "return_counts"}, Q::Float, "unique(input, dim=, sorted=, return_inverse=, return_counts=)"},
+      {"torch.nonzero", K::Function, {"aten::nonzero"}, kAllPositional, Q::Float, "nonzero(input)"},
+      {"torch.linalg.det", K::Function, {"aten::linalg_det"}, kAllPositional, Q::Float, "det(A)"},
 
       // ---------------------------------------------------------------------------------------
       // joining / splitting
@@ -432,6 +467,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.permute", K::Method, {"aten::permute"}, kAllPositional, Q::Native, "x.permute(dims)"},
       {"Tensor.transpose", K::Method, {"aten::transpose.int"}, kAllPositional, Q::Native, "x.transpose(dim0, dim1)"},
       {"Tensor.t", K::Method, {"aten::t"}, kAllPositional, Q::Native, "x.t()"},
+      {"torch.movedim", K::Function, {"aten::movedim.int"}, kAllPositional, Q::Native, "movedim(input, source, destination)"},
       {"Tensor.contiguous", K::Method, {"aten::contiguous"}, {"", "memory_format"}, Q::Native, "x.contiguous()"},
       {"Tensor.unsqueeze", K::Method, {"aten::unsqueeze"}, kAllPositional, Q::Native, "x.unsqueeze(dim)"},
       {"Tensor.squeeze", K::Method, {"aten::squeeze", "aten::squeeze.dim"}, kAllPositional, Q::Native, "x.squeeze([dim])"},
@@ -440,7 +476,7 @@ std::vector<OpInfo> make_table() {
       {"Tensor.expand", K::Method, {"aten::expand"}, {"", "", "-"}, Q::Native, "x.expand(size)"},
       {"Tensor.expand_as", K::Method, {"aten::expand_as"}, kAllPositional, Q::Native, "x.expand_as(other)"},
       {"Tensor.repeat", K::Method, {"aten::repeat"}, kAllPositional, Q::Native, "x.repeat(repeats)"},
-      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
+      {"torch.repeat_interleave", K::Function, {"aten::repeat_interleave.self_int", "aten::repeat_interleave.self_Tensor", "aten::repeat_interleave.Tensor"}, {"", "", "", "output_size"}, Q::Float, "repeat_interleave(input, repeats, dim)"},
       {"torch.flip", K::Function, {"aten::flip"}, kAllPositional, Q::Native, "flip(input, dims)"},
       {"torch.roll", K::Function, {"aten::roll"}, kAllPositional, Q::Float, "roll(input, shifts, dims)"},
       {"torch.tril", K::Function, {"aten::tril"}, kAllPositional, Q::Float, "tril(input, diagonal)"},
@@ -449,6 +485,9 @@ std::vector<OpInfo> make_table() {
       {"Tensor.slice", K::Method, {"aten::slice.Tensor"}, kAllPositional, Q::Native, "x[..., start:end:step] on dim (inputs: x, dim, start, end, step)"},
       {"Tensor.select", K::Method, {"aten::select.int"}, kAllPositional, Q::Native, "x.select(dim, index)"},
       {"torch.gather", K::Function, {"aten::gather"}, {"", "", "", "sparse_grad"}, Q::Float, "gather(input, dim, index)"},
+      {"torch.scatter", K::Function, {"aten::scatter.src"}, kAllPositional, Q::Float, "scatter(input, dim, index, src)"},
+      {"torch.scatter_reduce", K::Function, {"aten::scatter_reduce.two"}, {"", "", "", "", "", "include_self"}, Q::Float, "scatter_reduce(input, dim, index, src, reduce)"},
+      {"torch.index_put", K::Function, {"aten::index_put"}, kAllPositional, Q::Float, "index_put(input, indices, values, accumulate)"},
       {"torch.index_select", K::Function, {"aten::index_select"}, kAllPositional, Q::Native, "index_select(input, dim, index)"},
       {"Tensor.size", K::Method, {"aten::size.int", "aten::size"}, kAllPositional, Q::Shape, "x.size([dim])"},
       {"Tensor.numel", K::Method, {"aten::numel"}, kAllPositional, Q::Shape, "x.numel()"},
@@ -459,9 +498,9 @@ std::vector<OpInfo> make_table() {
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
       // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
       // semantics in dispatch.cpp). One overload each: the rest share the base name.
-      {"operator.add", K::Function, {"aten::add.int"}, kAllPositional, Q::Shape, "a + b on numbers"},
+      {"operator.add", K::Function, {"aten::add.int", "aten::add.str"}, kAllPositional, Q::Shape, "a + b on numbers or strings"},
       {"operator.sub", K::Function, {"aten::sub.int"}, kAllPositional, Q::Shape, "a - b on numbers"},
-      {"operator.mul", K::Function, {"aten::mul.int"}, kAllPositional, Q::Shape, "a * b on numbers"},
+      {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
       {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
       {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
       {"operator.mod", K::Function, {"aten::remainder.int"}, kAllPositional, Q::Shape, "a % b on numbers"},
@@ -470,8 +509,8 @@ std::vector<OpInfo> make_table() {
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
       {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
       {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
-      {"operator.eq", K::Function, {"aten::eq.int"}, kAllPositional, Q::Shape, "a == b on numbers"},
-      {"operator.ne", K::Function, {"aten::ne.int"}, kAllPositional, Q::Shape, "a != b on numbers"},
+      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, lists of ints/bools/strings"},
+      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, lists of ints/bools/strings"},
       {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
       {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
       {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
@@ -486,7 +525,17 @@ std::vector<OpInfo> make_table() {
        {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
         "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float"},
        kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
-      {"len", K::Function, {"aten::len.t"}, kAllPositional, Q::Shape, "len(list) or len(tensor)"},
+      {"len", K::Function, {"aten::len.t", "aten::len.str"}, kAllPositional, Q::Shape, "len(list), len(str) or len(tensor)"},
+      // Ints only: on floats TorchScript's max(a, b) is `a if a > b else b` (max(1.0, nan) is nan),
+      // Python's keeps a (those stay torch.ops.prim.max.float: Note [TorchScript builtins without
+      // a row] in lib/loaders/torchscript/lifter_ops.cpp).
+      {"max", K::Function, {"prim::max.int", "prim::max.self_int"}, kAllPositional, Q::Shape, "max(a, b), max(l) on ints"},
+      {"min", K::Function, {"prim::min.int", "prim::min.self_int"}, kAllPositional, Q::Shape, "min(a, b), min(l) on ints"},
+      // The lifter checks the text is Python's too (Note [Text of numbers] in lifter_ops.cpp).
+      {"str", K::Function, {"aten::str"}, kAllPositional, Q::Shape, "str(x) of an int, bool, str, None or a list of them"},
+      // Every tensor is on the CPU: x itself, as in TorchScript.
+      {"Tensor.cpu", K::Method, {"aten::cpu"}, kAllPositional, Q::Native, "x.cpu()"},
+      {"torch.as_tensor", K::Function, {"aten::as_tensor.list"}, {"", "dtype", "device"}, Q::Shape, "torch.as_tensor(list of numbers, dtype, device)"},
       {"math.floor", K::Function, {"aten::floor.float"}, kAllPositional, Q::Shape, "math.floor(x) -> int"},
       {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
@@ -503,6 +552,7 @@ std::vector<OpInfo> make_table() {
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
+      {"torch.is_autocast_cpu_enabled", K::Function, {"aten::is_autocast_cpu_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_cpu_enabled() (False in the interpreter)"},
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute
       // the same values.
       {"torch.is_grad_enabled", K::Function, {"aten::is_grad_enabled"}, kAllPositional, Q::Shape, "torch.is_grad_enabled() (as the interpreter runs)"},
@@ -546,6 +596,7 @@ std::vector<OpInfo> make_table() {
       {"torchvision.ops.ps_roi_pool", K::Function, {"torchvision::ps_roi_pool"}, kAllPositional, Q::Float, "torchvision.ops.ps_roi_pool(input, boxes, output_size, spatial_scale)"},
   };
   // clang-format on
+  detail::add_aten_rows(t);
   add_facts(t);
   return t;
 }
@@ -654,6 +705,10 @@ bool python_spells_fallback(std::string_view op) {
   return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty();
 }
 
+bool written_as_torch_ops(std::string_view op) {
+  return is_aten_fallback(op) && !python_spells_fallback(op);
+}
+
 }  // namespace tt
 
 namespace tt {
@@ -706,9 +761,13 @@ bool aten_has(std::string_view name, AtenFact f) {
          "_autocast_to_full_precision", "data"},
         kReturnsInputSometimes);
     add({"argmax", "argmin", "eq", "ne", "gt", "ge", "lt", "le", "logical_not", "logical_and",
-         "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted"},
+         "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted",
+         "greater", "greater_equal", "less", "less_equal", "not_equal", "logical_xor", "isinf",
+         "isfinite", "isposinf", "isneginf", "isreal", "isin", "isclose", "signbit", "argwhere",
+         "count_nonzero", "bincount", "tril_indices", "triu_indices", "one_hot"},
         kNonFloatResult);
-    add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin"},
+    add({"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "max", "min", "cummax", "cummin",
+         "frexp"},
         kIndicesSecond);
     // clang-format on
     return m;

@@ -47,7 +47,8 @@ struct OpInfo {
   // "aten::add.Scalar"); for module ops, the ATen op found in the module's forward.
   std::vector<std::string> aten;
   // Python spelling per ATen input position: "" positional, "name" keyword, "-" dropped
-  // (e.g. cudnn_enabled). Empty vector: all positional.
+  // (e.g. cudnn_enabled), "=" dropped where it is the schema's default (Note [Op table rows]).
+  // Empty vector: all positional.
   std::vector<std::string> py_args;
   QuantClass qclass = QuantClass::Unknown;
   std::string summary;  // one line, for `tinytrace passes`-style listings and docs
@@ -86,6 +87,10 @@ enum OpFact : uint32_t {
   // find_op_by_aten does not return it, and the Python emitter takes its keyword defaults from
   // its Python signature instead of an ATen schema.
   kInputsNotAtenOrder = 1u << 6,
+  // A function row whose Python function takes its first input, a list of tensors, as separate
+  // arguments (torch.broadcast_tensors(*tensors), torch.meshgrid(*tensors, indexing=)): the Python
+  // emitter writes the list's items (or *list).
+  kVarargs = 1u << 7,
 };
 
 // Facts about ATen ops by their name without namespace and overload ("append", "argmax",
@@ -133,6 +138,15 @@ struct PyParam {
 };
 // The signature of `op`; nullptr when it has none.
 const std::vector<PyParam>* python_signature(std::string_view op);
+
+// Note [Python enums]
+// Where ATen takes an int code for what the Python function takes as a string (a loss's
+// reduction: 0 "none", 1 "mean", 2 "sum"; F.grid_sample's mode and padding_mode; torch.cdist's
+// compute_mode), the row keeps ATen's int input and the Python emitter writes the string. The
+// TorchScript lifter keeps such an op an ATen call unless the input is a constant in range (or
+// None where the Python default stands for it).
+// The strings of keyword `param` of row `op`, indexed by ATen's code; nullptr when it is no enum.
+const std::vector<std::string>* python_enum(std::string_view op, std::string_view param);
 // Every signature by op name (for the consistency test).
 const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signatures();
 
@@ -166,6 +180,10 @@ const OpInfo* find_op(std::string_view name);
 // overload); nullptr when unknown. In-place variants ("aten::relu_") map to their functional op.
 const OpInfo* find_op_by_aten(std::string_view aten_overload);
 const std::vector<OpInfo>& all_ops();
+namespace detail {
+// The rows of lib/ir/op_table_aten.cpp (Note [Spelled ATen ops]), appended by the table itself.
+void add_aten_rows(std::vector<OpInfo>& t);
+}  // namespace detail
 
 // Whether torch.Tensor has the in-place method `name` ("clamp_", "masked_fill_", "copy_"): an
 // in-place ATen op kept as such (Note [In-place writes]) is written as that method call.
@@ -178,6 +196,10 @@ bool is_aten_fallback(std::string_view op);
 // ATen fallback ops the Python emitter still writes idiomatically (x[i, :, j] for aten::index,
 // x.fill_(v)): no "no Python spelling" warning for them.
 bool python_spells_fallback(std::string_view op);
+// Whether NAME.py writes `op` as a torch.ops.aten call: an ATen op without a row that the Python
+// emitter does not spell either (is_aten_fallback and not python_spells_fallback). The report's
+// aten_fallbacks, inspect and the DOT picture list these.
+bool written_as_torch_ops(std::string_view op);
 
 // The ATen base a spelling without a row stands for: "Tensor.foo", "torch.foo" and "F.foo" ->
 // "aten::foo"; "" for other spellings.
@@ -194,7 +216,8 @@ const char* python_unary_operator(std::string_view op);
 const char* python_tensor_comparison(std::string_view op);
 const char* python_tensor_arithmetic(std::string_view op);
 // Ops the emitters write as an attribute read of their one input, not a call: Tensor.dtype,
-// Tensor.device, Tensor.is_nested, Tensor.is_cuda, Tensor.requires_grad, Device.type.
+// Tensor.device, Tensor.is_nested, Tensor.is_cuda, Tensor.requires_grad, Device.type, and the
+// transposes Tensor.T, Tensor.mT, Tensor.H, Tensor.mH.
 bool is_attribute_op(std::string_view op);
 // The inside of a Python slice from its bounds' texts ("" for None): "a:b", "a:b:c" (a step of
 // "1" is left out), as the emitters write list.slice.

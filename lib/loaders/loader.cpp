@@ -4,6 +4,7 @@
 // pipeline (Note [Import pipeline] in loader.h).
 #include "loaders/loader.h"
 
+#include "loaders/jit_builtins.h"
 #include "loaders/tir_parser.h"
 #include "passes/pass_manager.h"
 #include "support/sha256.h"
@@ -282,6 +283,7 @@ std::string detect_format(const std::string& path) {
 }
 
 Model load_model(const std::string& path) {
+  install_jit_builtins();  // Note [TorchScript builtins through LibTorch's registry]
   Model m;
   m.source.path = path;
   m.source.format = detect_format(path);

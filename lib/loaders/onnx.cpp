@@ -1,4 +1,4 @@
-// ONNX loader: reads an ONNX ModelProto (opsets 9-17) into the same IR the TorchScript loader
+// ONNX loader: reads an ONNX ModelProto (opsets 9-20) into the same IR the TorchScript loader
 // produces, so every pass and emitter works on it unchanged. This file is the entry point
 // (load_onnx); the importer lives in lib/loaders/onnx/, one file per op family plus one per
 // step that is not an op's lifting (the list: lib/loaders/onnx/importer.h).
@@ -82,10 +82,10 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
   int64_t opset = 0;
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  if (opset != 0 && (opset < 7 || opset > 18))
+  if (opset != 0 && (opset < 7 || opset > 20))
     throw Error(ExitCode::Unsupported, "ONNX opset " + std::to_string(opset) +
-                                           " is outside the supported range 9-17 — re-export with "
-                                           "opset_version=13");
+                                           " is outside the supported range 9-20 — re-export with "
+                                           "opset_version=17");
   // Fills value_info for every intermediate the exporter left untyped (ranks pick BatchNorm1d vs
   // 2d, static shapes fold Shape sub-graphs). Best effort: a model ONNX cannot infer still loads.
   try {

@@ -11,6 +11,7 @@
 #include "loaders/tir_parser.h"
 
 #include "ir/tir_text.h"
+#include "loaders/jit_builtins.h"
 #include "loaders/tir_lexer.h"
 #include "loaders/torch_io.h"
 #include "support/diag.h"
@@ -682,6 +683,7 @@ class Parser : Lexer {
 }  // namespace
 
 std::unique_ptr<Graph> parse_tir(const std::string& text, const std::string& filename) {
+  install_jit_builtins();  // Note [TorchScript builtins through LibTorch's registry]
   try {
     return Parser(text, filename).run();
   } catch (const Error&) {

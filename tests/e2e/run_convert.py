@@ -8,9 +8,11 @@ With --verify in the convert arguments the CLI's verdict line must say OK.
 Reads MODEL.json (written by scripts/gen_models.py) for the --input-shape arguments, the tolerance
 and the warnings the report must contain; "skip_state_dict": true (ONNX models, from
 scripts/gen_onnx_models.py) skips the check that the original's state_dict loads; "expect_ops"
-lists ops the report's op histogram must contain; "convert_args" are added to the convert command
-(--load-library, --quantized-engine), "op_libraries", "allow_imports" and "quantized_engine" go to
-the checker (scripts/gen_oplib_models.py, scripts/gen_quantized_models.py). OUT_DIR is
+lists ops the report's op histogram must contain; "no_fallback": true (scripts/gen_op_models.py)
+requires NAME.py without torch.ops.aten calls and NAME.json without aten-fallback warnings;
+"convert_args" are added to the convert command (--load-library, --quantized-engine),
+"op_libraries", "allow_imports" and "quantized_engine" go to the checker
+(scripts/gen_oplib_models.py, scripts/gen_quantized_models.py). OUT_DIR is
 emptied first. Fails when the CLI exits non-zero, prints an error, leaves files other than NAME.py/.pth/.json in OUT_DIR (a temporary
 file that was never renamed, say), modifies the input, or when the checker fails.
 """
@@ -99,6 +101,19 @@ def main():
         missing = [op for op in meta["expect_ops"] if not hist.get(op)]
         if missing:
             die(f"{name}: {missing} not in the converted graph (ops: {sorted(hist)})")
+
+    # "no_fallback" (scripts/gen_op_models.py): every op is spelled as PyTorch code, so NAME.py
+    # has no torch.ops.aten call and NAME.json no aten-fallback warning.
+    if meta.get("no_fallback"):
+        with open(os.path.join(out_dir, name + ".py"), encoding="utf-8") as f:
+            calls = [line.strip() for line in f if "torch.ops.aten" in line]
+        if calls:
+            die(f"{name}: NAME.py still calls torch.ops.aten: {calls[:3]}")
+        with open(os.path.join(out_dir, name + ".json"), encoding="utf-8") as f:
+            diags = json.load(f).get("diagnostics", [])
+        fallbacks = [d["message"] for d in diags if d.get("code") == "aten-fallback"]
+        if fallbacks:
+            die(f"{name}: aten-fallback warnings in NAME.json: {fallbacks[:3]}")
 
     tol = meta.get("tolerance", 1e-4)
     check = [PYTHON, CHECKER, out_dir, name, model, "--tol", str(tol)]

@@ -3,9 +3,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include "loaders/jit_builtins.h"
 #include "passes/pass.h"
 
 int main(int argc, char** argv) {
   tt::register_test_passes();
+  tt::install_jit_builtins();
   return doctest::Context(argc, argv).run();
 }

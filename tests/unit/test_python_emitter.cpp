@@ -643,7 +643,8 @@ TEST_CASE("python emitter: F.* Python defaults agree with the ATen schema defaul
       int positional = 0;
       for (size_t i = 0; i < args.size(); ++i) {
         std::string role = i < op.py_args.size() ? op.py_args[i] : "";
-        if (role == "-") continue;
+        if (role == "-" || role == "=") continue;
+        if (python_enum(op.name, role)) continue;  // a string in Python (Note [Python enums])
         nlohmann::json row = {{"op", op.name}, {"aten", q}, {"arg", args[i].name()}};
         if (role.empty())
           row["position"] = positional++;
@@ -701,6 +702,87 @@ for r in json.load(open(sys.argv[1])):
     ok = ok or (r["arg"] == "padding_idx" and d == -1 and py is None)
     if not ok:
         bad.append((r, py))
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+)PY");
+  std::string out;
+  int rc = run(std::string(kPython) + " " + (dir.path / "check.py").string() + " " +
+                   (dir.path / "rows.json").string(),
+               out);
+  INFO(out);
+  CHECK(rc == 0);
+}
+
+// Note [Spelled ATen ops] (lib/ir/op_table_aten.cpp): a torch.* / Tensor.* / torch.fft.* /
+// torch.linalg.* / torch.special.* row with every input positional is written in schema order, so
+// its Python function must exist and, where Python lists several signatures, one of them must take
+// each overload's arguments by those names (self is the receiver of a method, `input` of a
+// function; keyword-only ones by keyword; a Tensor argument where Python says Tensor).
+TEST_CASE("python emitter: torch.* and Tensor.* rows are Python bindings of their overloads") {
+  if (!python_has_torch()) {
+    MESSAGE("skipped: /usr/bin/python3 lacks torch");
+    return;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const OpInfo& op : all_ops()) {
+    bool method = op.kind == OpKind::Method, torch_fn = op.name.rfind("torch.", 0) == 0;
+    if (!(method || (op.kind == OpKind::Function && torch_fn)) || !op.py_args.empty() ||
+        is_attribute_op(op.name) || op.name == "Tensor.slice" || op.name == "Tensor.index")
+      continue;  // keyword rows are checked by hand and e2e; subscripts and attributes are no calls
+    for (const std::string& q : op.aten) {
+      size_t dot = q.find('.', q.find("::") + 2);
+      std::string name = q.substr(0, dot),
+                  overload = dot == std::string::npos ? "" : q.substr(dot + 1);
+      auto h = c10::Dispatcher::singleton().findSchema({name, overload});
+      if (!h) continue;  // a TorchScript builtin (aten::is_contiguous): no Python binding to check
+      nlohmann::json args = nlohmann::json::array();
+      for (const auto& a : h->schema().arguments())
+        args.push_back({{"name", a.name()},
+                        {"kwarg_only", a.kwarg_only()},
+                        {"tensor", a.type()->kind() == c10::TypeKind::TensorType}});
+      rows.push_back({{"op", op.name}, {"aten", q}, {"args", args}});
+    }
+  }
+  TempDir dir;
+  write_file(dir.path / "rows.json", rows.dump());
+  write_file(dir.path / "check.py", R"PY(
+import json, re, sys
+import torch
+bad = []
+for r in json.load(open(sys.argv[1])):
+    parts = r["op"].split(".")
+    fn = torch.Tensor if parts[0] == "Tensor" else torch
+    for p in parts[1:]:
+        fn = getattr(fn, p, None)
+    if fn is None:
+        bad.append((r["op"], "no such Python function")); continue
+    method = parts[0] == "Tensor"
+    args = r["args"][1:] if method else r["args"]
+    if method and r["args"][0]["name"] != "self":
+        bad.append((r["op"], r["aten"], "the receiver is not self")); continue
+    try:  # the argument parser lists its signatures when none matches
+        fn(*([torch.zeros(1)] if method else []), *[object()] * 12)
+        continue
+    except TypeError as e:
+        sigs = re.findall(r"^ \* \((.*)\)$", str(e), re.M)
+    except Exception:
+        continue
+    if not sigs:
+        continue  # one signature (or a Python function): the e2e models call it
+    positional = [a for a in args if not a["kwarg_only"]]
+    names = [("input" if a["name"] == "self" and not method else a["name"]) for a in positional]
+    kw = {a["name"] for a in args if a["kwarg_only"]}
+    def fits(sig):
+        params = [p.strip() for p in sig.split(", ") if p.strip()]
+        star = params.index("*") if "*" in params else len(params)
+        pos = [p.split("=")[0].split()[-1] for p in params[:star]]
+        types = [p.split("=")[0].split()[0] for p in params[:star]]
+        key = {p.split("=")[0].split()[-1] for p in params[star + 1:]}
+        tensors = all(not a["tensor"] or t == "Tensor" for a, t in zip(positional, types))
+        return pos[:len(names)] == names and kw <= key | set(pos) and tensors
+    if not any(fits(s) for s in sigs):
+        bad.append((r["op"], r["aten"], names, sorted(kw), sigs))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

@@ -14,6 +14,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -179,10 +180,20 @@ PyEmitter::CallArgs PyEmitter::call_args(const Node& n, const OpInfo* info, size
       role = info->py_args[i];
     else if (facts.known && facts.kwarg_only && !facts.name.empty())
       role = facts.name;
-    if (role == "-") continue;
+    if (role == "-" || role == "=") continue;
     const Value* v = n.input(i);
     const AttrValue* c = v->constant();
     Expr e = expr(v);
+    // ATen's int code as Python's string (Note [Python enums]); None is the Python default.
+    const std::vector<std::string>* names =
+        info && !role.empty() ? python_enum(info->name, role) : nullptr;
+    if (names && c && std::holds_alternative<int64_t>(*c)) {
+      int64_t code = std::get<int64_t>(*c);
+      if (code >= 0 && code < static_cast<int64_t>(names->size()))
+        e = Expr(py_str((*names)[static_cast<size_t>(code)]));
+    } else if (names && c && std::holds_alternative<NoneAttr>(*c)) {
+      continue;
+    }
     if (c && facts.fixed_size) {
       if (auto* l = std::get_if<std::vector<int64_t>>(c)) {
         if (static_cast<int>(l->size()) == *facts.fixed_size && !l->empty() &&
@@ -191,10 +202,15 @@ PyEmitter::CallArgs PyEmitter::call_args(const Node& n, const OpInfo* info, size
       }
     }
     bool is_default = is_default_in_all(schemas, i, c);
-    // Rows without a dispatcher schema (F.interpolate's order, TorchScript-only torch.tensor) take
-    // their keyword defaults from the Python signature.
-    if (info && (not_in_aten_order(info->name) || schemas.empty()) && !role.empty())
+    // Rows without a dispatcher schema (F.interpolate's order, TorchScript-only torch.tensor) and
+    // rows with a Python signature (torch.hann_window, F.unfold) take their keyword defaults
+    // from the Python signature; with a signature, a positional input is left out from the end
+    // where it is its parameter's Python default (torch.hann_window(16) for (16, True)).
+    const std::vector<PyParam>* sig = info ? python_signature(info->name) : nullptr;
+    if (info && !role.empty() && (not_in_aten_order(info->name) || schemas.empty() || sig))
       is_default = python_default(info->name, role) == e.text;
+    else if (sig && role.empty() && i < sig->size() && (*sig)[i].def)
+      is_default = *(*sig)[i].def == e.text;
     // Tensor options a trace records although they are what PyTorch does anyway: the strided
     // layout, unpinned memory and the CPU device. Dropping the device also
     // lets x.new_zeros(...) / zeros_like(x) follow x to another device, as eager code does.
@@ -308,6 +324,15 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     assign(n, s, hint, false, body);
     return;
   }
+  if (op == "Tensor.index") {
+    // x[i, :, j]; the ATen op when the indices are not a list literal (Tensor has no .index).
+    std::string subs = n.num_inputs() == 2 ? index_subscripts(*n.input(1)) : "";
+    Expr e(subs.empty() ? torch_ops_callee("aten::index.Tensor") + "(" +
+                              format_args(call_args(n, info, 0)) + ")"
+                        : receiver(expr(n.input(0))) + "[" + subs + "]");
+    assign(n, e, hint, false, body);
+    return;
+  }
   if (is_attribute_op(op) && n.num_inputs() == 1) {
     // an attribute, not a method
     assign(n, receiver(expr(n.input(0))) + op.substr(op.find('.')), hint, true, body);
@@ -329,7 +354,17 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     unsupported(n, "op '" + op + "' has no known Python spelling",
                 "add it to the op table in lib/ir/op_table.cpp");
   CallArgs a = call_args(n, info, 0);
-  assign(n, callee + "(" + format_args(a) + ")", hint, false, body);
+  if (op == "torch.tensordot" && a.positional.size() == 4 && a.keyword.empty()) {
+    // aten::tensordot(a, b, dims_a, dims_b) is torch.tensordot(a, b, dims=(dims_a, dims_b)).
+    Expr dims("(" + a.positional[2].text + ", " + a.positional[3].text + ")");
+    a.positional.resize(2);
+    a.keyword.emplace_back("dims", dims);
+  }
+  if (op_has(n, kVarargs) && !a.positional.empty() && !a.positional[0].list_elems) {
+    // torch.broadcast_tensors(*tensors): a list that is no literal is unpacked.
+    a.positional[0] = Expr("*" + a.positional[0].text);
+  }
+  assign(n, callee + "(" + format_args(a, op_has(n, kVarargs)) + ")", hint, false, body);
 }
 
 // A row with a call form (Note [Python call forms] in ir/op_table.h); the op itself through
@@ -398,7 +433,8 @@ Expr PyEmitter::try_infix(const Node& n) {
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
     return binary_expr(expr(n.input(1)), "in", expr(n.input(0)));
   if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
-    return binary_expr(expr(n.input(0)), sym, expr(n.input(1)));
+    return binary_expr(list_operand(n.input(0), n.input(1)), sym,
+                       list_operand(n.input(1), n.input(0)));
   if (const char* cmp = python_tensor_comparison(n.op());
       cmp && n.num_inputs() == 2 && !n.input(0)->constant())  // tensor on the left
     return binary_expr(expr(n.input(0)), cmp, expr(n.input(1)));
@@ -407,6 +443,26 @@ Expr PyEmitter::try_infix(const Node& n) {
                                      : unary_expr(sym, expr(n.input(0)));
   if (!arithmetic_is_infix(n)) return Expr("");
   return binary_expr(expr(n.input(0)), python_tensor_arithmetic(n.op()), expr(n.input(1)));
+}
+
+// Note [torch.Size in Python]
+// TorchScript's x.size() is an int[]; Python's is a torch.Size, a tuple. Between two sizes or two
+// lists Python's + and == mean what TorchScript's do, but a tuple and a list neither concatenate
+// ([1] + x.size() raises) nor compare equal (x.size() == [2, 3] is False). So where one operand
+// of +, == or != is a size (x.size(), a slice of it, a sum of sizes) and the other a list, the
+// size is written list(x.size()).
+Expr PyEmitter::list_operand(const Value* v, const Value* other) {
+  std::function<bool(const Value*)> is_size = [&](const Value* x) {
+    const Node* p = x->node();
+    if (p->is("Tensor.size")) return p->num_inputs() == 1;
+    if (p->is("list.slice")) return is_size(p->input(0));
+    if (p->is("operator.add")) return is_size(p->input(0)) && is_size(p->input(1));
+    return false;
+  };
+  if (v->type().kind != Type::Kind::List || other->type().kind != Type::Kind::List || !is_size(v) ||
+      is_size(other))
+    return expr(v);
+  return Expr("list(" + expr(v).text + ")");
 }
 
 bool arithmetic_is_infix(const Node& n) {
@@ -441,7 +497,21 @@ std::string PyEmitter::index_subscripts(const Value& indices) {
   const Node* list = indices.node();
   if (!list->is("prim.ListConstruct") || list->num_inputs() == 0) return "";
   std::vector<std::string> subs;
-  for (const Value* v : list->inputs()) subs.push_back(v->is_none_constant() ? ":" : expr(v).text);
+  for (const Value* v : list->inputs()) {
+    // A constant 1-d int64 or bool index is the list it was written as: x[[2, 0]].
+    const AttrValue* c = v->constant();
+    const at::Tensor* t = c ? std::get_if<at::Tensor>(c) : nullptr;
+    if (t && t->dim() == 1 && t->numel() > 0 &&
+        (t->scalar_type() == at::kLong || t->scalar_type() == at::kBool)) {
+      std::string lit = tensor_literal(*t);  // torch.tensor([...]) or torch.tensor([...], dtype=)
+      if (lit.rfind("torch.tensor([", 0) == 0 && lit.back() == ')' &&
+          lit.find("dtype=") == std::string::npos) {
+        subs.push_back(lit.substr(13, lit.size() - 14));
+        continue;
+      }
+    }
+    subs.push_back(v->is_none_constant() ? ":" : expr(v).text);
+  }
   while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
   return join(subs, ", ");
 }

@@ -12,6 +12,7 @@ namespace tt::pyemit {
 
 void PyEmitter::reset_forward_state() {
   names_ = NameAllocator{python_reserved};
+  for (const std::string& b : builtins_called()) names_.take(b);
   expr_.clear();
   preferred_.clear();
   loop_vars_.clear();

@@ -218,6 +218,7 @@ class PyEmitter {
   std::string run();
 
  private:
+  const std::set<std::string>& builtins_called();
   // python.cpp: checks and the class name
   void check_structure();
   std::string class_name() const;
@@ -351,6 +352,7 @@ class PyEmitter {
   void emit_call_form(const Node& n, const PyCallForm& form, const std::string& hint,
                       std::vector<std::string>& body);
   Expr try_infix(const Node& n);
+  Expr list_operand(const Value* v, const Value* other);
   std::string try_index_or_fill(const Node& n);
   std::string index_subscripts(const Value& indices);
   bool try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body);
@@ -371,7 +373,8 @@ class PyEmitter {
   std::map<std::string, const Node*> module_nodes_;
   std::map<std::string, std::vector<const Node*>> module_calls_;
 
-  NameAllocator names_{python_reserved};  // forward's locals
+  NameAllocator names_{python_reserved};                  // forward's locals
+  std::optional<std::set<std::string>> builtins_called_;  // builtins_called()
   std::unordered_map<const Value*, Expr> expr_;
   // Values written inside the expression that reads them (Note [Expressions written inline]).
   std::unordered_set<const Value*> inline_;

@@ -2,6 +2,8 @@
 // control-flow and literal code), the return, and the names of the values.
 #include "emitters/python/emitter.h"
 
+#include "ir/rewrite.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -21,7 +23,21 @@ bool python_reserved(const std::string& s) {
   return is_keyword(s) || r.count(s) != 0;
 }
 
+// The Python builtins the graph calls that python_reserved does not always keep (max, min, str):
+// no local may take their names. Kept per graph, so other models keep their names (the result
+// of torch.max stays `max`).
+const std::set<std::string>& PyEmitter::builtins_called() {
+  if (!builtins_called_) {
+    builtins_called_.emplace();
+    for (const char* b : {"max", "min", "str"})
+      if (any_node(g_.block(), [&](const Node* n) { return n->op() == b; }))
+        builtins_called_->insert(b);
+  }
+  return *builtins_called_;
+}
+
 void PyEmitter::reserve_names() {
+  for (const std::string& b : builtins_called()) names_.take(b);
   for (Value* v : g_.inputs())
     if (good_name(v->name())) names_.take(v->name());
   for (Node* n : g_.all_nodes()) {
@@ -45,7 +61,7 @@ std::string PyEmitter::bind_name(Value* v, const std::string& hint) {
     // Local to the forward: the source name without the graph-wide suffix (conv1_7 -> conv1).
     std::string base = local_base(ir);
     name = unique(good_name(base) && !all_digits(base) ? base : hint);
-  } else if (good_name(ir)) {
+  } else if (good_name(ir) && !builtins_called().count(ir)) {
     name = ir;  // reserved up front; IR names are unique
   } else if (!ir.empty() && !all_digits(ir) && !std::isdigit(static_cast<unsigned char>(ir[0]))) {
     name = unique(ir);

@@ -71,7 +71,8 @@ bool written_as_call(const Node& n) {
   return !(python_binary_operator(op) || python_unary_operator(op) ||
            python_tensor_comparison(op) || arithmetic_is_infix(n) || is_attribute_op(op) ||
            op == "Tensor.slice" || op == "operator.getitem" || op == "list.slice" ||
-           op == "operator.contains" || op == "prim.TupleIndex" || op == "aten::index.Tensor");
+           op == "operator.contains" || op == "prim.TupleIndex" || op == "aten::index.Tensor" ||
+           op == "Tensor.index");
 }
 
 bool literal_construct(const Node& u) {

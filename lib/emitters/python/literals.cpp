@@ -122,7 +122,7 @@ Expr PyEmitter::literal(const AttrValue& a, const Type& t) {
 
 std::string PyEmitter::tensor_literal(const at::Tensor& t) {
   DType d = tensor_dtype(t);
-  if (is_quantized_dtype(d) || is_complex_dtype(d) || d == DType::Unknown)
+  if (is_quantized_dtype(d) || d == DType::Unknown)
     throw Error(ExitCode::Unsupported,
                 std::string("a tensor constant of dtype ") + c10::toString(t.scalar_type()) +
                     " cannot be written as Python — store it as a buffer instead");
@@ -139,6 +139,16 @@ std::string PyEmitter::tensor_literal(const at::Tensor& t) {
     for (int64_t i = 0; i < f.numel(); ++i)
       flat.push_back(d == DType::F64 ? py_float(f.data_ptr<double>()[i])
                                      : py_float(f.data_ptr<float>()[i]));
+  } else if (is_complex_dtype(d)) {  // complex(re, im): exact for both parts, any sign
+    at::Tensor f = at::view_as_real(c.resolve_conj().to(d == DType::C128 ? at::kComplexDouble
+                                                                         : at::kComplexFloat))
+                       .contiguous();
+    auto part = [&](int64_t k) {
+      return d == DType::C128 ? py_float(f.data_ptr<double>()[k])
+                              : py_float(f.data_ptr<float>()[k]);
+    };
+    for (int64_t i = 0; i < c.numel(); ++i)
+      flat.push_back("complex(" + part(2 * i) + ", " + part(2 * i + 1) + ")");
   } else if (d == DType::Bool) {
     at::Tensor b = c.to(at::kBool);
     for (int64_t i = 0; i < b.numel(); ++i) flat.push_back(py_bool(b.data_ptr<bool>()[i]));
@@ -157,7 +167,10 @@ std::string PyEmitter::tensor_literal(const at::Tensor& t) {
     return py_list(items);
   };
   std::string body = nest(0);
-  DType natural = is_float_dtype(d) ? DType::F32 : d == DType::Bool ? DType::Bool : DType::I64;
+  DType natural = is_float_dtype(d)     ? DType::F32
+                  : is_complex_dtype(d) ? DType::C64
+                  : d == DType::Bool    ? DType::Bool
+                                        : DType::I64;
   std::string s = "torch.tensor(" + body;
   if (d != natural) s += std::string(", dtype=") + dtype_python(d);
   return s + ")";

@@ -1,5 +1,5 @@
 // Activations: Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, Gelu, Selu, Softplus,
-// Clip, PRelu, Softmax, LogSoftmax.
+// Softsign, ThresholdedRelu, Shrink, Clip, PRelu, Softmax, LogSoftmax.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
@@ -52,6 +52,23 @@ Importer::OpList Importer::activation_ops() {
          im.call("F.softplus", {im.tensor_in(n.input(0)), im.c_int(1), im.c_int(20)}, n);
        }},
       {"Selu", [](Importer& im, const ox::NodeProto& n) { im.lift_selu(n); }},
+      // x / (1 + |x|), as ONNX defines it (PyTorch's F.softsign computes the same).
+      {"Softsign",
+       [](Importer& im, const ox::NodeProto& n) {
+         Value* x = im.tensor_in(n.input(0));
+         Value* d =
+             im.method("torch.add", {im.method("torch.abs", {x}), im.c_float(1.0), im.c_int(1)});
+         im.call("torch.div", {x, d}, n);
+       }},
+      // x if x > alpha else 0
+      {"ThresholdedRelu",
+       [](Importer& im, const ox::NodeProto& n) {
+         im.call(
+             "F.threshold",
+             {im.tensor_in(n.input(0)), im.c_float(im.attr_f(n, "alpha", 1.0)), im.c_float(0.0)},
+             n);
+       }},
+      {"Shrink", [](Importer& im, const ox::NodeProto& n) { im.lift_shrink(n); }},
   };
 }
 
@@ -67,22 +84,34 @@ void Importer::lift_hard_sigmoid(const ox::NodeProto& n) {
   call("torch.clamp", {y, c_float(0.0), c_float(1.0)}, n);
 }
 
+// Shrink: x - bias above lambd, x + bias below -lambd, else 0.
+void Importer::lift_shrink(const ox::NodeProto& n) {
+  double bias = attr_f(n, "bias", 0.0), lambd = attr_f(n, "lambd", 0.5);
+  Value* x = tensor_in(n.input(0));
+  auto shifted = [&](double b) {
+    return b == 0.0 ? x : method("torch.add", {x, c_float(b), c_int(1)});
+  };
+  Value* below = method("torch.lt", {x, c_float(-lambd)});
+  Value* above = method("torch.gt", {x, c_float(lambd)});
+  Value* y = method("torch.where", {below, shifted(bias), c_float(0.0)});
+  call("torch.where", {above, shifted(-bias), y}, n);
+}
+
 void Importer::lift_clip(const ox::NodeProto& n) {
   std::optional<double> lo, hi;
   if (opset_ < 11) {
     if (attr(n, "min")) lo = attr_f(n, "min", 0);
     if (attr(n, "max")) hi = attr_f(n, "max", 0);
+  } else if ((has_input(n, 1) && !const_of(n, 1)) || (has_input(n, 2) && !const_of(n, 2))) {
+    // Bounds computed at run time: torch.clamp with tensors (also min > max gives max).
+    call("torch.clamp",
+         {tensor_in(n.input(0)), has_input(n, 1) ? tensor_in(n.input(1)) : c_none(),
+          has_input(n, 2) ? tensor_in(n.input(2)) : c_none()},
+         n);
+    return;
   } else {
-    if (has_input(n, 1)) {
-      const at::Tensor* t = const_of(n, 1);
-      if (!t) unsupported(n, "a non-constant min");
-      lo = t->item<double>();
-    }
-    if (has_input(n, 2)) {
-      const at::Tensor* t = const_of(n, 2);
-      if (!t) unsupported(n, "a non-constant max");
-      hi = t->item<double>();
-    }
+    if (has_input(n, 1)) lo = const_of(n, 1)->item<double>();
+    if (has_input(n, 2)) hi = const_of(n, 2)->item<double>();
   }
   Value* x = tensor_in(n.input(0));
   if (lo && hi && *lo == 0.0 && *hi == 6.0) return void(call("F.relu6", {x}, n));
@@ -103,15 +132,32 @@ void Importer::lift_selu(const ox::NodeProto& n) {
   call("torch.mul", {e, c_float(attr_f(n, "gamma", gamma))}, n);
 }
 
+// Note [PRelu slopes]
+// ONNX broadcasts PRelu's slope to X numpy-style (aligned at the last dims); nn.PReLU's weight is
+// one value or one per channel, dim 1 of X. The slope is nn.PReLU's when it has one element, or
+// when its one non-1 dim lines up with X's dim 1: rank(X) - 1 dims with the others 1 (the
+// exporter's [C, 1, 1] for a 4-d X, [C, 1] for 3-d, [C] for 2-d), or rank(X) dims [1, C, 1, ...].
+// Any other slope (or a computed one) is written as ONNX defines it, where(x < 0, x * slope, x),
+// never as F.prelu, which takes only a 1-d weight.
 void Importer::lift_prelu(const ox::NodeProto& n) {
   const at::Tensor* w = const_of(n, 1);
   auto r = known_rank(n.input(0));
-  // nn.PReLU's weight is per channel (dim 1) or a single value: the exporter writes [C,1,1].
-  bool per_channel = w && r && *r >= 2 && w->dim() <= *r - 1 && w->numel() >= 1;
-  if (per_channel && w->numel() > 1)
-    for (int64_t k = 1; k < w->dim(); ++k) per_channel = per_channel && w->size(k) == 1;
-  if (!per_channel) return void(call("F.prelu", {tensor_in(n.input(0)), tensor_in(n.input(1))}, n));
-  Node* node = append("nn.PReLU", {tensor_in(n.input(0))});
+  bool module = w && r && w->numel() >= 1 && w->dim() <= *r;
+  if (module && w->numel() > 1) {
+    int64_t channel = 1 - (*r - w->dim());  // the slope's dim that lines up with X's dim 1
+    module = *r >= 2 && channel >= 0 && channel < w->dim();
+    for (int64_t k = 0; module && k < w->dim(); ++k)
+      module = k == channel ? w->size(k) > 1 : w->size(k) == 1;
+    if (auto xs = known_shape(n.input(0)); module && xs) module = (*xs)[1] == w->numel();
+  }
+  Value* x = tensor_in(n.input(0));
+  if (!module) {
+    Value* neg = method("torch.lt", {x, c_float(0.0)});
+    Value* scaled = method("torch.mul", {x, tensor_in(n.input(1))});
+    call("torch.where", {neg, scaled, x}, n);
+    return;
+  }
+  Node* node = append("nn.PReLU", {x});
   node->set_module(module_path(n, n.input(1), "prelu"));
   node->set_scope(scope_parent(node->module()));
   node->attrs().set("num_parameters", w->numel());
@@ -121,15 +167,22 @@ void Importer::lift_prelu(const ox::NodeProto& n) {
 
 void Importer::lift_softmax(const ox::NodeProto& n, bool log) {
   int64_t axis = attr_i(n, "axis", opset_ < 13 ? 1 : -1);
-  auto r = known_rank(n.input(0));
-  if (opset_ < 13) {
-    // Before opset 13 softmax works on the input flattened to 2-d at `axis`: the same as
-    // PyTorch's only when axis is the last dim.
-    if (!r || (axis != -1 && axis != *r - 1))
-      unsupported(n, "softmax (opset < 13) over several dims");
-  }
   const char* op = log ? "F.log_softmax" : "F.softmax";
-  call(op, {tensor_in(n.input(0)), c_int(axis), c_none()}, n);
+  Value* x = tensor_in(n.input(0));
+  if (opset_ < 13) {
+    // Before opset 13 softmax works on the input flattened to 2-d at `axis`: PyTorch's over the
+    // last dim, unless `axis` is the last dim, runs on x.flatten(axis) and is reshaped back.
+    auto r = known_rank(n.input(0));
+    if (!r) unsupported(n, "softmax (opset < 13) of an input of unknown rank");
+    if (axis < 0) axis += *r;
+    if (axis != *r - 1) {
+      Value* flat = method("torch.flatten", {x, c_int(axis), c_int(-1)});
+      Value* y = method(op, {flat, c_int(-1), c_none()});
+      call("Tensor.view_as", {y, x}, n);
+      return;
+    }
+  }
+  call(op, {x, c_int(axis), c_none()}, n);
 }
 
 }  // namespace tt::onnx_import

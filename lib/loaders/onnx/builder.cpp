@@ -34,10 +34,15 @@ std::vector<double> Importer::doubles_of(const at::Tensor& t) {
 
 // ---- IR nodes ----
 
+// A new node at the end of the current block, or before the outermost control-flow node being
+// lifted while hoisting (Note [ONNX control flow]).
 Node* Importer::append(const std::string& op, const std::vector<Value*>& ins) {
   Node* n = g_->create(op, ins, 0);
   n->set_scope(scope_);
-  g_->block()->append(n);
+  if (hoisting_ && hoist_)
+    n->insert_before(hoist_);
+  else
+    block_->append(n);
   return n;
 }
 
@@ -86,11 +91,7 @@ Value* Importer::tensor_in(const std::string& name) {
   auto e = env_.find(name);
   if (e != env_.end()) return e->second;
   auto c = consts_.find(name);
-  if (c == consts_.end() && sym_.count(name))
-    throw Error(ExitCode::Unsupported,
-                "value '" + name +
-                    "' is a size computed from dynamic shapes and is used as a "
-                    "tensor, which tinytrace does not lift — export with static shapes");
+  if (c == consts_.end() && sym_.count(name)) return materialize(name);
   if (c == consts_.end())
     throw Error(ExitCode::BadInput, "value '" + name +
                                         "' is used but never defined — the ONNX graph is "
@@ -99,6 +100,7 @@ Value* Importer::tensor_in(const std::string& name) {
   Value* v;
   std::string saved = scope_;
   scope_.clear();
+  hoisting_ = true;
   if (t.numel() <= 8 && !init_names_.count(name)) {
     v = constant(t.clone(),
                  Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())),
@@ -111,6 +113,7 @@ Value* Importer::tensor_in(const std::string& name) {
                                    t.sizes().vec()));
   }
   scope_ = saved;
+  hoisting_ = false;
   env_[name] = v;
   return v;
 }
@@ -146,10 +149,10 @@ Value* Importer::out(Node* node, const ox::NodeProto& n, int i) {
   return v;
 }
 
-Node* Importer::call(const std::string& op, const std::vector<Value*>& ins,
-                     const ox::NodeProto& n) {
+Node* Importer::call(const std::string& op, const std::vector<Value*>& ins, const ox::NodeProto& n,
+                     int i) {
   Node* node = append(op, ins);
-  out(node, n, 0);
+  out(node, n, i);
   return node;
 }
 

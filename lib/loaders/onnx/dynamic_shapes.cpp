@@ -63,7 +63,20 @@ void Importer::set_sym(const ox::NodeProto& n, std::vector<Value*> elems, bool s
   if (scalar) sym_scalar_.insert(n.output(0));
 }
 
-// Lifts a shape computation on symbolic values; false when `n` does not involve one.
+// True when v is known to be >= 0: a constant, a size, a count, or +, *, // of such values.
+static bool non_negative(Value* v, int depth = 0) {
+  if (const AttrValue* c = v->constant())
+    return std::holds_alternative<int64_t>(*c) && std::get<int64_t>(*c) >= 0;
+  Node* p = v->node();
+  if (!p || depth > 16) return false;
+  if (p->is("Tensor.size") || p->is("Tensor.numel") || p->is("len")) return true;
+  if (p->is("operator.add") || p->is("operator.mul") || p->is("operator.floordiv"))
+    return non_negative(p->input(0), depth + 1) && non_negative(p->input(1), depth + 1);
+  return false;
+}
+
+// Lifts a shape computation on symbolic values; false when `n` does not involve one, or when it
+// is better lifted as tensor math (its sizes are then made tensors: materialize).
 bool Importer::try_symbolic(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
   if (op == "Shape") {
@@ -75,28 +88,65 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     set_sym(n, elems, false);
     return true;
   }
+  if (op == "Size") {  // not folded: a dynamic shape
+    set_sym(n, {scalar_op("Tensor.numel", {tensor_in(n.input(0))}, Type::Kind::Int)}, true);
+    return true;
+  }
+  auto int_type = [](const std::optional<at::ScalarType>& st) {  // what sizes are kept in
+    return st && (*st == at::kLong || *st == at::kInt);
+  };
+  if (op == "Cast" && has_input(n, 0) && from_sym_.count(n.input(0)) && !is_sym(n, 0)) {
+    // int(t) of a tensor computed from sizes (a size scaled in float math, then cast back).
+    auto st = scalar_type(static_cast<int32_t>(attr_i(n, "to", 7)));
+    auto shape = static_shape(n.input(0));
+    if (!int_type(st) || !shape || shape->size() > 1 ||
+        (shape->size() == 1 && ((*shape)[0] < 1 || (*shape)[0] > 8)))
+      return false;
+    Value* t = tensor_in(n.input(0));
+    std::vector<Value*> elems;
+    if (shape->empty()) elems.push_back(scalar_op("int", {t}, Type::Kind::Int));
+    for (int64_t k = 0; k < (shape->empty() ? 0 : (*shape)[0]); ++k)
+      elems.push_back(
+          scalar_op("int", {method("Tensor.select", {t, c_int(0), c_int(k)})}, Type::Kind::Int));
+    set_sym(n, elems, shape->empty());
+    return true;
+  }
   bool any = false;
   for (int i = 0; i < n.input_size(); ++i) any = any || is_sym(n, i);
   if (!any) return false;
-  auto elems = [&](int i) {
+  // The elements of every input (sizes or constants); false: one is a tensor.
+  std::vector<std::vector<Value*>> in;
+  for (int i = 0; i < n.input_size(); ++i) {
     auto e = sym_elems(n, i);
-    if (!e) unsupported(n, "a shape computation mixing dynamic sizes with tensors");
-    return *e;
+    in.push_back(e.value_or(std::vector<Value*>{}));
+  }
+  auto all_sym = [&](std::initializer_list<int> idx) {
+    for (int i : idx)
+      if (!sym_elems(n, i)) return false;
+    return true;
   };
-  if (op == "Identity" || op == "Cast") {
-    if (op == "Cast") {
-      auto st = scalar_type(static_cast<int32_t>(attr_i(n, "to", 7)));
-      if (!st || (*st != at::kLong && *st != at::kInt))
-        unsupported(n, "a cast of a dynamic size to a non-integer type");
-    }
-    set_sym(n, elems(0), sym_scalar_.count(n.input(0)) != 0);
+  auto kind_of = [&](int i) {
+    Type::Kind k = Type::Kind::Int;
+    for (Value* v : in[static_cast<size_t>(i)])
+      if (v->type().kind != Type::Kind::Int) k = v->type().kind;
+    return k;
+  };
+  bool scalar0 = sym_scalar_.count(n.input(0)) != 0;
+  if (op == "Identity") {
+    set_sym(n, in[0], scalar0);
+    return true;
+  }
+  if (op == "Cast") {
+    auto st = scalar_type(static_cast<int32_t>(attr_i(n, "to", 7)));
+    bool same = kind_of(0) == Type::Kind::Bool ? st == at::kBool : int_type(st);
+    if (!same) return false;  // to float (scaled sizes): tensor math
+    set_sym(n, in[0], scalar0);
     return true;
   }
   if (op == "Gather" && !is_sym(n, 1)) {
     const at::Tensor* idx = const_of(n, 1);
-    if (!idx || attr_i(n, "axis", 0) != 0 || idx->dim() > 1)
-      unsupported(n, "a gather from a dynamic shape");
-    auto src = elems(0);
+    if (!idx || attr_i(n, "axis", 0) != 0 || idx->dim() > 1) return false;
+    const auto& src = in[0];
     std::vector<Value*> out;
     for (int64_t k : ints_of(*idx)) {
       int64_t kk = k < 0 ? k + static_cast<int64_t>(src.size()) : k;
@@ -106,35 +156,37 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     set_sym(n, out, idx->dim() == 0);
     return true;
   }
+  if (op == "Gather" && !is_sym(n, 0) && sym_scalar_.count(n.input(1))) {
+    // xs[i] with i a size or a loop's iteration number.
+    Value* x = tensor_in(n.input(0));
+    call("Tensor.select", {x, c_int(attr_i(n, "axis", 0)), in[1][0]}, n);
+    return true;
+  }
   if ((op == "Unsqueeze" || op == "Squeeze") && !is_sym(n, 1)) {
     auto axes = const_axes(n).value_or(std::vector<int64_t>{0});
-    bool scalar = sym_scalar_.count(n.input(0)) != 0;
-    if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1) || scalar != (op == "Unsqueeze"))
-      unsupported(n, "an unexpected reshaping of a dynamic size");
-    auto e = elems(0);
-    if (op == "Squeeze" && e.size() != 1)
-      unsupported(n, "an unexpected reshaping of a dynamic size");
-    set_sym(n, e, op == "Squeeze");
+    if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1) || scalar0 != (op == "Unsqueeze"))
+      return false;
+    if (op == "Squeeze" && in[0].size() != 1) return false;
+    set_sym(n, in[0], op == "Squeeze");
     return true;
   }
   if (op == "Concat") {
     std::vector<Value*> out;
     for (int i = 0; i < n.input_size(); ++i) {
       if (n.input(i).empty()) continue;
-      if (sym_scalar_.count(n.input(i))) unsupported(n, "a concatenation of 0-d sizes");
-      auto e = elems(i);
-      out.insert(out.end(), e.begin(), e.end());
+      if (sym_scalar_.count(n.input(i)) || !sym_elems(n, i)) return false;
+      out.insert(out.end(), in[static_cast<size_t>(i)].begin(), in[static_cast<size_t>(i)].end());
     }
     set_sym(n, out, false);
     return true;
   }
   if (op == "Slice" && opset_ >= 10 && !is_sym(n, 1) && !is_sym(n, 2)) {
-    auto src = elems(0);
+    const auto& src = in[0];
     const at::Tensor* st = const_of(n, 1);
     const at::Tensor* en = const_of(n, 2);
     if (!st || !en || st->numel() != 1 ||
         (has_input(n, 4) && (!const_of(n, 4) || ints_of(*const_of(n, 4))[0] != 1)))
-      unsupported(n, "a slice of a dynamic shape with run-time bounds");
+      return false;
     int64_t len = static_cast<int64_t>(src.size());
     int64_t s0 = ints_of(*st)[0], e0 = ints_of(*en)[0];
     if (s0 < 0) s0 += len;
@@ -144,15 +196,40 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     set_sym(n, std::vector<Value*>(src.begin() + s0, src.begin() + e0), false);
     return true;
   }
+  static const std::map<std::string, const char*> compare = {
+      {"Equal", "operator.eq"},   {"Less", "operator.lt"},           {"LessOrEqual", "operator.le"},
+      {"Greater", "operator.gt"}, {"GreaterOrEqual", "operator.ge"}, {"And", "operator.and_"},
+      {"Or", "operator.or_"}};
+  if (auto c = compare.find(op); c != compare.end()) {
+    // `if x.size(0) > 2:`: comparisons of one size with another.
+    bool logic = op == "And" || op == "Or";
+    Type::Kind want = logic ? Type::Kind::Bool : Type::Kind::Int;
+    if (!all_sym({0, 1}) || in[0].size() != 1 || in[1].size() != 1 || kind_of(0) != want ||
+        kind_of(1) != want || !scalar0 || !(sym_scalar_.count(n.input(1)) || const_of(n, 1)))
+      return false;
+    set_sym(n, {scalar_op(c->second, {in[0][0], in[1][0]}, Type::Kind::Bool)}, true);
+    return true;
+  }
+  if (op == "Not") {
+    if (in[0].size() != 1 || kind_of(0) != Type::Kind::Bool || !scalar0) return false;
+    set_sym(n, {scalar_op("operator.not_", {in[0][0]}, Type::Kind::Bool)}, true);
+    return true;
+  }
   static const std::map<std::string, const char*> arith = {{"Add", "operator.add"},
                                                            {"Sub", "operator.sub"},
                                                            {"Mul", "operator.mul"},
                                                            {"Div", "operator.floordiv"}};
   if (auto a = arith.find(op); a != arith.end()) {
-    auto x = elems(0), y = elems(1);
-    if (x.size() != y.size() && x.size() != 1 && y.size() != 1)
-      unsupported(n, "arithmetic on sizes of different lengths");
+    if (!all_sym({0, 1}) || kind_of(0) != Type::Kind::Int || kind_of(1) != Type::Kind::Int)
+      return false;
+    const auto &x = in[0], &y = in[1];
+    if (x.size() != y.size() && x.size() != 1 && y.size() != 1) return false;
     size_t len = std::max(x.size(), y.size());
+    // ONNX divides integers towards zero, Python's // towards -inf: the same on sizes.
+    if (op == "Div")
+      for (size_t k = 0; k < len; ++k)
+        if (!non_negative(x[x.size() == 1 ? 0 : k]) || !non_negative(y[y.size() == 1 ? 0 : k]))
+          return false;
     std::vector<Value*> out;
     for (size_t k = 0; k < len; ++k) {
       Value* p = x[x.size() == 1 ? 0 : k];
@@ -164,21 +241,32 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
         out.push_back(p);
       else if ((op == "Add" || op == "Sub") && qc == 0)
         out.push_back(p);
+      else if (op == "Add" && pc == 0)
+        out.push_back(q);
       else if (pc && qc && (op != "Div" || *qc != 0))  // static sizes next to dynamic ones
         out.push_back(c_int(op == "Add"   ? *pc + *qc
                             : op == "Sub" ? *pc - *qc
                             : op == "Mul" ? *pc * *qc
                                           : *pc / *qc));
       else
-        out.push_back(append(a->second, {p, q})->add_output(Type::of(Type::Kind::Int)));
+        out.push_back(scalar_op(a->second, {p, q}, Type::Kind::Int));
     }
-    bool scalar = sym_scalar_.count(n.input(0)) &&
-                  (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
+    bool scalar =
+        scalar0 && (!is_sym(n, 1) ? const_of(n, 1)->dim() == 0 : sym_scalar_.count(n.input(1)));
     set_sym(n, out, scalar);
     return true;
   }
+  if (op == "Reshape" && is_sym(n, 0) && const_of(n, 1) && const_of(n, 1)->numel() <= 1) {
+    // A size to [1] (or back to a scalar with []): the same size.
+    std::vector<int64_t> shape = ints_of(*const_of(n, 1));
+    bool to_list = shape == std::vector<int64_t>{1} || shape == std::vector<int64_t>{-1};
+    if ((!to_list && !shape.empty()) || in[0].size() != 1) return false;
+    set_sym(n, in[0], !to_list);
+    return true;
+  }
   if (op == "Reshape" && is_sym(n, 1) && !is_sym(n, 0)) {
-    auto e = elems(1);
+    auto e = in[1];
+    if (!sym_elems(n, 1)) return false;
     for (size_t k = 0; k < e.size(); ++k)
       if (int_const(e[k]) == 0 && attr_i(n, "allowzero", 0) == 0)
         e[k] = size_of(n.input(0), static_cast<int64_t>(k));
@@ -186,14 +274,15 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
     return true;
   }
   if (op == "Expand" && is_sym(n, 1) && !is_sym(n, 0)) {
-    lift_expand(n, elems(1));
+    lift_expand(n, in[1]);
     return true;
   }
   if (op == "ConstantOfShape") {
+    if (!sym_elems(n, 0)) return false;
     at::Tensor v = fill_value(n);
     DType d = dtype_from_scalar_type(static_cast<int64_t>(v.scalar_type()));
     Value* z =
-        method("torch.zeros", {int_list(elems(0)), constant(d, Type::of(Type::Kind::ScalarType)),
+        method("torch.zeros", {int_list(in[0]), constant(d, Type::of(Type::Kind::ScalarType)),
                                c_none(), c_none(), c_none()});
     if (v.flatten()[0].item<double>() == 0.0) {
       bind(n, 0, z);
@@ -204,7 +293,8 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
   }
   if (op == "Range") {
     // torch.arange(x.size(0)): scalar bounds, some of them run-time sizes.
-    auto a = elems(0), b = elems(1), d = elems(2);
+    if (!all_sym({0, 1, 2})) return false;
+    const auto &a = in[0], &b = in[1], &d = in[2];
     if (a.size() != 1 || b.size() != 1 || d.size() != 1)
       unsupported(n, "a range with non-scalar bounds");
     DType dt = type_for(n.output(0)).dtype;
@@ -218,10 +308,40 @@ bool Importer::try_symbolic(const ox::NodeProto& n) {
   if (op == "Resize" && opset_ >= 11 && is_sym(n, 3) && !is_sym(n, 0) && !is_sym(n, 1) &&
       !is_sym(n, 2)) {
     // F.interpolate(x, size=x.shape[-2:]) with dynamic axes: the sizes are run-time ints.
-    lift_resize(n, elems(3));
+    if (!sym_elems(n, 3)) return false;
+    lift_resize(n, in[3]);
     return true;
   }
-  unsupported(n, "a shape computation on dynamic shapes that tinytrace cannot lift");
+  return false;  // tensor math on the sizes made tensors
+}
+
+// The tensor an ONNX shape value holds (a size list or one size), made from its IR ints with
+// torch.tensor, once per block (Note [Dynamic shapes]).
+Value* Importer::materialize(const std::string& name) {
+  auto key = std::make_pair(name, static_cast<const Block*>(block_));
+  if (auto m = materialized_.find(key); m != materialized_.end()) return m->second;
+  const std::vector<Value*>& elems = sym_.at(name);
+  bool scalar = sym_scalar_.count(name) != 0;
+  Type::Kind kind = Type::Kind::Int;
+  for (Value* e : elems)
+    if (e->type().kind != Type::Kind::Int) kind = e->type().kind;
+  DType d = kind == Type::Kind::Bool ? DType::Bool : DType::I64;
+  Value* data = scalar ? elems.at(0) : nullptr;
+  if (!scalar) {
+    Node* l = append("prim.ListConstruct", elems);
+    data = l->add_output(Type::list(Type::of(kind)));
+  }
+  Node* t = append("torch.tensor",
+                   {data, constant(d, Type::of(Type::Kind::ScalarType)), c_none(), c_bool(false)});
+  std::vector<int64_t> shape;
+  if (!scalar) shape.push_back(static_cast<int64_t>(elems.size()));
+  Value* v = t->add_output(Type::tensor(d, shape), value_hint(name));
+  materialized_[key] = v;
+  return v;
+}
+
+Value* Importer::scalar_op(const std::string& op, const std::vector<Value*>& ins, Type::Kind kind) {
+  return append(op, ins)->add_output(Type::of(kind));
 }
 
 // The constant axes of Squeeze/Unsqueeze (attribute before opset 13, input after).

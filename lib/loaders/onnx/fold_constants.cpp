@@ -35,7 +35,7 @@ void Importer::lift_constant(const ox::NodeProto& n) {
 // attributes read by the helpers its lifting uses (tensor.cpp). The liftings themselves are not
 // run on the constants: they decline or differ on inputs these entries fold (negative Slice steps
 // and Gather indices, Expand to fewer dims, one-element float operands lifted as Python floats,
-// ReduceProd over all dims, Range and ConstantOfShape of constant bounds).
+// Range and ConstantOfShape of constant bounds).
 
 namespace {
 
@@ -167,13 +167,26 @@ const std::map<std::string, Importer::Fold>& Importer::fold_table() {
        [](Importer& im, const ox::NodeProto& n, const Ins& in) {
          return in[0].permute(*im.transpose_perm(n, in[0].dim())).contiguous();
        }},
+      {"Tile", [](Importer& im, const ox::NodeProto&,
+                  const Ins& in) { return in[0].repeat(im.ints_of(in[1])); }},
       {"Floor", [](Importer&, const ox::NodeProto&, const Ins& in) { return in[0].floor(); }},
       {"Ceil", [](Importer&, const ox::NodeProto&, const Ins& in) { return in[0].ceil(); }},
       {"Sqrt", [](Importer&, const ox::NodeProto&, const Ins& in) { return in[0].sqrt(); }},
       {"Neg", [](Importer&, const ox::NodeProto&, const Ins& in) { return in[0].neg(); }},
-      {"ReduceProd",  // over all dims, whatever the axes
-       [](Importer&, const ox::NodeProto&, const Ins& in) {
-         return in[0].prod().to(in[0].scalar_type());
+      {"ReduceProd",
+       [](Importer& im, const ox::NodeProto& n, const Ins& in) {
+         std::vector<int64_t> axes = im.attr_ints(n, "axes").value_or(std::vector<int64_t>{});
+         if (in.size() > 1 && in[1].defined()) axes = im.ints_of(in[1]);
+         bool keep = im.attr_i(n, "keepdims", 1) != 0;
+         if (axes.empty() && im.attr_i(n, "noop_with_empty_axes", 0)) return in[0];
+         if (axes.empty())
+           for (int64_t k = 0; k < in[0].dim(); ++k) axes.push_back(k);
+         for (auto& a : axes)
+           if (a < 0) a += in[0].dim();
+         std::sort(axes.rbegin(), axes.rend());
+         at::Tensor r = in[0];
+         for (int64_t a : axes) r = r.prod(a, keep);
+         return r.to(in[0].scalar_type());
        }},
   };
   return folds;
@@ -224,7 +237,7 @@ bool Importer::fold_ahead(const std::string& name, int depth) {
   if (env_.count(name) || sym_.count(name) || depth > 64) return false;
   auto p = producer_.find(name);
   if (p == producer_.end() || p->second <= node_index_ || skip_.count(p->second)) return false;
-  const ox::NodeProto& n = model_.graph().node(p->second);
+  const ox::NodeProto& n = graph().node(p->second);
   bool shape = n.op_type() == "Shape" || n.op_type() == "Size";
   if (!shape)
     for (const auto& in : n.input())

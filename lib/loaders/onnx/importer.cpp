@@ -13,36 +13,24 @@ namespace tt::onnx_import {
 
 std::unique_ptr<Graph> Importer::run() {
   g_ = std::make_unique<Graph>();
+  block_ = g_->block();
   opset_ = 0;
   for (const auto& o : model_.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
   if (opset_ == 0) opset_ = 9;
   const ox::GraphProto& gp = model_.graph();
+  graph_ = &gp;
   if (!gp.name().empty()) g_->set_name(sanitize_name(gp.name()));
 
-  for (const auto& vi : gp.value_info()) types_[vi.name()] = value_type(vi);
-  for (const auto& vi : gp.output()) types_[vi.name()] = value_type(vi);
-  for (const auto& t : gp.initializer()) {
-    consts_[t.name()] = to_tensor(t);
-    init_names_.insert(t.name());
-  }
+  for (const auto& t : gp.initializer()) init_names_.insert(t.name());
   for (const auto& vi : gp.input()) {
     types_[vi.name()] = value_type(vi);
-    if (consts_.count(vi.name())) continue;  // an initializer listed as an input
+    if (init_names_.count(vi.name())) continue;  // an initializer listed as an input
     Value* v = g_->add_input(types_[vi.name()], value_hint(vi.name()));
     env_[vi.name()] = v;
   }
-  for (int i = 0; i < gp.node_size(); ++i)
-    for (const auto& in : gp.node(i).input()) consumers_[in].push_back(i);
-  for (int i = 0; i < gp.node_size(); ++i)
-    for (const auto& o : gp.node(i).output()) producer_[o] = i;
-  for (const auto& o : gp.output()) consumers_[o.name()].push_back(-1);
-
-  for (int i = 0; i < gp.node_size(); ++i) {
-    if (skip_.count(i)) continue;
-    node_index_ = i;
-    lift(gp.node(i));
-  }
+  index_graph(gp);
+  lift_nodes(gp);
   for (const auto& o : gp.output()) outputs_.push_back(tensor_in(o.name()));
   if (outputs_.size() == 1) {
     g_->add_output(outputs_[0]);
@@ -75,13 +63,21 @@ void Importer::lift(const ox::NodeProto& n) {
   if (try_symbolic(n)) return;
   const OpTable& ops = op_table();
   auto h = ops.find(op);
-  if (h != ops.end()) return h->second(*this, n);
-  unsupported(n, "no PyTorch mapping");
+  if (h == ops.end()) unsupported(n, "no PyTorch mapping");
+  h->second(*this, n);
+  // What is computed from sizes made tensors may become sizes again (Note [Dynamic shapes]).
+  for (const auto& in : n.input())
+    if (sym_.count(in) || from_sym_.count(in)) {
+      for (const auto& o : n.output()) from_sym_.insert(o);
+      break;
+    }
 }
 
 // ---- conversion helpers ----
 
 Type Importer::value_type(const ox::ValueInfoProto& vi) {
+  if (vi.type().has_sequence_type()) return Type::list(Type::tensor());
+  if (vi.type().has_optional_type()) return Type::optional(Type::tensor());
   if (!vi.type().has_tensor_type()) return Type::any();
   const auto& tt = vi.type().tensor_type();
   Type t = Type::tensor(dtype_of(tt.elem_type()));

@@ -9,18 +9,23 @@
 //   ops.cpp             the op table: ONNX op_type -> handler, filled by the families below
 //   conv.cpp            Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool/MaxPool
 //   matmul.cpp          Gemm, MatMul, Einsum
-//   norm.cpp            BatchNormalization, LayerNormalization, InstanceNormalization
+//   norm.cpp            BatchNormalization, LayerNormalization, InstanceNormalization, LRN
 //   activation.cpp      Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, LeakyRelu, Elu, Gelu, Selu,
 //                       Softplus, Clip, PRelu, Softmax, LogSoftmax
-//   elementwise.cpp     unary math, Add/Sub/Mul/Div/Pow/Mod, Max/Min, comparisons, Where, Cast
+//   elementwise.cpp     unary math, Add/Sub/Mul/Div/Pow/Mod, Max/Min/Sum/Mean, comparisons,
+//                       logical and bitwise ops, Where, Cast, IsInf, Celu, Quantize/DequantizeLinear
 //   reduce.cpp          Reduce*, ArgMax/ArgMin, CumSum, TopK
 //   tensor.cpp          Reshape, Flatten, Transpose, (Un)Squeeze, Expand, Concat, Split, Slice,
-//                       Tile, DepthToSpace, Identity/Dropout (and the Shape/Range/ConstantOfShape
+//                       Tile, DepthToSpace/SpaceToDepth, Trilu, EyeLike, Identity/Dropout (and the Shape/Range/ConstantOfShape
 //                       left over once folding and dynamic shapes have had their turn); the
 //                       attribute readings folding shares (Slice bounds, axes, perm, ...)
-//   gather.cpp          Gather (nn.Embedding), GatherElements
-//   resize.cpp          Pad, Resize, Upsample
-//   rnn.cpp             LSTM, GRU (the exporter's wrapper nodes absorbed), RNN (rejected)
+//   gather.cpp          Gather (nn.Embedding), GatherElements/ND, Scatter*, OneHot, NonZero,
+//                       Unique
+//   resize.cpp          Pad, Resize, Upsample, GridSample, AffineGrid, Col2Im
+//   rnn.cpp             LSTM, GRU, RNN (the exporter's wrapper nodes absorbed)
+//   control_flow.cpp    the graph walk (nested graphs too), If, Loop, Scan
+//   sequence.cpp        Sequence* ops, SplitToSequence, ConcatFromSequence (as lists)
+//   misc.cpp            the losses, STFT, and the random ops (refused)
 //   fold_constants.cpp  Constant, and folding of nodes whose inputs are all constant (a table
 //                       of one small ATen evaluation per foldable op)
 //   dynamic_shapes.cpp  shape sub-graphs on run-time sizes as lists of ints (Note [Dynamic shapes])
@@ -42,6 +47,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -110,6 +116,9 @@ class Importer {
   static OpList gather_ops();
   static OpList resize_ops();
   static OpList rnn_ops();
+  static OpList control_flow_ops();
+  static OpList sequence_ops();
+  static OpList misc_ops();
 
   // ---- builder.cpp: values ----
 
@@ -133,7 +142,8 @@ class Importer {
   Value* operand(const ox::NodeProto& n, int i, const std::string& other);
   void bind(const ox::NodeProto& n, int i, Value* v);
   Value* out(Node* node, const ox::NodeProto& n, int i = 0);
-  Node* call(const std::string& op, const std::vector<Value*>& ins, const ox::NodeProto& n);
+  Node* call(const std::string& op, const std::vector<Value*>& ins, const ox::NodeProto& n,
+             int i = 0);
   Value* method(const std::string& op, const std::vector<Value*>& ins);
   Value* list_of(const std::vector<Value*>& vs);
 
@@ -169,6 +179,8 @@ class Importer {
   // ---- dynamic_shapes.cpp (Note [Dynamic shapes]) ----
 
   Value* size_of(const std::string& name, int64_t dim);
+  Value* materialize(const std::string& name);
+  Value* scalar_op(const std::string& op, const std::vector<Value*>& ins, Type::Kind kind);
   std::optional<std::vector<Value*>> sym_elems(const ox::NodeProto& n, int i);
   bool is_sym(const ox::NodeProto& n, int i);
   std::optional<int64_t> int_const(Value* v);
@@ -186,8 +198,22 @@ class Importer {
   Pads spatial_pads(const ox::NodeProto& n, size_t dims, const std::vector<int64_t>& kernel,
                     const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation);
   Value* pad_excess(Value* x, const Pads& p, double value, std::vector<int64_t>& padding);
+  Pads transposed_pads(const ox::NodeProto& n, const std::vector<int64_t>& kernel,
+                       const std::vector<int64_t>& stride, const std::vector<int64_t>& dilation,
+                       const std::vector<int64_t>& output_padding);
+  Value* crop_excess(Value* y, const Pads& p, const std::vector<int64_t>& padding);
   void lift_conv(const ox::NodeProto& n, bool transposed);
   void lift_pool(const ox::NodeProto& n, bool max);
+  void lift_pool_indices(const ox::NodeProto& n, const std::vector<Value*>& ins);
+  // What an ONNX MaxPool indices value is in PyTorch's terms (Note [MaxPool indices]):
+  // local + the plane offsets of `input` (local nullptr: the offsets alone, or with `positions`
+  // every position's own index, a 1x1 pooling's indices).
+  struct PoolIndices {
+    Value* local;
+    std::string input;
+    bool positions;
+  };
+  std::unordered_map<std::string, PoolIndices> pool_indices_;
   void lift_global_pool(const ox::NodeProto& n, bool max);
 
   // ---- matmul.cpp ----
@@ -203,12 +229,14 @@ class Importer {
   void lift_batch_norm(const ox::NodeProto& n);
   void lift_layer_norm(const ox::NodeProto& n);
   void lift_instance_norm(const ox::NodeProto& n);
+  void lift_lrn(const ox::NodeProto& n);
 
   // ---- activation.cpp ----
 
   void lift_hard_sigmoid(const ox::NodeProto& n);
   void lift_clip(const ox::NodeProto& n);
   void lift_selu(const ox::NodeProto& n);
+  void lift_shrink(const ox::NodeProto& n);
   void lift_prelu(const ox::NodeProto& n);
   void lift_softmax(const ox::NodeProto& n, bool log);
 
@@ -217,7 +245,10 @@ class Importer {
   void lift_unary(const ox::NodeProto& n);
   void lift_mul(const ox::NodeProto& n);
   void lift_binary(const ox::NodeProto& n);
-  void lift_max_min(const ox::NodeProto& n, bool max);
+  DType dtype_known(const std::string& name);
+  void lift_variadic(const ox::NodeProto& n);
+  void lift_isinf(const ox::NodeProto& n);
+  void lift_quantize(const ox::NodeProto& n, bool quantize);
   void lift_compare(const ox::NodeProto& n);
   void lift_where(const ox::NodeProto& n);
   void lift_mod(const ox::NodeProto& n);
@@ -243,7 +274,9 @@ class Importer {
   void lift_concat(const ox::NodeProto& n);
   void lift_split(const ox::NodeProto& n);
   void lift_slice(const ox::NodeProto& n);
+  void lift_slice_sym(const ox::NodeProto& n);
   void lift_squeeze(const ox::NodeProto& n, bool unsqueeze);
+  void lift_eye_like(const ox::NodeProto& n);
   // What the liftings above and constant folding both read (one reading each).
   struct SliceBounds {
     std::vector<int64_t> starts, ends, axes, steps;
@@ -261,12 +294,21 @@ class Importer {
   void lift_gather(const ox::NodeProto& n);
   void lift_embedding(const ox::NodeProto& n, const at::Tensor& table);
   void lift_gather_elements(const ox::NodeProto& n);
+  Value* const_indices(const ox::NodeProto& n, int i, int64_t axis);
+  std::vector<Value*> index_tuple(const ox::NodeProto& n, int i);
+  void lift_gather_nd(const ox::NodeProto& n);
+  void lift_scatter_nd(const ox::NodeProto& n);
+  void lift_scatter_elements(const ox::NodeProto& n);
+  void lift_one_hot(const ox::NodeProto& n);
+  void lift_unique(const ox::NodeProto& n);
 
   // ---- resize.cpp ----
 
   void lift_pad(const ox::NodeProto& n);
   void lift_resize(const ox::NodeProto& n,
                    std::optional<std::vector<Value*>> sym_sizes = std::nullopt);
+  void lift_grid_sample(const ox::NodeProto& n);
+  void lift_col2im(const ox::NodeProto& n);
 
   // ---- rnn.cpp (Note [ONNX LSTM/GRU]) ----
 
@@ -276,12 +318,51 @@ class Importer {
   static at::Tensor reorder_gates(const at::Tensor& t, bool lstm);
   void lift_rnn(const ox::NodeProto& n0);
 
+  // ---- control_flow.cpp (Note [ONNX control flow]) ----
+
+  const ox::GraphProto& graph() const { return *graph_; }
+  void index_graph(const ox::GraphProto& g);
+  void lift_nodes(const ox::GraphProto& g);
+  void lift_subgraph(const ox::GraphProto& g, Block* b, const std::function<void()>& start,
+                     const std::function<void()>& finish);
+  const ox::GraphProto& subgraph(const ox::NodeProto& n, const char* name);
+  Value* condition_of(const ox::NodeProto& n, int i);
+  Value* int_of(const ox::NodeProto& n, int i);
+  Node* append_control(const std::string& op, const std::vector<Value*>& ins);
+  void lift_if(const ox::NodeProto& n);
+  void lift_loop(const ox::NodeProto& n);
+  void lift_scan(const ox::NodeProto& n);
+  void loop_body_outputs(Block* b, Value* cond, const ox::GraphProto& body, int first, int carried,
+                         const std::vector<Value*>& lists);
+  void bind_loop_results(const ox::NodeProto& n, Node* loop, int carried,
+                         const std::vector<int64_t>& axes, const std::vector<int64_t>& reverse);
+
+  // ---- sequence.cpp (Note [ONNX sequences]) ----
+
+  Value* list_slice(Value* seq, Value* start, Value* end);
+  Value* list_concat(Value* a, Value* b);
+  void lift_sequence_insert(const ox::NodeProto& n);
+  void lift_sequence_erase(const ox::NodeProto& n);
+  void lift_split_to_sequence(const ox::NodeProto& n);
+
+  // ---- misc.cpp ----
+
+  void lift_loss(const ox::NodeProto& n);
+  void lift_stft(const ox::NodeProto& n);
+
   // ---- state ----
 
   ox::ModelProto& model_;
   std::string path_;
   Diagnostics& diags_;
   std::unique_ptr<Graph> g_;
+  // Where lifting is (Note [ONNX control flow]): the ONNX graph whose nodes are lifted (the
+  // model's, or a branch/body), the IR block they go to, and the outermost prim.If/prim.Loop
+  // being filled (constants read anywhere are materialised before it, so every block sees them).
+  const ox::GraphProto* graph_ = nullptr;
+  Block* block_ = nullptr;
+  Node* hoist_ = nullptr;
+  bool hoisting_ = false;
   int64_t opset_ = 0;
   int node_index_ = 0;
   std::string scope_;
@@ -293,6 +374,10 @@ class Importer {
   std::unordered_map<std::string, int> producer_;
   std::unordered_map<std::string, std::vector<Value*>> sym_;  // Note [Dynamic shapes]
   std::set<std::string> sym_scalar_;
+  // Tensors computed from sizes made tensors (Note [Dynamic shapes]), and those tensors per
+  // block they were made in.
+  std::set<std::string> from_sym_;
+  std::map<std::pair<std::string, const Block*>, Value*> materialized_;
   std::set<int> skip_;
   std::unordered_map<std::string, std::string> weight_names_;
   std::unordered_map<std::string, std::string> module_of_weight_;

@@ -1,4 +1,4 @@
-// Matrix products: Gemm and MatMul (nn.Linear when the weight is constant), Einsum.
+// Matrix products: Gemm and MatMul (nn.Linear when the weight is constant), Einsum, Det.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
@@ -10,6 +10,10 @@ Importer::OpList Importer::matmul_ops() {
       {"Gemm", [](Importer& im, const ox::NodeProto& n) { im.lift_gemm(n); }},
       {"MatMul", [](Importer& im, const ox::NodeProto& n) { im.lift_matmul(n); }},
       {"Einsum", [](Importer& im, const ox::NodeProto& n) { im.lift_einsum(n); }},
+      {"Det",
+       [](Importer& im, const ox::NodeProto& n) {
+         im.call("torch.linalg.det", {im.tensor_in(n.input(0))}, n);
+       }},
   };
 }
 
@@ -63,7 +67,7 @@ void Importer::lift_matmul(const ox::NodeProto& n) {
     // MatMul + Add(bias) as exported for nn.Linear on >2-d inputs.
     const auto& users = consumers_[n.output(0)];
     if (users.size() == 1 && users[0] > node_index_) {
-      const ox::NodeProto& add = model_.graph().node(users[0]);
+      const ox::NodeProto& add = graph().node(users[0]);
       if (add.op_type() == "Add" && add.input_size() == 2) {
         int other = add.input(0) == n.output(0) ? 1 : 0;
         const at::Tensor* bias = const_of(add, other);

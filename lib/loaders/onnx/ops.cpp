@@ -16,9 +16,10 @@ namespace tt::onnx_import {
 
 const Importer::OpTable& Importer::op_table() {
   static const OpTable table = [] {
-    const OpList families[] = {conv_ops(),        matmul_ops(), norm_ops(),   activation_ops(),
-                               elementwise_ops(), reduce_ops(), tensor_ops(), gather_ops(),
-                               resize_ops(),      rnn_ops()};
+    const OpList families[] = {
+        conv_ops(),         matmul_ops(),   norm_ops(),   activation_ops(), elementwise_ops(),
+        reduce_ops(),       tensor_ops(),   gather_ops(), resize_ops(),     rnn_ops(),
+        control_flow_ops(), sequence_ops(), misc_ops()};
     OpTable t;
     for (const OpList& ops : families)
       for (const auto& [op, handler] : ops)

@@ -1,7 +1,10 @@
-// Reductions: ReduceMean/Sum/Max/Min/L1/L2/SumSquare, ArgMax/ArgMin, CumSum, TopK.
+// Reductions: ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp, ArgMax/ArgMin,
+// CumSum, TopK.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
+
+#include <algorithm>
 
 namespace tt::onnx_import {
 
@@ -14,6 +17,9 @@ Importer::OpList Importer::reduce_ops() {
       {"ReduceL1", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
       {"ReduceL2", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
       {"ReduceSumSquare", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceProd", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceLogSum", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
+      {"ReduceLogSumExp", [](Importer& im, const ox::NodeProto& n) { im.lift_reduce(n); }},
       {"ArgMax", [](Importer& im, const ox::NodeProto& n) { im.lift_arg_max_min(n); }},
       {"ArgMin", [](Importer& im, const ox::NodeProto& n) { im.lift_arg_max_min(n); }},
       {"CumSum", [](Importer& im, const ox::NodeProto& n) { im.lift_cumsum(n); }},
@@ -41,6 +47,28 @@ void Importer::lift_reduce(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
   if (op == "ReduceMean")
     return void(call("torch.mean", {x, c_ints(axes), c_bool(keep), c_none()}, n));
+  // torch.logsumexp is what the exporter writes ReduceLogSumExp for (PyTorch's is computed
+  // stably; the two differ only where exp overflows float).
+  if (op == "ReduceLogSumExp")
+    return void(call("torch.logsumexp", {x, c_ints(axes), c_bool(keep)}, n));
+  if (op == "ReduceLogSum")
+    return void(
+        call("torch.log", {method("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()})}, n));
+  if (op == "ReduceProd") {
+    // torch.prod takes one dim: one after the other, the highest first (the lower dims keep
+    // their numbers when keepdim is False).
+    std::vector<int64_t> dims = axes;
+    auto r = known_rank(n.input(0));
+    for (auto& a : dims)
+      if (a < 0) {
+        if (!r) unsupported(n, "negative axes of an input of unknown rank");
+        a += *r;
+      }
+    std::sort(dims.rbegin(), dims.rend());
+    for (size_t k = 0; k + 1 < dims.size(); ++k)
+      x = method("torch.prod", {x, c_int(dims[k]), c_bool(keep), c_none()});
+    return void(call("torch.prod", {x, c_int(dims.back()), c_bool(keep), c_none()}, n));
+  }
   if (op == "ReduceMax") return void(call("torch.amax", {x, c_ints(axes), c_bool(keep)}, n));
   if (op == "ReduceMin") return void(call("torch.amin", {x, c_ints(axes), c_bool(keep)}, n));
   // Sums: of x, |x| (L1) or x^2 (L2, SumSquare; L2 then takes the square root).
@@ -51,13 +79,24 @@ void Importer::lift_reduce(const ox::NodeProto& n) {
   call("torch.sqrt", {method("torch.sum", {x, c_ints(axes), c_bool(keep), c_none()})}, n);
 }
 
+// ArgMax/ArgMin: torch.argmax/argmin return the first extreme; select_last_index=1 is the first
+// one of the input flipped along the axis, counted back from the end.
 void Importer::lift_arg_max_min(const ox::NodeProto& n) {
-  const std::string& op = n.op_type();
-  if (attr_i(n, "select_last_index", 0))
-    unsupported(n, "select_last_index=1 (torch returns the first index)");
-  call(op == "ArgMax" ? "torch.argmax" : "torch.argmin",
-       {tensor_in(n.input(0)), c_int(attr_i(n, "axis", 0)), c_bool(attr_i(n, "keepdims", 1) != 0)},
-       n);
+  const char* f = n.op_type() == "ArgMax" ? "torch.argmax" : "torch.argmin";
+  int64_t axis = attr_i(n, "axis", 0);
+  Value* keep = c_bool(attr_i(n, "keepdims", 1) != 0);
+  Value* x = tensor_in(n.input(0));
+  if (!attr_i(n, "select_last_index", 0)) return void(call(f, {x, c_int(axis), keep}, n));
+  Value* i = method(f, {method("torch.flip", {x, c_ints({axis})}), c_int(axis), keep});
+  if (axis < 0) {
+    auto r = known_rank(n.input(0));
+    if (!r) unsupported(n, "a negative axis of an input of unknown rank");
+    axis += *r;
+  }
+  Value* dim = size_of(n.input(0), axis);
+  Value* last = int_const(dim) ? c_int(*int_const(dim) - 1)
+                               : scalar_op("operator.sub", {dim, c_int(1)}, Type::Kind::Int);
+  call("torch.rsub", {i, last, c_int(1)}, n);
 }
 
 void Importer::lift_cumsum(const ox::NodeProto& n) {
@@ -74,17 +113,11 @@ void Importer::lift_cumsum(const ox::NodeProto& n) {
   bind(n, 0, y);
 }
 
+// TopK: k an attribute (before opset 10), a constant, a size or int(t) of a tensor.
 void Importer::lift_topk(const ox::NodeProto& n) {
-  int64_t k = 0;
-  if (opset_ < 10) {
-    k = attr_i(n, "k", 0);
-  } else {
-    const at::Tensor* kt = const_of(n, 1);
-    if (!kt || kt->numel() != 1) unsupported(n, "k computed at run time");
-    k = ints_of(*kt)[0];
-  }
+  Value* k = opset_ < 10 ? c_int(attr_i(n, "k", 0)) : int_of(n, 1);
   Node* node = append("torch.topk",
-                      {tensor_in(n.input(0)), c_int(k), c_int(attr_i(n, "axis", -1)),
+                      {tensor_in(n.input(0)), k, c_int(attr_i(n, "axis", -1)),
                        c_bool(attr_i(n, "largest", 1) != 0), c_bool(attr_i(n, "sorted", 1) != 0)});
   out(node, n, 0);
   out(node, n, 1);

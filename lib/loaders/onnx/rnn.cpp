@@ -1,4 +1,4 @@
-// Recurrent layers: LSTM and GRU (with the exporter's wrapper nodes) as nn.LSTM/nn.GRU.
+// Recurrent layers: LSTM, GRU and RNN (with the exporter's wrapper nodes) as nn.LSTM/nn.GRU/nn.RNN.
 #include "loaders/onnx/importer.h"
 
 #if TT_HAVE_ONNX
@@ -6,7 +6,8 @@
 namespace tt::onnx_import {
 
 // Note [ONNX LSTM/GRU]
-// torch.onnx.export writes an nn.LSTM/nn.GRU as one ONNX LSTM/GRU node per layer, wrapped in
+// torch.onnx.export writes an nn.LSTM/nn.GRU/nn.RNN as one ONNX LSTM/GRU/RNN node per layer
+// (RNN: activations Tanh or Relu, nn.RNN's nonlinearity), wrapped in
 // Transpose (batch_first), Squeeze (unidirectional Y) or Transpose+Reshape (bidirectional Y),
 // Slice (per-layer initial states) and Concat (per-layer final states). The whole chain becomes
 // the one module op the TorchScript loader produces (nn.LSTM with a Tuple output and
@@ -16,10 +17,7 @@ Importer::OpList Importer::rnn_ops() {
   return {
       {"LSTM", [](Importer& im, const ox::NodeProto& n) { im.lift_rnn(n); }},
       {"GRU", [](Importer& im, const ox::NodeProto& n) { im.lift_rnn(n); }},
-      {"RNN",
-       [](Importer& im, const ox::NodeProto& n) {
-         im.unsupported(n, "plain RNN layers are not lifted from ONNX yet");
-       }},
+      {"RNN", [](Importer& im, const ox::NodeProto& n) { im.lift_rnn(n); }},
   };
 }
 
@@ -27,7 +25,7 @@ int Importer::sole_consumer(const std::string& name) {
   int found = -1;
   for (int c : consumers_[name]) {
     if (c < 0) return -1;  // a graph output
-    const ox::NodeProto& u = model_.graph().node(c);
+    const ox::NodeProto& u = graph().node(c);
     // Shape reads of a statically shaped value fold away (the zero initial states).
     if (u.op_type() == "Shape" && static_shape(name)) continue;
     if (found >= 0 && found != c) return -1;
@@ -67,8 +65,9 @@ at::Tensor Importer::reorder_gates(const at::Tensor& t, bool lstm) {
 }
 
 void Importer::lift_rnn(const ox::NodeProto& n0) {
-  const auto& gp = model_.graph();
-  bool lstm = n0.op_type() == "LSTM";
+  const auto& gp = graph();
+  bool lstm = n0.op_type() == "LSTM", gru = n0.op_type() == "GRU", plain = n0.op_type() == "RNN";
+  const std::string module = "nn." + n0.op_type();
   std::string dir = attr_s(n0, "direction", "forward");
   if (dir == "reverse")
     unsupported(n0, "direction=reverse (PyTorch has no reverse-only recurrent layer)");
@@ -76,6 +75,12 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
   int64_t dirs = bidir ? 2 : 1;
   int64_t hidden = attr_i(n0, "hidden_size", 0);
   std::string key = path_from_node_name(n0.name());
+  // nn.RNN's nonlinearity: ONNX's one activation (Tanh by default), the same everywhere.
+  std::string nonlinearity = "Tanh";
+  if (const auto* acts = attr(n0, "activations"); plain && acts && acts->strings_size() > 0)
+    nonlinearity = acts->strings(0);
+  if (plain && nonlinearity != "Tanh" && nonlinearity != "Relu")
+    unsupported(n0, "activation " + nonlinearity + " (nn.RNN has tanh or relu)");
 
   auto check_layer = [&](const ox::NodeProto& n) {
     if (attr_s(n, "direction", "forward") != dir || attr_i(n, "hidden_size", 0) != hidden)
@@ -84,13 +89,18 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
     if (attr_i(n, "input_forget", 0) != 0) unsupported(n, "input_forget=1");
     if (attr_i(n, "layout", 0) != 0) unsupported(n, "layout=1 (export keeps the default layout)");
     if (auto acts = attr(n, "activations")) {
-      std::vector<std::string> want = lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                           : std::vector<std::string>{"Sigmoid", "Tanh"};
+      std::vector<std::string> want = lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                      : gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                            : std::vector<std::string>{nonlinearity};
       for (int i = 0; i < acts->strings_size(); ++i)
         if (acts->strings(i) != want[static_cast<size_t>(i) % want.size()])
-          unsupported(n, "activation " + acts->strings(i) + " (PyTorch's cells use sigmoid/tanh)");
+          unsupported(n, "activation " + acts->strings(i) +
+                             (plain ? " (nn.RNN uses one of tanh/relu in every layer and direction)"
+                                    : " (PyTorch's cells use sigmoid/tanh)"));
     }
-    if (!lstm && attr_i(n, "linear_before_reset", 0) != 1)
+    if (attr(n, "activation_alpha") || attr(n, "activation_beta"))
+      unsupported(n, "activation_alpha/activation_beta");
+    if (gru && attr_i(n, "linear_before_reset", 0) != 1)
       unsupported(
           n,
           "linear_before_reset=0 (PyTorch's GRU applies the reset gate after the linear map, "
@@ -190,8 +200,8 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
     for (size_t l = 0; ok && l < num_layers; ++l)
       ok = cat->input(static_cast<int>(l)) == parts[l] && sole_consumer(parts[l]) == c;
     if (!ok)
-      unsupported(n0, "a single layer's final state is used (not the concatenation nn." +
-                          std::string(lstm ? "LSTM" : "GRU") + " returns)");
+      unsupported(n0, "a single layer's final state is used (not the concatenation " + module +
+                          " returns)");
     absorbed.push_back(c);
     return cat->output(0);
   };
@@ -247,12 +257,15 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
   if (lstm && h0.has_value() != c0.has_value())
     unsupported(n0, "only one of the initial h and c states is given");
 
-  // Weights in nn.LSTM/nn.GRU's order, PyTorch layout and gate order.
+  // Weights in nn.LSTM/nn.GRU/nn.RNN's order, PyTorch layout and gate order.
   const at::Tensor& w0 = *const_of(n0, 1);
   bool has_bias = false;
   for (int li : layers) has_bias = has_bias || has_input(gp.node(li), 3);
   std::vector<std::pair<std::string, at::Tensor>> params;
-  int64_t gates = lstm ? 4 : 3;
+  int64_t gates = lstm ? 4 : gru ? 3 : 1;
+  auto reorder = [&](const at::Tensor& t) {
+    return plain ? t.contiguous() : reorder_gates(t, lstm);
+  };
   for (size_t l = 0; l < num_layers; ++l) {
     const ox::NodeProto& ln = gp.node(layers[l]);
     const at::Tensor& W = *const_of(ln, 1);
@@ -266,17 +279,17 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
       unsupported(ln, "a bias of unexpected shape");
     for (int64_t d = 0; d < dirs; ++d) {
       std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
-      params.emplace_back("weight_ih" + sfx, reorder_gates(W[d], lstm));
-      params.emplace_back("weight_hh" + sfx, reorder_gates(R[d], lstm));
+      params.emplace_back("weight_ih" + sfx, reorder(W[d]));
+      params.emplace_back("weight_hh" + sfx, reorder(R[d]));
       if (has_bias) {
-        params.emplace_back("bias_ih" + sfx, reorder_gates(B[d].slice(0, 0, gates * hidden), lstm));
-        params.emplace_back("bias_hh" + sfx, reorder_gates(B[d].slice(0, gates * hidden), lstm));
+        params.emplace_back("bias_ih" + sfx, reorder(B[d].slice(0, 0, gates * hidden)));
+        params.emplace_back("bias_hh" + sfx, reorder(B[d].slice(0, gates * hidden)));
       }
     }
   }
 
   std::vector<Value*> ins = {tensor_in(x_name)};
-  std::string path = module_path(n0, "", lstm ? "lstm" : "gru");
+  std::string path = module_path(n0, "", lstm ? "lstm" : gru ? "gru" : "rnn");
   scope_ = scope_parent(path);
   if (h0) {
     Value* h = tensor_in(*h0);
@@ -288,12 +301,13 @@ void Importer::lift_rnn(const ox::NodeProto& n0) {
       ins.push_back(h);
     }
   }
-  Node* node = append(lstm ? "nn.LSTM" : "nn.GRU", ins);
+  Node* node = append(module, ins);
   node->set_module(path);
   Attrs& a = node->attrs();
   a.set("input_size", w0.size(2));
   a.set("hidden_size", hidden);
   a.set("num_layers", static_cast<int64_t>(num_layers));
+  if (plain) a.set("nonlinearity", std::string(nonlinearity == "Tanh" ? "tanh" : "relu"));
   a.set("bias", has_bias);
   a.set("batch_first", batch_first);
   a.set("dropout", 0.0);

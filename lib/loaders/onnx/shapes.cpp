@@ -60,6 +60,7 @@ bool Importer::inputs_static() const {
 // Runs infer-shapes over the IR lifted so far; false when nothing was lifted since the last
 // probe (the answer would be the same) or the graph inputs cannot be given shapes.
 bool Importer::probe_shapes() {
+  if (hoist_) return false;  // inside a prim.If/prim.Loop still being filled
   Node* last = g_->block()->back();
   size_t count = g_->num_nodes();
   if (last == probed_last_ && count == probed_count_) return false;

@@ -35,6 +35,14 @@ Importer::OpList Importer::tensor_ops() {
       {"Squeeze", [](Importer& im, const ox::NodeProto& n) { im.lift_squeeze(n, false); }},
       {"Tile", [](Importer& im, const ox::NodeProto& n) { im.lift_tile(n); }},
       {"DepthToSpace", [](Importer& im, const ox::NodeProto& n) { im.lift_depth_to_space(n); }},
+      {"SpaceToDepth", [](Importer& im, const ox::NodeProto& n) { im.lift_depth_to_space(n); }},
+      {"Trilu",
+       [](Importer& im, const ox::NodeProto& n) {
+         Value* k = im.has_input(n, 1) ? im.int_of(n, 1) : im.c_int(0);
+         im.call(im.attr_i(n, "upper", 1) ? "torch.triu" : "torch.tril",
+                 {im.tensor_in(n.input(0)), k}, n);
+       }},
+      {"EyeLike", [](Importer& im, const ox::NodeProto& n) { im.lift_eye_like(n); }},
       {"Shape",
        [](Importer& im, const ox::NodeProto& n) {
          im.unsupported(n, "the shape of a value of unknown rank (export with static shapes)");
@@ -45,10 +53,21 @@ Importer::OpList Importer::tensor_ops() {
   };
 }
 
-// Identity, and Dropout at inference (its mask output unused).
+// Identity, and Dropout at inference (its mask output unused; training_mode, opset 12, False or
+// a ratio of 0: Note [Random ONNX ops]).
 void Importer::lift_identity(const ox::NodeProto& n) {
   if (n.output_size() > 1 && !n.output(1).empty() && !consumers_[n.output(1)].empty())
     unsupported(n, "the dropout mask is used");
+  if (n.op_type() == "Dropout" && has_input(n, 2)) {
+    const at::Tensor* training = const_of(n, 2);
+    const at::Tensor* ratio = const_of(n, 1);
+    bool off = training && !training->item<bool>();
+    bool zero = has_input(n, 1) ? ratio && ratio->item<double>() == 0.0 : false;
+    if (!off && !zero)
+      unsupported(n,
+                  "dropout in training mode (random values: PyTorch's generator draws other "
+                  "numbers); export in eval mode");
+  }
   if (is_const(n.input(0)))
     consts_[n.output(0)] = consts_[n.input(0)];
   else
@@ -71,19 +90,52 @@ void Importer::lift_tile(const ox::NodeProto& n) {
   call("Tensor.repeat", {tensor_in(n.input(0)), c_ints(ints_of(*reps))}, n);
 }
 
+// DepthToSpace in CRD mode is F.pixel_shuffle. Its DCR mode (the default) and SpaceToDepth order
+// the channels block-first, unlike F.pixel_shuffle/F.pixel_unshuffle: they are the reshapes and
+// permutes ONNX defines them by (sizes from the input's shape, or x.size(k) when dynamic).
 void Importer::lift_depth_to_space(const ox::NodeProto& n) {
-  if (attr_s(n, "mode", "DCR") != "CRD")
-    unsupported(n, "DCR mode (PyTorch's pixel_shuffle is CRD)");
-  call("F.pixel_shuffle", {tensor_in(n.input(0)), c_int(attr_i(n, "blocksize", 1))}, n);
+  int64_t r = attr_i(n, "blocksize", 1);
+  bool to_space = n.op_type() == "DepthToSpace";
+  Value* x = tensor_in(n.input(0));
+  if (to_space && attr_s(n, "mode", "DCR") == "CRD")
+    return void(call("F.pixel_shuffle", {x, c_int(r)}, n));
+  auto rank = known_rank(n.input(0));
+  if (!rank || *rank != 4) unsupported(n, "an input that is not 4-d");
+  auto arith = [&](const char* op, Value* a, int64_t b) {
+    if (auto c = int_const(a)) return c_int(std::string(op) == "operator.mul" ? *c * b : *c / b);
+    return scalar_op(op, {a, c_int(b)}, Type::Kind::Int);
+  };
+  Value* b = size_of(n.input(0), 0);
+  Value* c = size_of(n.input(0), 1);
+  Value* h = size_of(n.input(0), 2);
+  Value* w = size_of(n.input(0), 3);
+  std::vector<Value*> split, joined;
+  std::vector<int64_t> perm;
+  if (to_space) {  // [b, r, r, C/r^2, H, W] -> [b, C/r^2, H, r, W, r]
+    Value* depth = arith("operator.floordiv", c, r * r);
+    split = {b, c_int(r), c_int(r), depth, h, w};
+    perm = {0, 3, 4, 1, 5, 2};
+    joined = {b, depth, arith("operator.mul", h, r), arith("operator.mul", w, r)};
+  } else {  // [b, C, H/r, r, W/r, r] -> [b, r, r, C, H/r, W/r]
+    Value* hr = arith("operator.floordiv", h, r);
+    Value* wr = arith("operator.floordiv", w, r);
+    split = {b, c, hr, c_int(r), wr, c_int(r)};
+    perm = {0, 3, 5, 1, 2, 4};
+    joined = {b, arith("operator.mul", c, r * r), hr, wr};
+  }
+  Value* y = method("Tensor.reshape", {x, int_list(split)});
+  y = method("Tensor.permute", {y, c_ints(perm)});
+  call("Tensor.reshape", {y, int_list(joined)}, n);
 }
 
 // ONNX Expand broadcasts both ways: a 1 in the shape keeps the input's size (-1 for
-// Tensor.expand) except in new leading dims.
+// Tensor.expand) except in new leading dims, and a shape shorter than the input's rank is
+// aligned with its last dims (the leading ones kept).
 void Importer::lift_expand(const ox::NodeProto& n, std::vector<Value*> shape) {
   auto r = known_rank(n.input(0));
   if (!r) unsupported(n, "an expand of a value of unknown rank");
+  while (static_cast<int64_t>(shape.size()) < *r) shape.insert(shape.begin(), c_int(-1));
   int64_t lead = static_cast<int64_t>(shape.size()) - *r;
-  if (lead < 0) unsupported(n, "an expand to fewer dims than the input has");
   for (size_t k = static_cast<size_t>(lead); k < shape.size(); ++k)
     if (int_const(shape[k]) == 1) shape[k] = c_int(-1);
   call("Tensor.expand", {tensor_in(n.input(0)), int_list(shape), c_bool(false)}, n);
@@ -144,12 +196,19 @@ void Importer::lift_concat(const ox::NodeProto& n) {
 void Importer::lift_split(const ox::NodeProto& n) {
   int64_t axis = attr_i(n, "axis", 0);
   std::vector<int64_t> sizes;
-  if (auto a = attr_ints(n, "split"))
+  if (auto a = attr_ints(n, "split")) {
     sizes = *a;
-  else if (const at::Tensor* t = const_of(n, 1))
+  } else if (const at::Tensor* t = const_of(n, 1)) {
     sizes = ints_of(*t);
-  else if (has_input(n, 1))
-    unsupported(n, "split sizes computed at run time");
+  } else if (auto e = sym_elems(n, 1)) {  // sizes computed from dynamic sizes
+    Node* sp =
+        append("Tensor.split_with_sizes", {tensor_in(n.input(0)), int_list(*e), c_int(axis)});
+    Node* un = append("prim.ListUnpack", {sp->add_output(Type::list(Type::tensor()))});
+    for (int i = 0; i < n.output_size(); ++i) out(un, n, i);
+    return;
+  } else if (has_input(n, 1)) {
+    unsupported(n, "split sizes computed at run time from tensor values");
+  }
   if (sizes.empty()) {
     auto s = known_shape(n.input(0));
     if (!s) unsupported(n, "equal split of a dynamic shape");
@@ -166,21 +225,106 @@ void Importer::lift_split(const ox::NodeProto& n) {
 
 void Importer::lift_slice(const ox::NodeProto& n) {
   auto b = slice_bounds(n);
-  if (!b) unsupported(n, "slice bounds computed at run time");
+  if (!b) return lift_slice_sym(n);
   const auto& [starts, ends, axes, steps] = *b;
   Value* x = tensor_in(n.input(0));
   auto r = known_rank(n.input(0));
+  // [:, :, 0:1, 0:1] of a 1x1 pooling's indices: the plane offsets (Note [MaxPool indices]).
+  if (auto p = pool_indices_.find(n.input(0)); p != pool_indices_.end() && p->second.positions &&
+                                               r && static_cast<int64_t>(starts.size()) == *r - 2) {
+    bool offsets = true;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
+      offsets = offsets && (a < 0 ? a + *r : a) == static_cast<int64_t>(k) + 2 && starts[k] == 0 &&
+                ends[k] == 1 && (steps.empty() || steps[k] == 1);
+    }
+    if (offsets) pool_indices_[n.output(0)] = PoolIndices{nullptr, p->second.input, false};
+  }
   for (size_t k = 0; k < starts.size(); ++k) {
     int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
     if (a < 0 && r) a += *r;
+    if (a < 0) unsupported(n, "a negative axis on an input of unknown rank");
     int64_t st = steps.empty() ? 1 : steps[k];
-    if (st <= 0) unsupported(n, "a negative step");
+    if (st == 0) unsupported(n, "a step of 0");
+    int64_t start = starts[k];
     int64_t end = std::min<int64_t>(ends[k], std::numeric_limits<int64_t>::max());
-    std::vector<Value*> ins = {x, c_int(a), c_int(starts[k]), c_int(end), c_int(st)};
+    if (st < 0) {
+      // Backwards (x.flip(a) in the exporter's form): the same elements are a forward slice of
+      // the flipped tensor. ONNX clamps start to [0, D-1] and end to [-1, D-1] (negative ones
+      // counted from D first); element D-1-j of the flipped tensor is element j.
+      const int64_t big = std::numeric_limits<int64_t>::max() / 2;
+      auto shape = known_shape(n.input(0));
+      x = method("torch.flip", {x, c_ints({a})});
+      if (shape && a < static_cast<int64_t>(shape->size())) {
+        int64_t dim = (*shape)[static_cast<size_t>(a)];
+        int64_t s0 = start < 0 ? start + dim : start, e0 = end < 0 ? end + dim : end;
+        s0 = std::clamp<int64_t>(s0, 0, dim - 1);
+        e0 = std::clamp<int64_t>(e0, -1, dim - 1);
+        start = dim - 1 - s0;
+        end = std::max<int64_t>(start, dim - 1 - e0);
+      } else if ((start == -1 || start >= big) && end <= -big) {
+        start = 0;  // the whole dim, whatever its size
+        end = std::numeric_limits<int64_t>::max();
+      } else {
+        unsupported(n, "a backwards slice of part of a dim of unknown size");
+      }
+      st = -st;
+      if (start == 0 && end >= std::numeric_limits<int64_t>::max() / 2 && st == 1) continue;
+    }
+    std::vector<Value*> ins = {x, c_int(a), c_int(start), c_int(end), c_int(st)};
     if (k + 1 == starts.size()) return void(call("Tensor.slice", ins, n));
     x = method("Tensor.slice", ins);
   }
   bind(n, 0, x);
+}
+
+// Slice with bounds computed from dynamic sizes (x[:, :x.size(1) // 2]): PyTorch's slicing
+// clamps and counts negative bounds from the end as ONNX does for positive steps.
+void Importer::lift_slice_sym(const ox::NodeProto& n) {
+  auto starts = sym_elems(n, 1), ends = sym_elems(n, 2);
+  const at::Tensor* axes_t = const_of(n, 3);
+  const at::Tensor* steps_t = const_of(n, 4);
+  if (!starts || !ends || starts->size() != ends->size() || (has_input(n, 3) && !axes_t) ||
+      (has_input(n, 4) && !steps_t))
+    unsupported(n, "slice bounds computed at run time from tensor values");
+  std::vector<int64_t> axes, steps;
+  if (axes_t) axes = ints_of(*axes_t);
+  if (steps_t) steps = ints_of(*steps_t);
+  auto r = known_rank(n.input(0));
+  Value* x = tensor_in(n.input(0));
+  for (size_t k = 0; k < starts->size(); ++k) {
+    int64_t a = axes.empty() ? static_cast<int64_t>(k) : axes[k];
+    if (a < 0 && r) a += *r;
+    if (a < 0) unsupported(n, "a negative axis on an input of unknown rank");
+    int64_t st = steps.empty() ? 1 : steps[k];
+    if (st <= 0) unsupported(n, "a backwards slice with bounds computed at run time");
+    std::vector<Value*> ins = {x, c_int(a), (*starts)[k], (*ends)[k], c_int(st)};
+    if (k + 1 == starts->size()) return void(call("Tensor.slice", ins, n));
+    x = method("Tensor.slice", ins);
+  }
+  bind(n, 0, x);
+}
+
+// EyeLike: ones on diagonal k of a 2-d tensor shaped like the input; a constant when the shape
+// is known (it does not depend on the input's values).
+void Importer::lift_eye_like(const ox::NodeProto& n) {
+  auto shape = known_shape(n.input(0));
+  if (!shape || shape->size() != 2) unsupported(n, "a dynamic or non-2-d shape");
+  at::ScalarType st = at::kFloat;
+  if (const auto* a = attr(n, "dtype")) {
+    auto t = scalar_type(static_cast<int32_t>(a->i()));
+    if (!t) unsupported(n, "an output type tinytrace does not read");
+    st = *t;
+  } else if (auto c = consts_.find(n.input(0)); c != consts_.end()) {
+    st = c->second.scalar_type();
+  } else if (type_for(n.input(0)).dtype != DType::Unknown) {
+    st = static_cast<at::ScalarType>(dtype_to_scalar_type(type_for(n.input(0)).dtype));
+  }
+  int64_t k = attr_i(n, "k", 0), rows = (*shape)[0], cols = (*shape)[1];
+  at::Tensor eye = at::zeros({rows, cols}, at::kFloat);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols) eye[i][i + k] = 1;
+  consts_[n.output(0)] = eye.to(st);
 }
 
 void Importer::lift_squeeze(const ox::NodeProto& n, bool unsqueeze) {

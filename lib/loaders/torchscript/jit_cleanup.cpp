@@ -2,6 +2,8 @@
 // the dead pure nodes swept after it.
 #include "loaders/torchscript/lifter.h"
 
+#include "ir/op_table.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -43,6 +45,30 @@ bool Lifter::fold_tracer_noise(const std::string& qual, const std::vector<Value*
       return true;
     }
   }
+
+  // x[[2, 0]]: the tracer records the index list as a constant tensor moved to the CPU in its
+  // own dtype, to(c, cpu, dtype, non_blocking=False, copy=False, None), which returns c itself.
+  if (qual == "aten::to.device" && ins.size() == 6) {
+    const AttrValue* c = ins[0]->constant();
+    const AttrValue* dev = ins[1]->constant();
+    const AttrValue* dt = ins[2]->constant();
+    auto is_false = [](Value* v) {
+      const AttrValue* b = v->constant();
+      return b && std::holds_alternative<bool>(*b) && !std::get<bool>(*b);
+    };
+    if (c && std::holds_alternative<at::Tensor>(*c) && dev &&
+        std::holds_alternative<DeviceAttr>(*dev) && std::get<DeviceAttr>(*dev).name == "cpu" &&
+        dt && is_false(ins[3]) && is_false(ins[4]) && ins[5]->is_none_constant()) {
+      const at::Tensor& t = std::get<at::Tensor>(*c);
+      int64_t code = std::holds_alternative<DType>(*dt) ? dtype_to_scalar_type(std::get<DType>(*dt))
+                     : std::holds_alternative<int64_t>(*dt) ? std::get<int64_t>(*dt)
+                                                            : -1;
+      if (t.device().is_cpu() && static_cast<int64_t>(t.scalar_type()) == code) {
+        f.env[n->output()] = Binding{ins[0], {}};
+        return true;
+      }
+    }
+  }
   return false;
 }
 
@@ -56,7 +82,11 @@ void Lifter::sweep_dead_prims() {
   std::vector<Node*> nodes = graph_->all_nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
     Node* n = *it;
-    if (!pure.count(n->op())) continue;
+    // also the pure builtins whose only reader was a message the lifter dropped (the arguments
+    // of a raise's f-string: Note [Text of numbers] in lifter_ops.cpp)
+    bool pure_builtin = is_attribute_op(n->op()) || n->op().rfind("operator.", 0) == 0 ||
+                        n->op() == "len" || n->op() == "str" || n->op() == "str.format";
+    if (!pure.count(n->op()) && !pure_builtin) continue;
     bool used = std::any_of(n->outputs().begin(), n->outputs().end(),
                             [](Value* v) { return v->has_uses(); });
     if (!used) n->destroy();

@@ -1,6 +1,9 @@
 // The TorchScript lifter (lifter.h): weights, values, constants and the node dispatch.
 #include "loaders/torchscript/lifter.h"
 
+#include "loaders/jit_builtins.h"
+#include "passes/pass.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -37,6 +40,13 @@ std::unique_ptr<Graph> Lifter::run() {
         sources.emplace_back(it->second.value->name(), o->debugName());
     }
   sweep_dead_prims();
+  if (message_args_dropped_) {
+    // What only a dropped message read may be an If result too (`if mask is not None:
+    // mask_dtype = mask.dtype`, read by a raise's f-string): dead-code elimination drops it.
+    Diagnostics quiet;
+    PassContext ctx(quiet);
+    run_dce(*graph_, ctx);
+  }
   if (source_values_)
     for (auto& s : sources)
       if (graph_->find_value(s.first)) source_values_->push_back(std::move(s));
@@ -254,6 +264,25 @@ const Binding& Lifter::binding_of(Frame& f, const jit::Value* v) {
   return it->second;
 }
 
+// isinstance(x, T) that TorchScript left for run time (nn.LSTM's `isinstance(orig_input,
+// PackedSequence)`): decided from x's static type when that decides it, as a bool constant.
+void Lifter::lift_isinstance(const jit::Node* n, Frame& f) {
+  const c10::TypePtr& in = n->input()->type();
+  bool open = in->kind() == c10::TypeKind::AnyType || in->kind() == c10::TypeKind::UnionType ||
+              in->kind() == c10::TypeKind::OptionalType;
+  bool always = false, maybe = false;
+  for (const c10::TypePtr& t : n->tys(c10::attr::types)) {
+    if (in->isSubtypeOf(*t))
+      always = true;
+    else if (open || t->isSubtypeOf(*in))
+      maybe = true;
+  }
+  if (!always && maybe)
+    unsupported(n, "isinstance of a " + in->repr_str() + " decided only at run time", f,
+                "give the value a type that decides it");
+  f.env[n->output()] = Binding{constant_value(IValue(always), n->output()->type(), f, n), {}};
+}
+
 void Lifter::lift_raise(const jit::Node* n, Frame& f) {
   // prim::RaiseException(str msg, str? cls): the message only (an f-string's text when it was
   // formatted, see aten::format below).
@@ -282,6 +311,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     f.env[n->output()] = binding_of(f, n->input(0));
     return;
   }
+  if (k == prim::isinstance) return lift_isinstance(n, f);
   if (k == aten::warn) return;  // a warning has no result
   if (k == aten::format) {
     // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention
@@ -291,8 +321,10 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
                     [](const jit::Use& u) { return u.user->kind() == prim::RaiseException; });
     if (only_raise) {
       f.env[n->output()] = binding_of(f, n->input(0));
+      message_args_dropped_ |= n->inputs().size() > 1;
       return;
     }
+    require_exact_text(n, f);  // Note [Text of numbers]
     emit("str.format", inputs_of(n, f), n, f);
     return;
   }
@@ -327,7 +359,10 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
   if (k == prim::ListUnpack || k == prim::TupleUnpack) return lift_unpack(n, f);
   if (k == prim::TupleIndex) return lift_tuple_index(n, f);
-  if (!n->blocks().empty() || k.is_prim()) {
+  // prim ops with a schema (prim::max.int, prim::min.self_int) are builtins like aten's
+  bool prim_builtin = k.is_prim() && n->maybeSchema() &&
+                      find_jit_only_operator(qualified_overload(*n->maybeSchema()));
+  if (!n->blocks().empty() || (k.is_prim() && !prim_builtin)) {
     unsupported(
         n, "this TorchScript construct is not supported", f,
         "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");

@@ -98,6 +98,7 @@ class Lifter {
   void lift_block(const jit::Block& b, Frame& f);
   void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner);
   const Binding& binding_of(Frame& f, const jit::Value* v);
+  void lift_isinstance(const jit::Node* n, Frame& f);
   void lift_raise(const jit::Node* n, Frame& f);
   void lift_node(const jit::Node* n, Frame& f);
   std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
@@ -152,6 +153,11 @@ class Lifter {
   void lift_op(const jit::Node* n, Frame& f);
   static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins);
   static bool is_dtype_comparison(const std::vector<Value*>& ins);
+  static bool exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s);
+  static bool only_in_messages(const jit::Value* v);
+  void require_exact_text(const jit::Node* n, Frame& f);
+  static bool fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,
+                               const std::vector<Value*>& ins);
   Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n,
                      Frame& f);
   bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
@@ -172,6 +178,7 @@ class Lifter {
   std::map<const void*, std::string> constant_buffers_;
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
+  bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
   std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>> prepared_;
   int depth_ = 0;
 };

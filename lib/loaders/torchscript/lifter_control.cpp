@@ -95,7 +95,8 @@ void Lifter::lift_loop(const jit::Node* n, Frame& f) {
 bool Lifter::is_list_mutation(const jit::Node* n) {
   if (n->inputs().empty() || !n->input(0)->type()->cast<c10::ListType>()) return false;
   std::string k = kind_str(n);
-  return k == "aten::append" || k == "aten::extend" || k == "aten::_set_item";
+  return k == "aten::append" || k == "aten::extend" || k == "aten::_set_item" ||
+         k == "aten::add_";  // l += m
 }
 
 // True when v is defined inside one of owner's blocks (at any depth).
@@ -124,11 +125,14 @@ std::vector<const jit::Value*> Lifter::lists_mutated_inside(const jit::Node* own
   return out;
 }
 
-// l.append(x) / l.extend(other): l is rebound to the new list l + [x] / l + other.
+// l.append(x) / l.extend(other) / l += other: l is rebound to the new list l + [x] / l + other.
 void Lifter::lift_list_mutation(const jit::Node* n, Frame& f) {
   const jit::Value* l = n->input(0);
+  // l += m returns l itself: its result is one more name of the new list
+  bool returns_self = kind_str(n) == "aten::add_";
   std::string why = list_alias_problem(l);
-  if (why.empty() && n->outputs().size() == 1 && n->output()->hasUses())
+  if (why.empty() && returns_self) why = list_alias_problem(n->output());
+  if (why.empty() && !returns_self && n->outputs().size() == 1 && n->output()->hasUses())
     why = "the result of the mutation is used";
   if (!why.empty())
     unsupported(
@@ -144,6 +148,7 @@ void Lifter::lift_list_mutation(const jit::Node* n, Frame& f) {
   }
   Node* add = append("operator.add", {cur, tail}, f, n);
   f.env[l] = Binding{add->add_output(type, name_hint(l)), {}};
+  if (returns_self) f.env[n->output()] = f.env[l];
 }
 
 // l[idx] = v (aten::_set_item.t) on a fresh list whose length is known while lifting (built by
@@ -214,7 +219,8 @@ std::string Lifter::list_alias_problem(const jit::Value* l) {
   std::string pk = kind_str(l->node());
   static const std::set<std::string> fresh = {"prim::ListConstruct", "aten::list", "aten::copy",
                                               "aten::add", "aten::slice"};
-  if (!fresh.count(pk))
+  // the result of l += m is l: where l came from was checked on l
+  if (!fresh.count(pk) && !(pk == "aten::add_" && is_list_mutation(l->node())))
     return "it is not a new list made in this method (it comes from " + pk + ")";
   for (const jit::Use& u : l->uses()) {
     const jit::Node* user = u.user;

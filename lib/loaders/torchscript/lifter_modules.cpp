@@ -131,10 +131,11 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee,
     return false;
   };
   const bool lstm = type == "torch.nn.modules.rnn.LSTM", gru = type == "torch.nn.modules.rnn.GRU";
+  const bool rnn = type == "torch.nn.modules.rnn.RNN";
   const bool mha = type == "torch.nn.modules.activation.MultiheadAttention";
   const bool enc_layer = type == "torch.nn.modules.transformer.TransformerEncoderLayer";
-  if (!lstm && !gru && !mha && !enc_layer) return false;
-  // nn.LSTM / nn.GRU overload forward (forward__0 takes a tensor, forward__1 a PackedSequence,
+  if (!lstm && !gru && !rnn && !mha && !enc_layer) return false;
+  // nn.LSTM / nn.GRU / nn.RNN overload forward (forward__0 takes a tensor, forward__1 a PackedSequence,
   // which the input type check below rejects).
   const std::string& method = call->s(c10::attr::name);
   if (method != "forward" && method.rfind("forward__", 0) != 0) return reject("calls " + method);
@@ -155,21 +156,27 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee,
       return reject("is_causal is not a constant False");
     ins.push_back(value_of(f, call->input(1), call));
     m = std::move(*lm);
-  } else if (lstm || gru) {
+  } else if (lstm || gru || rnn) {
     IValue mode = attr("mode");
+    IValue nonlinearity = attr("nonlinearity");  // nn.RNN: "tanh" (mode RNN_TANH) or "relu"
+    std::string want_mode = lstm ? "LSTM" : gru ? "GRU" : "";
+    if (rnn && nonlinearity.isString())
+      want_mode = nonlinearity.toStringRef() == "tanh"   ? "RNN_TANH"
+                  : nonlinearity.toStringRef() == "relu" ? "RNN_RELU"
+                                                         : "";
     auto input_size = int_attr("input_size"), hidden = int_attr("hidden_size"),
          layers = int_attr("num_layers");
     auto bias = bool_attr("bias"), batch_first = bool_attr("batch_first"),
          bidir = bool_attr("bidirectional");
     auto dropout = double_attr("dropout");
     auto proj = int_attr("proj_size");
-    if (!mode.isString() || mode.toStringRef() != (lstm ? "LSTM" : "GRU") || !input_size ||
+    if (!mode.isString() || want_mode.empty() || mode.toStringRef() != want_mode || !input_size ||
         !hidden || !layers || !bias || !batch_first || !bidir || !dropout || !proj)
       return reject("its attributes are not those of the torch.nn class");
-    if (gru && *proj != 0) return reject("proj_size on a GRU");
+    if (!lstm && *proj != 0) return reject("proj_size on a GRU or RNN");
     for (std::string& w : rnn_weight_names(*layers, *bidir, *bias, *proj > 0))
       m.weights.insert(std::move(w));
-    int64_t gates = lstm ? 4 : 3;
+    int64_t gates = lstm ? 4 : gru ? 3 : 1;
     IValue w_ih = attr("weight_ih_l0");
     if (!w_ih.isTensor() || w_ih.toTensor().dim() != 2 ||
         w_ih.toTensor().size(0) != gates * *hidden || w_ih.toTensor().size(1) != *input_size)
@@ -193,10 +200,11 @@ bool Lifter::try_scripted_leaf(const jit::Node* call, const ModuleRef& callee,
                     std::string(lstm ? "(h0, c0)" : "a tensor"));
     ins.push_back(value_of(f, call->input(1), call));
     if (!is_none(hx)) ins.push_back(value_of(f, hx, call));
-    m.op = lstm ? "nn.LSTM" : "nn.GRU";
+    m.op = lstm ? "nn.LSTM" : gru ? "nn.GRU" : "nn.RNN";
     m.attrs.set("input_size", *input_size);
     m.attrs.set("hidden_size", *hidden);
     m.attrs.set("num_layers", *layers);
+    if (rnn) m.attrs.set("nonlinearity", nonlinearity.toStringRef());
     m.attrs.set("bias", *bias);
     m.attrs.set("batch_first", *batch_first);
     m.attrs.set("dropout", *dropout);

@@ -7,19 +7,26 @@
 //   aten::constant_pad_nd, reflection_pad*, replication_pad* -> F.pad (aten::pad order)
 //   aten::upsample_*.vec           -> F.interpolate(input, size, scale_factor, mode, align_corners)
 //   aten::arange, arange.start     -> torch.arange (arange.start_step order)
+//   aten::{hann,hamming,blackman,bartlett,kaiser}_window{,.periodic,.periodic_alpha}
+//                                  -> the overload with every parameter (torch's defaults added)
+//   aten::stft                     -> torch.stft (stft.center order, center=False)
+//   aten::{std,var,std_mean,var_mean}{,.dim} -> torch.std, ... (the .correction order)
 //   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
 //   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
 //   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
-//   (the last two in fold_tracer_noise, jit_cleanup.cpp)
+//   aten::to(c, cpu, c's dtype, False, False, None) of a constant tensor c -> c (x[[2, 0]])
+//   (the last three in fold_tracer_noise, jit_cleanup.cpp)
 #include "loaders/torchscript/lifter.h"
 
 #include "exec/dispatch.h"
 #include "exec/interpreter.h"
 #include "ir/op_table.h"
+#include "loaders/jit_builtins.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -45,7 +52,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
 
   std::string op;
   if (!normalize(qual, ins, n, f, op)) {
-    if (const OpInfo* info = find_op_by_aten(qual)) {
+    const OpInfo* info = find_op_by_aten(qual);
+    if (info && fits_python_call(*info, *schema, ins)) {
       op = info->name;
     } else {
       bool dispatched = c10::Dispatcher::singleton()
@@ -53,7 +61,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
                             .has_value();
       // An op of a custom library (Note [Op libraries]) keeps its qualified name and is written
       // torch.ops.<ns>.<op>.<overload>(...), as the archive's own code calls it.
-      bool custom = schema->name().rfind("aten::", 0) != 0;
+      // (TorchScript builtins of prim:: and other namespaces run through the JIT's registry.)
+      bool custom = schema->name().rfind("aten::", 0) != 0 && !find_jit_only_operator(qual);
       if (custom && !dispatched)
         unsupported(
             n, "operator " + schema->name() + " has no implementation in LibTorch's dispatcher", f,
@@ -65,8 +74,10 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
                                       ? nullptr
                                       : python_builtin(schema->name(), ins)) {
         op = py;
-        if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
-          for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
+      } else if (exact_through_torch_ops(n, *schema)) {
+        // Note [TorchScript builtins without a row]
+        op = schema->name() + "." +
+             (schema->overload_name().empty() ? "default" : schema->overload_name());
       } else {
         unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
                     "rewrite that expression in the model, or trace it with "
@@ -74,17 +85,46 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
       }
     }
   }
+  // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
+  if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
+    for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
+  if (op == "str") require_exact_text(n, f);
   if (Value* folded = fold_scalar(op, ins, n, f)) {
     f.env[n->output()] = Binding{folded, {}};
     return;
   }
   Node* node = emit(op, ins, n, f);
-  if (is_aten_fallback(op) && !python_spells_fallback(op)) {
+  if (written_as_torch_ops(op)) {
     diags_.warn("aten-fallback",
                 "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
                     op.substr(6) + "(...)",
                 node->num_outputs() ? node->output()->name() : "", f.scope, node->loc());
   }
+}
+
+// Whether the row's Python call can pass these inputs: every input it leaves out as "=" (Note
+// [Op table rows]) holds the schema's default (F.rrelu has no generator), and every int code
+// written as a Python string (Note [Python enums]) is a constant the string list covers (or None).
+// Otherwise the op stays an ATen call.
+bool Lifter::fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,
+                              const std::vector<Value*>& ins) {
+  for (size_t i = 0; i < info.py_args.size() && i < ins.size(); ++i) {
+    const AttrValue* c = ins[i]->constant();
+    if (const auto* names = python_enum(info.name, info.py_args[i])) {
+      if (!c) return false;
+      if (std::holds_alternative<NoneAttr>(*c)) continue;
+      const int64_t* code = std::get_if<int64_t>(c);
+      if (!code || *code < 0 || *code >= static_cast<int64_t>(names->size())) return false;
+      continue;
+    }
+    if (info.py_args[i] != "=") continue;
+    const auto& d = schema.arguments().at(i).default_value();
+    if (!d || !c) return false;
+    if (d->isNone() ? !std::holds_alternative<NoneAttr>(*c)
+                    : !(attr_to_ivalue(*c, ins[i]->type()) == *d))
+      return false;
+  }
+  return true;
 }
 
 // The Python spelling of a TorchScript-only scalar/list builtin (Note [Lifting control flow]);
@@ -152,6 +192,70 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
   return it->second;
 }
 
+// Note [TorchScript builtins without a row]
+// A TorchScript-only operator (one the c10 dispatcher does not have) without an op table row
+// keeps its qualified name ("aten::eq.float_list", "aten::__derive_index.default") and is written
+// `torch.ops.aten.eq.float_list(a, b)`: Python's torch.ops reaches the same registered operator
+// that TorchScript ran and the interpreter runs (Note [TorchScript builtins through LibTorch's
+// registry], lib/exec/dispatch.h), so the result is exact. torch.ops converts Python values to
+// the schema's types only when those are concrete, so this holds for schemas without type
+// variables (List[t], Dict(t, tVal): those need a row) whose arguments are numbers, strings,
+// tensors, devices or lists and Optionals of them, that run without a jit::Node, write nothing,
+// and that the JIT does not treat as having side effects (prints, seeds, RPC).
+bool Lifter::exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s) {
+  const JitBuiltin* b = find_jit_only_operator(qualified_overload(s));
+  return b && b->torch_ops_exact && !n->hasSideEffects();
+}
+
+// Whether every use of the string `v` only builds an exception message, a warning or a printed
+// line (Note [Text of numbers]).
+bool Lifter::only_in_messages(const jit::Value* v) {
+  for (const jit::Use& u : v->uses()) {
+    const auto k = u.user->kind();
+    if (k == c10::prim::RaiseException || k == c10::aten::warn || k == c10::prim::Print) continue;
+    static const std::set<std::string> text_ops = {"aten::add", "aten::format", "aten::str",
+                                                   "aten::join", "aten::percentFormat"};
+    bool builds_text = text_ops.count(k.toQualString()) && u.user->outputs().size() == 1 &&
+                       u.user->output()->type()->kind() == c10::TypeKind::StringType;
+    if (!builds_text || !only_in_messages(u.user->output())) return false;
+  }
+  return true;
+}
+
+// Note [Text of numbers]
+// TorchScript writes a float as C++ does with 17 significant digits and a trailing '.' for
+// whole numbers (str(0.1) is "0.10000000000000001", str(1.0) is "1."), Python as the shortest
+// text that reads back ("0.1", "1.0"); tensors print differently too. Ints, bools, strings and
+// None read the same in both. So str(x) and "...".format(x) of anything else are converted only
+// where the text can reach no result: an exception message, a warning, a printed line.
+void Lifter::require_exact_text(const jit::Node* n, Frame& f) {
+  std::function<bool(const c10::TypePtr&)> same_text = [&](const c10::TypePtr& t) {
+    using K = c10::TypeKind;
+    switch (t->kind()) {
+      case K::IntType:
+      case K::BoolType:
+      case K::StringType:
+      case K::NoneType:
+        return true;
+      case K::OptionalType:
+        return same_text(t->castRaw<c10::OptionalType>()->getElementType());
+      case K::ListType:
+        return same_text(t->castRaw<c10::ListType>()->getElementType());
+      default:
+        return false;
+    }
+  };
+  size_t first = n->kind() == c10::aten::format ? 1 : 0;
+  for (size_t i = first; i < n->inputs().size(); ++i) {
+    if (same_text(n->input(i)->type()) || only_in_messages(n->output())) continue;
+    unsupported(n,
+                "the text of a " + n->input(i)->type()->repr_str() +
+                    " differs between TorchScript and Python, and this text is used beyond a "
+                    "message",
+                f, "format it from ints or strings in the model");
+  }
+}
+
 // x.dtype == y.dtype, or x.dtype != torch.bool (the constant is an int in TorchScript).
 bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
   bool any = false;
@@ -169,7 +273,8 @@ bool Lifter::is_dtype_comparison(const std::vector<Value*>& ins) {
 // `self.downsample is not None` once the attribute became a constant).
 Value* Lifter::fold_scalar(const std::string& op, const std::vector<Value*>& ins,
                            const jit::Node* n, Frame& f) {
-  static const std::set<std::string> builtins = {"len", "int", "float", "bool", "abs"};
+  static const std::set<std::string> builtins = {"len", "int", "float", "bool",
+                                                 "abs", "max", "min"};
   if (n->outputs().size() != 1 ||
       (op.rfind("operator.", 0) != 0 && op.rfind("math.", 0) != 0 && !builtins.count(op)))
     return nullptr;
@@ -276,6 +381,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
     }
   }
   {
+    // (mode, has align_corners); the _aa kernels are F.interpolate(..., antialias=True).
     static const std::map<std::string, std::pair<const char*, bool>> upsample = {
         {"aten::upsample_nearest1d.vec", {"nearest", false}},
         {"aten::upsample_nearest2d.vec", {"nearest", false}},
@@ -287,6 +393,12 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         {"aten::upsample_bilinear2d.vec", {"bilinear", true}},
         {"aten::upsample_bicubic2d.vec", {"bicubic", true}},
         {"aten::upsample_trilinear3d.vec", {"trilinear", true}},
+        {"aten::_upsample_bilinear2d_aa.vec", {"bilinear", true}},
+        {"aten::_upsample_bicubic2d_aa.vec", {"bicubic", true}},
+    };
+    auto antialias = [&](const std::string& q) {
+      if (q.find("_aa.vec") != std::string::npos)
+        ins.push_back(add_constant(true, Type::of(Type::Kind::Bool), f, n));
     };
     auto it = upsample.find(qual);
     if (it != upsample.end()) {
@@ -297,6 +409,7 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
         Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
         ins = {ins.at(0), ins.at(1), ins.at(2), mode, none};
       }
+      antialias(qual);
       op = "F.interpolate";
       return true;
     }
@@ -312,9 +425,70 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
       Value* align =
           has_align ? ins.at(2) : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
       ins = {ins.at(0), ins.at(1), none, mode, align};
+      antialias(qual + ".vec");
       op = "F.interpolate";
       return true;
     }
+  }
+  {
+    // The windows' shorter overloads are the full one at torch's defaults (ATen's own
+    // delegation): hann_window(N) == hann_window(N, periodic=True), hamming_window(N, p) ==
+    // hamming_window(N, p, 0.54, 0.46), kaiser_window(N) == kaiser_window(N, True, 12.0).
+    struct Window {
+      const char* op;
+      std::vector<AttrValue> defaults;  // after window_length, in schema order
+    };
+    static const std::map<std::string, Window> windows = {
+        {"hann", {"torch.hann_window", {true}}},
+        {"blackman", {"torch.blackman_window", {true}}},
+        {"bartlett", {"torch.bartlett_window", {true}}},
+        {"hamming", {"torch.hamming_window", {true, 0.54, 0.46}}},
+        {"kaiser", {"torch.kaiser_window", {true, 12.0}}},
+    };
+    static const std::map<std::string, size_t> given = {
+        {"", 0}, {"periodic", 1}, {"periodic_alpha", 2}};  // parameters the overload has
+    size_t us = qual.find("_window");
+    if (qual.rfind("aten::", 0) == 0 && us != std::string::npos) {
+      auto w = windows.find(qual.substr(6, us - 6));
+      std::string overload = qual.substr(us + 7);
+      if (!overload.empty() && overload[0] == '.') overload.erase(0, 1);
+      auto k = given.find(overload);
+      if (w != windows.end() && k != given.end() && k->second < w->second.defaults.size()) {
+        for (size_t i = k->second; i < w->second.defaults.size(); ++i) {
+          const AttrValue& v = w->second.defaults[i];
+          Type t = Type::of(std::holds_alternative<bool>(v) ? Type::Kind::Bool : Type::Kind::Float);
+          ins.insert(ins.begin() + 1 + i, add_constant(v, t, f, n));
+        }
+        op = w->second.op;
+        return true;
+      }
+    }
+  }
+  for (std::string base : {"aten::std", "aten::var", "aten::std_mean", "aten::var_mean"}) {
+    // X(self, unbiased) and X.dim(self, dim, unbiased, keepdim) are X.correction(self, dim,
+    // correction, keepdim) with correction None (= 1) for unbiased and 0 for biased, as ATen
+    // itself maps them.
+    if (qual != base && qual != base + ".dim") continue;
+    bool dimmed = qual != base;
+    auto unbiased = const_bool(ins.at(dimmed ? 2 : 1));
+    if (!unbiased || (dimmed && ins.size() != 4)) return false;
+    Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+    Value* correction =
+        *unbiased ? none : add_constant(int64_t{0}, Type::of(Type::Kind::Int), f, n);
+    Value* dim = dimmed ? ins.at(1) : none;
+    Value* keepdim = dimmed ? ins.at(3) : add_constant(false, Type::of(Type::Kind::Bool), f, n);
+    ins = {ins.at(0), dim, correction, keepdim};
+    op = "torch." + base.substr(6);
+    return true;
+  }
+  if (qual == "aten::stft") {
+    // torch.stft pads for `center` itself, then calls stft(self, n_fft, hop_length, win_length,
+    // window, normalized, onesided, return_complex): stft.center with center=False.
+    ins.insert(ins.begin() + 5, add_constant(false, Type::of(Type::Kind::Bool), f, n));
+    ins.insert(ins.begin() + 6,
+               add_constant(std::string("reflect"), Type::of(Type::Kind::Str), f, n));
+    op = "torch.stft";
+    return true;
   }
   if (qual == "aten::arange" || qual == "aten::arange.start") {
     // arange(end, ...) == arange(0, end, 1, ...); arange(start, end, ...) == arange(start, end, 1, ...)

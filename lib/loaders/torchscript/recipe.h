@@ -184,7 +184,8 @@ Recipe pad2d_recipe(bool zero);
 // nn.LSTM / nn.GRU's parameters in their flat weight order (_flat_weights_names).
 std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias,
                                           bool proj);
-Recipe rnn_recipe(bool lstm);
+enum class RnnKind : int8_t { LSTM, GRU, RNN };
+Recipe rnn_recipe(RnnKind kind);
 
 // transformer.cpp
 std::optional<LeafMatch> mha_recipe(LeafCtx& ctx);

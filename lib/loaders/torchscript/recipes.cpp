@@ -93,8 +93,9 @@ const std::map<std::string, Recipe>& recipes() {
     m[mods + "pixelshuffle.PixelShuffle"] = pixel_shuffle_recipe;
     m[mods + "padding.ZeroPad2d"] = pad2d_recipe(true);
     m[mods + "padding.ConstantPad2d"] = pad2d_recipe(false);
-    m[mods + "rnn.LSTM"] = rnn_recipe(true);
-    m[mods + "rnn.GRU"] = rnn_recipe(false);
+    m[mods + "rnn.LSTM"] = rnn_recipe(RnnKind::LSTM);
+    m[mods + "rnn.GRU"] = rnn_recipe(RnnKind::GRU);
+    m[mods + "rnn.RNN"] = rnn_recipe(RnnKind::RNN);
     m[mods + "activation.MultiheadAttention"] = mha_recipe;
     m[mods + "transformer.TransformerEncoderLayer"] = transformer_encoder_layer_recipe;
     return m;

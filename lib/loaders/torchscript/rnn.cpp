@@ -1,10 +1,10 @@
-// Leaf recipes of the recurrent modules: nn.LSTM and nn.GRU (traced; a scripted call is lifted
-// from the module's attributes, Note [Scripted RNN and attention modules]).
+// Leaf recipes of the recurrent modules: nn.LSTM, nn.GRU and nn.RNN (traced; a scripted call is
+// lifted from the module's attributes, Note [Scripted RNN and attention modules]).
 #include "loaders/torchscript/recipe.h"
 
 namespace tt::ts {
 
-// nn.LSTM / nn.GRU's parameters in their flat weight order (_flat_weights_names).
+// nn.LSTM / nn.GRU / nn.RNN's parameters in their flat weight order (_flat_weights_names).
 std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional, bool bias,
                                           bool proj) {
   std::vector<std::string> out;
@@ -23,24 +23,29 @@ std::vector<std::string> rnn_weight_names(int64_t num_layers, bool bidirectional
   return out;
 }
 
-// nn.LSTM / nn.GRU: aten::lstm.input(input, hx[], params[], has_biases, num_layers, dropout,
-// train, bidirectional, batch_first) and aten::gru.input(input, hx, params[], ...). Without an
+// nn.LSTM / nn.GRU / nn.RNN: aten::lstm.input(input, hx[], params[], has_biases, num_layers,
+// dropout, train, bidirectional, batch_first), aten::gru.input(input, hx, params[], ...) and
+// aten::rnn_tanh.input / rnn_relu.input (as gru; the op says the nonlinearity). Without an
 // explicit hidden state, forward builds zeros from the batch size (size/NumToTensor/Int/zeros).
-Recipe rnn_recipe(bool lstm) {
-  return [lstm](LeafCtx& ctx) -> std::optional<LeafMatch> {
+Recipe rnn_recipe(RnnKind kind) {
+  return [kind](LeafCtx& ctx) -> std::optional<LeafMatch> {
     static const std::set<std::string> aux = {"aten::size", "prim::NumToTensor", "aten::Int",
                                               "aten::zeros", "prim::TupleConstruct"};
-    std::string key = lstm ? "aten::lstm" : "aten::gru";
+    const bool lstm = kind == RnnKind::LSTM;
+    std::set<std::string> keys = {lstm                   ? "aten::lstm"
+                                  : kind == RnnKind::GRU ? "aten::gru"
+                                                         : "aten::rnn_tanh"};
+    if (kind == RnnKind::RNN) keys.insert("aten::rnn_relu");
     const jit::Node* n = nullptr;
     for (const jit::Node* op : ctx.g.ops()) {
       std::string k = kind_str(op);
-      if (k == key && !n) {
+      if (keys.count(k) && !n) {
         n = op;
       } else if (!aux.count(k)) {
         return reject(ctx, "forward calls " + k);
       }
     }
-    if (!n) return reject(ctx, "forward does not call " + key);
+    if (!n) return reject(ctx, "forward does not call " + *keys.begin());
     const c10::FunctionSchema* s = n->maybeSchema();
     if (!s || s->overload_name() != "input") return reject(ctx, "packed sequences are not lifted");
     Args a(ctx, n);
@@ -90,11 +95,13 @@ Recipe rnn_recipe(bool lstm) {
     LeafMatch m;
     if (!match_flat_results(ctx, n, m)) return std::nullopt;
 
-    int64_t gates = lstm ? 4 : 3;
-    m.op = lstm ? "nn.LSTM" : "nn.GRU";
+    int64_t gates = lstm ? 4 : kind == RnnKind::GRU ? 3 : 1;
+    m.op = lstm ? "nn.LSTM" : kind == RnnKind::GRU ? "nn.GRU" : "nn.RNN";
     m.attrs.set("input_size", w_ih.size(1));
     m.attrs.set("hidden_size", w_ih.size(0) / gates);
     m.attrs.set("num_layers", num_layers);
+    if (kind == RnnKind::RNN)
+      m.attrs.set("nonlinearity", std::string(kind_str(n) == "aten::rnn_relu" ? "relu" : "tanh"));
     m.attrs.set("bias", has_biases);
     m.attrs.set("batch_first", batch_first);
     m.attrs.set("dropout", dropout);

@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""Generates the torch.jit.script'ed models of the TorchScript-builtin tests (issue 15).
+
+Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
+(str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), ...), scripted PyTorch modules that are
+inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
+torchaudio transforms. The files, input sets and branch coverage are those of
+scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
+`--force` alike); tests/builtins.cmake registers one test per model.
+"""
+import math
+import os
+import sys
+
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_scripted_models as gsm  # noqa: E402  (generate, main)
+
+
+class Strings(nn.Module):
+    """str of ints, + / == / len on strings, [1] * n, max/min of ints, x.cpu(), a list slice:
+    the text decides a branch, so it must be TorchScript's text exactly."""
+
+    def forward(self, x):
+        n = x.size(0)
+        tag = "rows" + str(n)
+        pad = [1] * (x.dim() * 2)
+        k = max(n, 2) - min(x.size(1), 3)
+        if tag == "rows" + str(x.size(0)) and len(tag) > 4:
+            y = F.pad(x, pad[:2]) * float(k)
+        else:
+            y = x
+        mode = "pos" if bool(x.sum() > 0) else "neg"
+        if mode == "pos":
+            return y.cpu() + 1.0
+        return y - float(len(mode))
+
+
+def strings_branches(m, x):
+    return {"mode": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class Numbers(nn.Module):
+    """Number builtins without an op table row, written through torch.ops (divmod, round,
+    math.log, max of floats, whose TorchScript result differs from Python's on nan)."""
+
+    def forward(self, x):
+        q, r = divmod(x.size(1), 4)
+        s = float(x.abs().max())
+        t = max(s, 0.5)
+        u = round(s * 10.0) / 10.0
+        v = math.log(t + 1.0)
+        if s > 1.0:
+            return x * float(q) + float(r) + u
+        return x * v
+
+
+def numbers_branches(m, x):
+    return {"big": {float(x.abs().max()) > 1.0}}
+
+
+class MHAMasked(nn.Module):
+    """nn.MultiheadAttention with a causal mask: inlined with its argument checks, which build
+    strings (why the fast path is not taken) and compare shapes as lists."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x):
+        n = x.size(1)
+        mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+        return self.attn(x, x, x, attn_mask=mask, need_weights=False)[0]
+
+
+class EncoderMasked(nn.Module):
+    """A two-layer nn.TransformerEncoder called with a causal float mask: inlined (its fast-path
+    checks: strings, `in` on lists of strings, devices, dtypes)."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        n = x.size(1)
+        mask = torch.triu(torch.full((n, n), float("-inf")), 1)
+        return self.encoder(x, mask=mask)
+
+
+class FloatText(nn.Module):
+    """The text of a float decides a branch: TorchScript writes str(0.1) as
+    "0.10000000000000001", Python as "0.1", so the CLI must exit 4 naming aten::str."""
+
+    def forward(self, x):
+        s = str(float(x.sum()))
+        if len(s) > 6:
+            return x * 2.0
+        return x
+
+
+class ConformerLengths(nn.Module):
+    """torchaudio's Conformer (2 small layers), its lengths made from the input inside the model:
+    every sequence full, then the last one shorter (its key padding mask at work)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchaudio
+        self.conformer = torchaudio.models.Conformer(input_dim=16, num_heads=2, ffn_dim=32, num_layers=2,
+                                                     depthwise_conv_kernel_size=3)
+
+    def forward(self, x):
+        n = x.size(1)
+        lengths = torch.full((x.size(0),), n, dtype=torch.long)
+        lengths[-1] = n - 2
+        y, out_lengths = self.conformer(x, lengths)
+        return y + 0.01 * out_lengths.to(y.dtype).view(-1, 1, 1)
+
+
+def _audio(cls, **kw):
+    def build():
+        import torchaudio
+        return getattr(torchaudio.transforms, cls)(**kw)
+    build.__name__ = cls
+    return build
+
+
+SPECS = {}
+
+
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, expect_ops=()):
+    SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {}, tol=tol,
+                       expect_ops=list(expect_ops))
+
+
+register("bi_strings", Strings, [(2, 6)], strings_branches, {"mode": {"pos", "neg"}})
+register("bi_numbers", Numbers, [(2, 6)], numbers_branches, {"big": {True, False}})
+register("bi_mha_masked", MHAMasked, [(2, 5, 16)])
+register("bi_encoder_masked", EncoderMasked, [(2, 5, 16)])
+register("bi_spectrogram", _audio("Spectrogram", n_fft=32, hop_length=8), [(1, 256)])
+register("bi_melspectrogram", _audio("MelSpectrogram", sample_rate=8000, n_fft=64, n_mels=8), [(1, 256)])
+register("bi_conformer", ConformerLengths, [(2, 7, 16)])
+register("bi_mfcc", _audio("MFCC", sample_rate=8000, n_mfcc=6, melkwargs={"n_fft": 64, "n_mels": 12}),
+         [(1, 256)], tol=1e-3)
+
+UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
+
+
+if __name__ == "__main__":
+    sys.exit(gsm.main(SPECS, UNSUPPORTED, kinds=lambda name: "fuse", doc=__doc__,
+                      files=(os.path.abspath(__file__),)))
