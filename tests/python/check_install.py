@@ -166,7 +166,7 @@ def case_completion(build, work):
         source "$1"
         complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tinytrace; echo "${COMPREPLY[*]}"; }
         complete_words tinytrace ""
-        complete_words tinytrace convert --quant
+        complete_words tinytrace convert --quant-
         complete_words tinytrace -v inspect m.pt --j
         complete_words tinytrace --lo
     """)
@@ -177,7 +177,7 @@ def case_completion(build, work):
     got = [set(line.split()) for line in lines]
     if got != want:
         fail(f"completions {got}, expected {want}")
-    print(f"OK: bash completion: {sorted(got[0])}; convert --quant -> --quant-prep; inspect --j -> "
+    print(f"OK: bash completion: {sorted(got[0])}; convert --quant- -> --quant-prep; inspect --j -> "
           "--json; --lo -> --load-library")
 
 
