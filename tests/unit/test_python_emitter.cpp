@@ -268,6 +268,21 @@ void run_python_checks(const Graph& g, const std::string& py, const std::string&
   CHECK(rc == 0);
 }
 
+// Runs `script` (Python, with torch) on `rows` (passed as the path of a JSON file in argv[1]);
+// the script collects the rows that fail in `bad`, which are printed, and fail the test.
+void check_rows_in_python(const nlohmann::json& rows, const std::string& script) {
+  TempDir dir;
+  write_file(dir.path / "rows.json", rows.dump());
+  write_file(dir.path / "check.py",
+             script + "\nfor b in bad:\n    print(b)\nsys.exit(1 if bad else 0)\n");
+  std::string out;
+  int rc = run(std::string(kPython) + " " + (dir.path / "check.py").string() + " " +
+                   (dir.path / "rows.json").string(),
+               out);
+  INFO(out);
+  CHECK(rc == 0);
+}
+
 }  // namespace
 
 TEST_CASE("python emitter: conv-bn-relu chain") {
@@ -672,9 +687,7 @@ TEST_CASE("python emitter: F.* Python defaults agree with the ATen schema defaul
       }
     }
   }
-  TempDir dir;
-  write_file(dir.path / "rows.json", rows.dump());
-  write_file(dir.path / "check.py", R"PY(
+  check_rows_in_python(rows, R"PY(
 import inspect, json, sys
 import torch.nn.functional as F
 bad = []
@@ -702,16 +715,7 @@ for r in json.load(open(sys.argv[1])):
     ok = ok or (r["arg"] == "padding_idx" and d == -1 and py is None)
     if not ok:
         bad.append((r, py))
-for b in bad:
-    print(b)
-sys.exit(1 if bad else 0)
 )PY");
-  std::string out;
-  int rc = run(std::string(kPython) + " " + (dir.path / "check.py").string() + " " +
-                   (dir.path / "rows.json").string(),
-               out);
-  INFO(out);
-  CHECK(rc == 0);
 }
 
 // Note [Spelled ATen ops] (lib/ir/op_table_aten.cpp): a torch.* / Tensor.* / torch.fft.* /
@@ -744,9 +748,7 @@ TEST_CASE("python emitter: torch.* and Tensor.* rows are Python bindings of thei
       rows.push_back({{"op", op.name}, {"aten", q}, {"args", args}});
     }
   }
-  TempDir dir;
-  write_file(dir.path / "rows.json", rows.dump());
-  write_file(dir.path / "check.py", R"PY(
+  check_rows_in_python(rows, R"PY(
 import json, re, sys
 import torch
 bad = []
@@ -783,16 +785,7 @@ for r in json.load(open(sys.argv[1])):
         return pos[:len(names)] == names and kw <= key | set(pos) and tensors
     if not any(fits(s) for s in sigs):
         bad.append((r["op"], r["aten"], names, sorted(kw), sigs))
-for b in bad:
-    print(b)
-sys.exit(1 if bad else 0)
 )PY");
-  std::string out;
-  int rc = run(std::string(kPython) + " " + (dir.path / "check.py").string() + " " +
-                   (dir.path / "rows.json").string(),
-               out);
-  INFO(out);
-  CHECK(rc == 0);
 }
 
 TEST_CASE("python emitter: modules without weights are declared where they are first called") {
