@@ -21,3 +21,25 @@ if(TEST badinput_quantized_dynamic_lstm)
   set_tests_properties(badinput_quantized_dynamic_lstm PROPERTIES LABELS "badinput;quantized"
                        FIXTURES_REQUIRED "tt_models_small;tt_models_quantized")
 endif()
+# --dequantize (passes/dequantize.cpp): the float twin of an int8 model, its outputs within
+# cosine similarity 0.99 of the int8 original's (tests/e2e/check_dequantize.py). q_qat: Quantize,
+# ConvReLU2d, Linear, DeQuantize; q_dynamic: nnqd.Linear; q_resnet18: Conv2d, ConvReLU2d,
+# QFunctional.add_relu, Linear, on inputs of the calibration's range (randn * 2: on randn its own
+# int8 error alone gives cosine 0.986, while the twin is at 0.999 on the calibrated range).
+foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s "q_resnet18:2" "q_resnet18_s:2")
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 name)
+  set(scale_args "")
+  list(LENGTH parts n)
+  if(n GREATER 1)
+    list(GET parts 1 scale)
+    set(scale_args --input-scale ${scale})
+  endif()
+  add_test(NAME e2e_dequantize_${name}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_dequantize.py
+                   $<TARGET_FILE:tinytrace> ${TT_QUANTIZED_DIR}/${name}.pt
+                   ${TT_E2E_OUT}/dequantize_${name} ${scale_args})
+  set_tests_properties(e2e_dequantize_${name} PROPERTIES LABELS "e2e;quantized;dequantize"
+                       ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_quantized
+                       TIMEOUT 300)
+endforeach()

@@ -140,6 +140,11 @@ int main(int argc, char** argv) {
                     "Make the model ready for eager-mode quantization: module activations, "
                     "unshared modules, FloatFunctional, fused Conv/BN/ReLU, Quant/DeQuant stubs, "
                     "float fallback (the pipeline 'quant-prep'; --passes run after it)");
+  convert->add_flag("--dequantize", copts.passes.dequantize,
+                    "Turn an int8 (eager-quantized) model into its float twin: nn.Conv2d/Linear "
+                    "with the dequantized weights, nn.ReLU split out of fused modules, QFunctional "
+                    "-> torch ops, Quantize/DeQuantize removed (runs before --fuse/--quant-prep; "
+                    "--verify compares with the int8 original by cosine similarity >= 0.99)");
   convert->add_flag("--qat", copts.passes.qat,
                     "With --quant-prep: keep BatchNorm for quantization-aware training "
                     "(ConvBn2d, ConvBnReLU2d, LinearBn1d)");

@@ -18,10 +18,13 @@
 namespace tt {
 
 std::string pipeline_text(const PassCliOptions& o) {
+  std::vector<std::string> parts;
+  if (o.dequantize) parts.push_back("dequantize,dce");
+  if (o.fuse) parts.push_back("fuse");
+  if (o.quant_prep) parts.push_back(o.qat ? "quant-prep-qat" : "quant-prep");
+  if (!o.passes.empty()) parts.push_back(o.passes);
   std::string text;
-  if (o.fuse) text = "fuse";
-  if (o.quant_prep) text = o.qat ? "quant-prep-qat" : "quant-prep";
-  if (!o.passes.empty()) text += (text.empty() ? "" : ",") + o.passes;
+  for (const auto& p : parts) text += (text.empty() ? "" : ",") + p;
   return text;
 }
 
@@ -39,7 +42,8 @@ PassManager make_manager(const PassCliOptions& o, std::ostream* ir_stream) {
   if (text.empty() && !o.print_ir_after.empty())
     throw Error(
         ExitCode::Usage,
-        "--print-ir-after needs a pipeline — add --passes PIPELINE, --fuse or --quant-prep");
+        "--print-ir-after needs a pipeline — add --passes PIPELINE, --fuse, --quant-prep or "
+        "--dequantize");
   // Parse --passes alone first so that error columns count in the text the user typed.
   if (!o.passes.empty()) parse_pipeline(o.passes);
   Pipeline p = parse_pipeline(text);

@@ -20,10 +20,12 @@ struct PassCliOptions {
   bool verify_each = false;    // --verify-each
   bool quant_prep = false;     // --quant-prep (the named pipeline "quant-prep")
   bool qat = false;            // --qat (with --quant-prep: "quant-prep-qat")
+  bool dequantize = false;     // --dequantize (the pass "dequantize", then dce; runs first)
 };
 
-// The pipeline text to run: "fuse" for --fuse or "quant-prep" / "quant-prep-qat" for
-// --quant-prep [--qat], then --passes ("" when none was given).
+// The pipeline text to run: "dequantize,dce" for --dequantize, then "fuse" for --fuse or
+// "quant-prep" / "quant-prep-qat" for --quant-prep [--qat], then --passes ("" when none was
+// given). --dequantize comes first, so that --dequantize --quant-prep prepares the float twin.
 std::string pipeline_text(const PassCliOptions& o);
 
 // Checks the pass options before any work is done (so a typo fails before a slow model load):

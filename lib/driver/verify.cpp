@@ -47,7 +47,8 @@ std::vector<InputSpec> specs_from_graph(const Graph& g) {
 bool VerifyResult::passed() const {
   if (structure_mismatch) return false;
   for (const auto& o : outputs)
-    if (o.shape_mismatch || !(o.rel <= tolerance)) return false;
+    if (o.shape_mismatch || !(min_cosine > 0 ? o.cosine >= min_cosine : o.rel <= tolerance))
+      return false;
   return true;
 }
 
@@ -85,6 +86,12 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
       }
       d.max_expected = de.masked_fill(at::isnan(de), 0.0).abs().max().item<double>();
       d.rel = d.max_expected > 0 ? d.max_abs / d.max_expected : d.max_abs;
+      // Cosine similarity; two all-zero outputs agree (1), one all-zero against another not.
+      at::Tensor fe = de.flatten().nan_to_num(0.0), fa = da.flatten().nan_to_num(0.0);
+      double ne = fe.norm().item<double>(), na = fa.norm().item<double>();
+      d.cosine = ne == 0 && na == 0   ? 1.0
+                 : ne == 0 || na == 0 ? 0.0
+                                      : fe.dot(fa).item<double>() / (ne * na);
     }
     r.max_rel = std::max(r.max_rel, d.rel);
     r.outputs.push_back(std::move(d));
@@ -272,8 +279,15 @@ std::string VerifyResult::summary() const {
   for (const auto& o : outputs)
     if (std::isnan(o.max_abs) || o.max_abs > max_abs) max_abs = o.max_abs;
   s += " — " + std::to_string(outputs.size()) + " output(s), max |diff| " + fmt(max_abs) +
-       ", max relative difference " + fmt(max_rel) + " (tolerance " + fmt(tolerance) + ")";
-  return s;
+       ", max relative difference " + fmt(max_rel);
+  if (min_cosine > 0) {
+    double cos = 1;
+    for (const auto& o : outputs) cos = std::min(cos, o.cosine);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6f", cos);
+    return s + ", min cosine similarity " + buf + " (at least " + fmt(min_cosine) + ")";
+  }
+  return s + " (tolerance " + fmt(tolerance) + ")";
 }
 
 nlohmann::json VerifyResult::to_json() const {
@@ -288,12 +302,14 @@ nlohmann::json VerifyResult::to_json() const {
                     {"max_abs_diff", num(o.max_abs)},
                     {"max_abs_expected", num(o.max_expected)},
                     {"rel_diff", num(o.rel)},
+                    {"cosine", num(o.cosine)},
                     {"shape_mismatch", o.shape_mismatch}});
   }
   return {
       {"engine", engine},
       {"passed", passed()},
       {"tolerance", tolerance},
+      {"min_cosine", min_cosine > 0 ? nlohmann::json(min_cosine) : nlohmann::json()},
       {"max_rel_diff", std::isfinite(max_rel) ? nlohmann::json(max_rel) : nlohmann::json("inf")},
       {"structure_mismatch", structure_mismatch},
       {"outputs", outs}};

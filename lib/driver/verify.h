@@ -27,6 +27,7 @@ struct OutputDiff {
   std::string path;  // "0", "1.0" for nested tuples
   std::vector<int64_t> shape;
   double max_abs = 0, max_expected = 0, rel = 0;
+  double cosine = 1;  // cosine similarity of the flattened outputs (1 for equal ones)
   bool shape_mismatch = false;
 };
 
@@ -34,6 +35,10 @@ struct VerifyResult {
   std::string engine;  // "interpreter", "torchscript"
   std::vector<OutputDiff> outputs;
   double tolerance = 0;
+  // When > 0, an output passes by its cosine similarity (>= min_cosine) instead of its relative
+  // difference: a model that approximates the original (--dequantize; Note [Verifying a
+  // dequantized model] in lib/driver/convert.cpp).
+  double min_cosine = 0;
   double max_rel = 0;
   bool structure_mismatch = false;  // different number / nesting of outputs
   bool passed() const;

@@ -206,6 +206,14 @@ TEST_CASE("passes_cli: pipeline text, list, opt") {
   CHECK(pipeline_text(o) == "fuse");
   o.passes = "cse";
   CHECK(pipeline_text(o) == "fuse,cse");
+  {  // --dequantize runs first: --dequantize --quant-prep prepares the float twin.
+    PassCliOptions d;
+    d.dequantize = true;
+    CHECK(pipeline_text(d) == "dequantize,dce");
+    d.quant_prep = true;
+    d.passes = "cse";
+    CHECK(pipeline_text(d) == "dequantize,dce,quant-prep,cse");
+  }
   // Columns count in the --passes text even after --fuse.
   o.passes = "cse,dcee";
   try {

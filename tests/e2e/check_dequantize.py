@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""End-to-end test of `tinytrace convert --dequantize` on one int8 model (passes/dequantize.cpp).
+
+    check_dequantize.py TINYTRACE MODEL.pt OUT_DIR [--input-scale K]
+
+With --input-scale K both checks run on seeded inputs randn(shape) * K (saved next to OUT_DIR and
+given to --verify-inputs) instead of the saved ones: the distribution the model was calibrated on
+(scripts/gen_quantized_models.py calibrates on randn * 2); on inputs outside the calibrated range
+the int8 model clips, and its difference from the float twin is its own quantization error.
+
+MODEL.json (scripts/gen_quantized_models.py) gives the input shapes, the engine and the convert
+arguments. Converts with --dequantize --verify (the CLI's verdict must say OK with a cosine
+similarity), then checks the float twin on its own, in Python:
+- NAME.pth holds only float tensors, loads with load_state_dict(strict=True) into NAME.py's class,
+  and NAME.py uses no quantized module (torch.ao.nn.quantized / intrinsic.quantized / QuantStub);
+- its outputs on the saved inputs against the int8 archive's (run on the model's engine): cosine
+  similarity of every output >= 0.99 (Note [Verifying a dequantized model] in
+  lib/driver/convert.cpp), and not bit-identical (an int8 model left in place would be).
+"""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MIN_COSINE = 0.99
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from gen_models import flatten  # noqa: E402
+
+
+def die(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def checker():
+    spec = importlib.util.spec_from_file_location(
+        "tt_check_model", os.path.join(REPO, "scripts", "check_model.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def cosine(a, b):
+    a = a.detach().double().flatten()
+    b = b.detach().double().flatten()
+    na, nb = a.norm().item(), b.norm().item()
+    if na == 0 and nb == 0:
+        return 1.0
+    if na == 0 or nb == 0:
+        return 0.0
+    return (a @ b).item() / (na * nb)
+
+
+def main():
+    if len(sys.argv) not in (4, 6) or (len(sys.argv) == 6 and sys.argv[4] != "--input-scale"):
+        die(__doc__)
+    tinytrace, model_path, out_dir = sys.argv[1:4]
+    scale = float(sys.argv[5]) if len(sys.argv) == 6 else None
+    base = os.path.splitext(model_path)[0]
+    name = os.path.basename(base)
+    with open(base + ".json") as f:
+        meta = json.load(f)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    cmd = [tinytrace, "convert", model_path, "-o", out_dir, "--dequantize", "--verify"]
+    for s in meta["input_shape_args"]:
+        cmd += ["--input-shape", s]
+    inputs_path = base + ".inputs.pt"
+    if scale is not None:
+        gen = torch.Generator().manual_seed(0)
+        inputs = tuple(torch.randn(i["shape"], generator=gen) * scale for i in meta["inputs"])
+        inputs_path = out_dir.rstrip("/") + ".inputs.pt"
+        torch.save(inputs, inputs_path)
+        cmd += ["--verify-inputs", inputs_path]
+    cmd += meta.get("convert_args", [])
+    print("+", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        die(f"tinytrace convert --dequantize exited {r.returncode} (expected 0)")
+    if "verify (interpreter): OK" not in r.stdout or "min cosine similarity" not in r.stdout:
+        die("no 'verify (interpreter): OK ... min cosine similarity' verdict")
+
+    engine = meta.get("quantized_engine")
+    if engine:
+        torch.backends.quantized.engine = engine
+    cm = checker()
+    _, model, _ = cm.load_generated(os.path.join(out_dir, name + ".py"), name)
+    src = open(os.path.join(out_dir, name + ".py"), encoding="utf-8").read()
+    for q in ("ao.nn.quantized", "nnq.", "nniq.", "nnqd.", "QuantStub", "QFunctional",
+              "quantize_per_tensor", "dequantize"):
+        if q in src:
+            die(f"{name}.py still mentions {q!r}: the float twin must have no quantized part")
+    sd = cm.load_state_dict_file(os.path.join(out_dir, name + ".pth"))
+    bad = [k for k, v in sd.items()
+           if v is None or v.is_quantized or (v.is_floating_point() and v.dtype != torch.float32)]
+    if bad:
+        die(f"{name}.pth: not float32 tensors: {bad[:5]}")
+    if not any(v.is_floating_point() for v in sd.values()):
+        die(f"{name}.pth holds no float tensor")
+    cm.load_strict(model, sd, name + ".pth")
+
+    inputs = torch.load(inputs_path)
+    inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
+    original = torch.jit.load(model_path, map_location="cpu").eval()
+    with torch.no_grad():
+        expected = flatten(original(*inputs))
+    got = flatten(cm.run(model, inputs, name + ".pth"))
+    if len(got) != len(expected):
+        die(f"{len(got)} outputs, the int8 model has {len(expected)}")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        e = e.dequantize() if e.is_quantized else e
+        if g.shape != e.shape:
+            die(f"output {i}: shape {tuple(g.shape)}, the int8 model's is {tuple(e.shape)}")
+        if g.is_quantized or not g.is_floating_point():
+            die(f"output {i} is {g.dtype}, not a float tensor")
+        c = cosine(g, e)
+        print(f"output {i}: cosine similarity to the int8 model {c:.6f}, "
+              f"max |diff| {(g - e).abs().max().item():.4g}", flush=True)
+        if not c >= MIN_COSINE:
+            die(f"output {i}: cosine similarity {c:.6f} < {MIN_COSINE}")
+    if all(torch.equal(g, e) for g, e in zip(got, expected)):
+        die("the float twin's outputs equal the int8 model's bit for bit: nothing was dequantized")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
