@@ -5,6 +5,9 @@
 
 #include "loaders/jit_builtins.h"
 #include "passes/pass.h"
+#include "source_dir.h"
+
+const char* tt_test_source_dir() { return TT_SOURCE_DIR_PATH; }
 
 int main(int argc, char** argv) {
   tt::register_test_passes();

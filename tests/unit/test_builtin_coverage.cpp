@@ -3,6 +3,7 @@
 // testdata/builtins/jit_only_operators.txt (structural / unreachable / todo). A LibTorch upgrade
 // that registers a new builtin fails here and names it.
 #include <doctest/doctest.h>
+#include "source_dir.h"
 
 #include "exec/dispatch.h"
 #include "ir/op_table.h"

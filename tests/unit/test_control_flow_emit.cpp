@@ -14,6 +14,7 @@
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
+#include "source_dir.h"
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>

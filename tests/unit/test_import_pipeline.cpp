@@ -11,6 +11,7 @@
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
+#include "source_dir.h"
 
 #include <algorithm>
 #include <fstream>

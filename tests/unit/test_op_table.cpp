@@ -140,8 +140,8 @@ TEST_CASE("op table: every module row has a Python signature, and every signatur
   // and the quantization stubs, which have no attributes (their qconfig is set by the user).
   auto built_otherwise = [](const OpInfo& op) {
     return composite_parts(op.name) != nullptr || op.name.rfind("FloatFunctional.", 0) == 0 ||
-           op.name.rfind("QFunctional.", 0) == 0 ||
-           op.name == "quant.QuantStub" || op.name == "quant.DeQuantStub";
+           op.name.rfind("QFunctional.", 0) == 0 || op.name == "quant.QuantStub" ||
+           op.name == "quant.DeQuantStub";
   };
   for (const OpInfo& op : all_ops()) {
     if (op.kind != OpKind::Module) continue;

@@ -9,6 +9,7 @@
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
+#include "source_dir.h"
 
 #include <fstream>
 

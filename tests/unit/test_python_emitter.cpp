@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <doctest/doctest.h>
+#include "source_dir.h"
 #include <nlohmann/json.hpp>
 
 #include <array>

@@ -12,6 +12,7 @@
 #include "support/diag.h"
 
 #include <doctest/doctest.h>
+#include "source_dir.h"
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
