@@ -3,6 +3,7 @@
 
 #include "driver/inspect.h"
 #include "driver/tools_common.h"
+#include "emitters/report.h"
 
 #include <ATen/ATen.h>
 
@@ -137,6 +138,47 @@ std::string node_text(const Graph& g, size_t canonical_index) {
     return s;
   }
   return "(none)";
+}
+
+// Note [Diff of quantization parameters]
+// Two int8 models of one float model that differ only in calibration have the same ops, modules
+// and weight shapes; what differs is each quantized weight's scale / zero point (per tensor or per
+// channel) and each module's output scale / zero point. Those count as changes on their own, even
+// where the dequantized values happen to agree: the entries of the report's `quantization` section
+// (quantization_json, lib/emitters/report.cpp) are compared by weight name and by module path,
+// and the engine the models were converted with.
+ojson quantization_diff(const Graph& a, const Graph& b) {
+  ojson qa = quantization_json(a), qb = quantization_json(b);
+  ojson changed = ojson::array();
+  if (qa.is_null() && qb.is_null()) return changed;
+  auto strip = [](ojson q) {
+    q.erase("name");
+    return q;
+  };
+  auto by = [&](const ojson& q, const char* list, const char* key, const char* field) {
+    std::map<std::string, ojson> m;
+    if (q.is_null()) return m;
+    for (const auto& e : q[list])
+      if (!field)
+        m[e[key].get<std::string>()] = strip(e);
+      else if (e.contains(field))
+        m[e[key].get<std::string>()] = strip(e[field]);
+    return m;
+  };
+  auto compare = [&](const char* what, const std::map<std::string, ojson>& x,
+                     const std::map<std::string, ojson>& y) {
+    for (const auto& [name, p] : x) {
+      auto it = y.find(name);
+      if (it != y.end() && it->second != p)
+        changed.push_back(ojson{{"what", what}, {"name", name}, {"a", p}, {"b", it->second}});
+    }
+  };
+  compare("weight", by(qa, "weights", "name", nullptr), by(qb, "weights", "name", nullptr));
+  compare("output", by(qa, "modules", "module", "output"), by(qb, "modules", "module", "output"));
+  if (!qa.is_null() && !qb.is_null() && qa["engine"] != qb["engine"])
+    changed.push_back(
+        ojson{{"what", "engine"}, {"name", ""}, {"a", qa["engine"]}, {"b", qb["engine"]}});
+  return changed;
 }
 
 }  // namespace
@@ -277,9 +319,11 @@ ojson diff_json(const Model& ma, const Model& mb) {
       structure = ojson{{"first_difference", i}, {"a", node_text(a, i)}, {"b", node_text(b, i)}};
   }
 
+  ojson q_changed = quantization_diff(a, b);
+
   bool identical = ops.empty() && m_added.empty() && m_removed.empty() && m_changed.empty() &&
                    p_added.empty() && p_removed.empty() && p_changed.empty() && !sig_changed &&
-                   structure.is_null();
+                   structure.is_null() && q_changed.empty();
   doc["identical"] = identical;
   doc["summary"] = ojson{{"ops_added", ops_added},
                          {"ops_removed", ops_removed},
@@ -289,6 +333,7 @@ ojson diff_json(const Model& ma, const Model& mb) {
                          {"parameters_added", p_added.size()},
                          {"parameters_removed", p_removed.size()},
                          {"parameters_changed", p_changed.size()},
+                         {"qparams_changed", q_changed.size()},
                          {"signature_changed", sig_changed},
                          {"structure_changed", !structure.is_null()},
                          {"a_ops", a.num_nodes()},
@@ -298,6 +343,7 @@ ojson diff_json(const Model& ma, const Model& mb) {
   doc["parameters"] = ojson{{"added", p_added}, {"removed", p_removed}, {"changed", p_changed}};
   doc["signature"] = signature;
   doc["structure"] = structure;
+  doc["quantization"] = q_changed;
   return doc;
 }
 
@@ -377,6 +423,18 @@ void print_diff_text(const ojson& doc, std::ostream& os) {
              p["type"].get<std::string>(), "", ""});
     t.print(os);
   }
+  if (doc.contains("quantization") && !doc["quantization"].empty()) {
+    os << "\nquantization parameters (Note [Diff of quantization parameters])\n";
+    for (const auto& q : doc["quantization"]) {
+      std::string what = q["what"].get<std::string>();
+      auto text = [&](const ojson& v) {
+        return v.is_string() ? v.get<std::string>() : qparams_text(v);
+      };
+      os << "  ~ "
+         << (what == "engine" ? "engine" : q["name"].get<std::string>() + " (" + what + ")") << ": "
+         << text(q["a"]) << " → " << text(q["b"]) << "\n";
+    }
+  }
   for (const char* side : {"inputs", "outputs"}) {
     const ojson& s = doc["signature"][side];
     if (s["a_count"] == s["b_count"] && s["changed"].empty()) continue;
@@ -401,6 +459,10 @@ void print_diff_text(const ojson& doc, std::ostream& os) {
      << sum["parameters_added"].get<size_t>() << " added, "
      << sum["parameters_removed"].get<size_t>() << " removed, "
      << sum["parameters_changed"].get<size_t>() << " changed"
+     << (sum["qparams_changed"].get<size_t>()
+             ? "; quantization parameters " + std::to_string(sum["qparams_changed"].get<size_t>()) +
+                   " changed"
+             : "")
      << (sum["signature_changed"].get<bool>() ? "; inputs/outputs changed" : "") << "\n";
 }
 

@@ -4,6 +4,7 @@
 
 #include "driver/tools_common.h"
 #include "emitters/dot.h"
+#include "emitters/report.h"
 #include "ir/op_table.h"
 #include "support/output_set.h"
 
@@ -149,6 +150,7 @@ ojson inspect_json(const Model& m) {
                             {"buffer_tensors", mi.buffer_tensors}});
   }
   doc["modules"] = modules;
+  if (ojson q = quantization_json(g); !q.is_null()) doc["quantization"] = q;
   doc["op_histogram"] = histogram;
   doc["aten_fallbacks"] = fallbacks;
   doc["diagnostics"] = diagnostics_json(m.diags);
@@ -202,6 +204,17 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
             group_digits(m["buffer_count"].get<int64_t>()), calls ? std::to_string(calls) : ""});
   }
   mt.print(os);
+
+  if (doc.contains("quantization")) {
+    const ojson& q = doc["quantization"];
+    os << "\nquantization (engine " << q["engine"].get<std::string>() << ")\n";
+    TextTable qt({"module", "op", "weight", "output"}, {false, false, false, false});
+    for (const auto& m : q["modules"])
+      qt.add({m["module"].get<std::string>(), m["op"].get<std::string>(),
+              m.contains("weight") ? qparams_text(m["weight"]) : "",
+              m.contains("output") ? qparams_text(m["output"]) : ""});
+    qt.print(os);
+  }
 
   os << "\nops\n";
   std::vector<std::pair<int64_t, std::string>> ops;

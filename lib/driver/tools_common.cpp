@@ -143,4 +143,29 @@ void TextTable::print(std::ostream& os, int indent) const {
   for (const auto& r : rows_) line(r);
 }
 
+std::string qparams_text(const nlohmann::ordered_json& q) {
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  std::string s = q["dtype"].get<std::string>() + " " + q["scheme"].get<std::string>();
+  if (q.contains("scale"))
+    return s + " scale " + num(q["scale"].get<double>()) + " zp " +
+           std::to_string(q["zero_point"].get<int64_t>());
+  const auto scales = q["scales"].get<std::vector<double>>();
+  const auto zps = q["zero_points"].get<std::vector<int64_t>>();
+  s += " axis " + std::to_string(q["axis"].get<int64_t>()) + ": " + std::to_string(scales.size()) +
+       " scales";
+  if (!scales.empty()) {
+    auto [lo, hi] = std::minmax_element(scales.begin(), scales.end());
+    s += " " + num(*lo) + (*lo == *hi ? "" : ".." + num(*hi));
+  }
+  if (!zps.empty()) {
+    auto [lo, hi] = std::minmax_element(zps.begin(), zps.end());
+    s += ", zero points " + std::to_string(*lo) + (*lo == *hi ? "" : ".." + std::to_string(*hi));
+  }
+  return s;
+}
+
 }  // namespace tt

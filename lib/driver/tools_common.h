@@ -30,6 +30,10 @@ nlohmann::ordered_json diagnostics_json(const Diagnostics& d);
 std::string group_digits(int64_t n);
 // "44.6 MiB", "512 B"
 std::string human_bytes(int64_t n);
+// A quantized tensor's parameters (an entry of the report's `quantization` section) in a few
+// words: "qu8 per_tensor_affine scale 0.0213 zp 3", "qi8 per_channel_affine axis 0: 64 scales
+// 0.00121..0.00342, zero points 0".
+std::string qparams_text(const nlohmann::ordered_json& q);
 // Fixed-point text: fixed(3.14159, 2) == "3.14".
 std::string fixed(double v, int decimals);
 // "conv1.weight : f32[64,3,7,7]"-style type text of a tensor ("f32[64,3,7,7]").

@@ -228,9 +228,11 @@ json qparams_json(const at::Tensor& t) {
   return o;
 }
 
+}  // namespace
+
 // Note [Quantized modules] (lib/loaders/torchscript/lifter_quantized.cpp): the engine, every
-// quantized weight's parameters and every quantized module's output scale and zero point; null
-// for a float model.
+// quantized weight's parameters and every quantized module's weight and output scale and zero
+// point; null for a float model.
 json quantization_json(const Graph& g) {
   json weights = json::array(), modules = json::array();
   for (const std::string& name : g.weights().names()) {
@@ -244,6 +246,13 @@ json quantization_json(const Graph& g) {
     const std::string& op = n->op();
     if (!is_int8_module_op(op)) continue;
     json o = {{"module", n->module()}, {"op", op}};
+    if (std::string w = n->weight("weight"); !w.empty() && g.weights().has(w)) {
+      const at::Tensor& t = g.weights().at(w).tensor;
+      if (t.defined() && t.is_quantized()) {
+        o["weight"] = qparams_json(t);
+        o["weight"]["name"] = w;
+      }
+    }
     auto number = [&](const char* key, const char* attr) -> std::optional<double> {
       if (std::string w = n->weight(key); !w.empty() && g.weights().has(w)) {
         const at::Tensor& t = g.weights().at(w).tensor;
@@ -270,8 +279,6 @@ json quantization_json(const Graph& g) {
   if (weights.empty() && modules.empty()) return nullptr;
   return json{{"engine", quantized_engine()}, {"weights", weights}, {"modules", modules}};
 }
-
-}  // namespace
 
 json build_report(const Model& m, const ReportExtras& extras) {
   TT_ASSERT(m.graph != nullptr, "build_report needs a loaded graph");

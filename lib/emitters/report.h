@@ -24,4 +24,9 @@ constexpr int kReportVersion = 1;
 // constructor order); it converts implicitly to nlohmann::json.
 nlohmann::ordered_json build_report(const Model& m, const ReportExtras& extras);
 
+// The report's `quantization` section (also `tinytrace inspect`'s): the quantized engine, each
+// quantized weight's parameters (dtype, scheme, scale and zero point, or per channel scales, zero
+// points and axis) and each int8 module's op, weight and output parameters; null for a float model.
+nlohmann::ordered_json quantization_json(const Graph& g);
+
 }  // namespace tt

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """End-to-end test of `tinytrace convert --dequantize` on one int8 model (passes/dequantize.cpp).
 
-    check_dequantize.py TINYTRACE MODEL.pt OUT_DIR [--input-scale K]
+    check_dequantize.py TINYTRACE MODEL.pt OUT_DIR [--input-scale K] [--quant-prep]
 
 With --input-scale K both checks run on seeded inputs randn(shape) * K (saved next to OUT_DIR and
 given to --verify-inputs) instead of the saved ones: the distribution the model was calibrated on
@@ -13,9 +13,16 @@ arguments. Converts with --dequantize --verify (the CLI's verdict must say OK wi
 similarity), then checks the float twin on its own, in Python:
 - NAME.pth holds only float tensors, loads with load_state_dict(strict=True) into NAME.py's class,
   and NAME.py uses no quantized module (torch.ao.nn.quantized / intrinsic.quantized / QuantStub);
+- the report's module table (module_classes) names no int8 class (torch.ao.nn.quantized...), and
+  neither do the generated classes;
 - its outputs on the saved inputs against the int8 archive's (run on the model's engine): cosine
   similarity of every output >= 0.99 (Note [Verifying a dequantized model] in
   lib/driver/convert.cpp), and not bit-identical (an int8 model left in place would be).
+With --quant-prep the conversion is `--dequantize --quant-prep` (a float model ready for a new
+PTQ run): the generated model must also run torch.ao.quantization's prepare, a calibration on the
+inputs' distribution and convert on its own (qnnpack), come out quantized (Quantize stubs, int8
+modules), and the re-quantized model's outputs must be within cosine MIN_REQUANT_COSINE of the
+int8 original's (two int8 approximations of one float model; each has its own rounding).
 """
 import importlib.util
 import json
@@ -29,6 +36,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MIN_COSINE = 0.99
+MIN_REQUANT_COSINE = 0.98
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from gen_models import flatten  # noqa: E402
 
@@ -58,10 +66,14 @@ def cosine(a, b):
 
 
 def main():
-    if len(sys.argv) not in (4, 6) or (len(sys.argv) == 6 and sys.argv[4] != "--input-scale"):
+    args = sys.argv[1:]
+    quant_prep = "--quant-prep" in args
+    if quant_prep:
+        args.remove("--quant-prep")
+    if len(args) not in (3, 5) or (len(args) == 5 and args[3] != "--input-scale"):
         die(__doc__)
-    tinytrace, model_path, out_dir = sys.argv[1:4]
-    scale = float(sys.argv[5]) if len(sys.argv) == 6 else None
+    tinytrace, model_path, out_dir = args[:3]
+    scale = float(args[4]) if len(args) == 5 else None
     base = os.path.splitext(model_path)[0]
     name = os.path.basename(base)
     with open(base + ".json") as f:
@@ -69,6 +81,8 @@ def main():
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
     cmd = [tinytrace, "convert", model_path, "-o", out_dir, "--dequantize", "--verify"]
+    if quant_prep:
+        cmd.append("--quant-prep")
     for s in meta["input_shape_args"]:
         cmd += ["--input-shape", s]
     inputs_path = base + ".inputs.pt"
@@ -94,8 +108,10 @@ def main():
     cm = checker()
     _, model, _ = cm.load_generated(os.path.join(out_dir, name + ".py"), name)
     src = open(os.path.join(out_dir, name + ".py"), encoding="utf-8").read()
-    for q in ("ao.nn.quantized", "nnq.", "nniq.", "nnqd.", "QuantStub", "QFunctional",
-              "quantize_per_tensor", "dequantize"):
+    int8_words = ["nniq.", "nnqd.", "QFunctional", "quantize_per_tensor", "dequantize"]
+    if not quant_prep:  # --quant-prep adds QuantStubs and nnq.FloatFunctional
+        int8_words += ["ao.nn.quantized", "nnq.", "QuantStub"]
+    for q in int8_words:
         if q in src:
             die(f"{name}.py still mentions {q!r}: the float twin must have no quantized part")
     sd = cm.load_state_dict_file(os.path.join(out_dir, name + ".pth"))
@@ -106,6 +122,16 @@ def main():
     if not any(v.is_floating_point() for v in sd.values()):
         die(f"{name}.pth holds no float tensor")
     cm.load_strict(model, sd, name + ".pth")
+    with open(os.path.join(out_dir, name + ".json")) as f:
+        report = json.load(f)
+    int8_classes = {p: c for p, c in report.get("module_classes", {}).items()
+                    if ".quantized." in c or c.startswith("torch.ao.nn.quantized")}
+    if int8_classes:
+        die(f"{name}.json module_classes still names int8 classes: {sorted(int8_classes.items())[:3]}")
+    for sub in model.modules():
+        mod = type(sub).__module__
+        if ".quantized" in mod and not (quant_prep and type(sub).__name__ == "FloatFunctional"):
+            die(f"{name}.py builds a {mod}.{type(sub).__name__}: not a float module")
 
     inputs = torch.load(inputs_path)
     inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
@@ -128,7 +154,38 @@ def main():
             die(f"output {i}: cosine similarity {c:.6f} < {MIN_COSINE}")
     if all(torch.equal(g, e) for g, e in zip(got, expected)):
         die("the float twin's outputs equal the int8 model's bit for bit: nothing was dequantized")
+    if quant_prep:
+        requantize(model, inputs, expected, scale or 1.0)
     return 0
+
+
+def requantize(model, inputs, expected, scale):
+    """PTQ of the generated --dequantize --quant-prep model, compared with the int8 original."""
+    import copy
+
+    import torch.ao.quantization as tq
+    torch.backends.quantized.engine = "qnnpack"
+    m = copy.deepcopy(model).eval()
+    m.qconfig = tq.get_default_qconfig("qnnpack")
+    prepared = tq.prepare(m, inplace=False)
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for _ in range(3):
+            prepared(*[torch.randn(x.shape, generator=gen) * scale for x in inputs])
+    q = tq.convert(prepared, inplace=False)
+    kinds = {type(sub).__module__ for sub in q.modules()}
+    if not any(k.startswith("torch.ao.nn.quantized") for k in kinds):
+        die("after prepare/calibrate/convert the generated model holds no quantized module")
+    with torch.no_grad():
+        got = flatten(q(*inputs))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        g = g.dequantize() if g.is_quantized else g
+        e = e.dequantize() if e.is_quantized else e
+        c = cosine(g, e)
+        print(f"output {i}: re-quantized (PTQ of the generated model) vs the int8 original: "
+              f"cosine similarity {c:.6f}", flush=True)
+        if not c >= MIN_REQUANT_COSINE:
+            die(f"output {i}: re-quantized cosine similarity {c:.6f} < {MIN_REQUANT_COSINE}")
 
 
 if __name__ == "__main__":
