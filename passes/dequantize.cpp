@@ -7,6 +7,7 @@
 // per channel) and its output scale / zero point dropped:
 //   nnq.Quantize, nnq.DeQuantize, nnq.Dropout -> removed (their input is used instead)
 //   nnq.Conv{1,2,3}d                          -> nn.Conv{1,2,3}d
+//   nnq.ConvTranspose{1,2}d                   -> nn.ConvTranspose{1,2}d
 //   nniq.ConvReLU{1,2,3}d                     -> nn.Conv{1,2,3}d + nn.ReLU (a fresh module path)
 //   nnq.Linear, nnqd.Linear                   -> nn.Linear
 //   nniq.LinearReLU                           -> nn.Linear + nn.ReLU
@@ -64,6 +65,8 @@ std::optional<Plan> plan_for(const std::string& op) {
     return Plan{Plan::Remove, ""};
   for (const char* d : {"1d", "2d", "3d"}) {
     if (op == std::string("nnq.Conv") + d) return Plan{Plan::Module, std::string("nn.Conv") + d};
+    if (op == std::string("nnq.ConvTranspose") + d)
+      return Plan{Plan::Module, std::string("nn.ConvTranspose") + d};
     if (op == std::string("nniq.ConvReLU") + d)
       return Plan{Plan::Module, std::string("nn.Conv") + d, true};
   }
