@@ -11,6 +11,11 @@ data), then saved traced (NAME) and scripted (NAME_s):
     LinearReLU, QFunctional's add/add_relu/mul/cat/add_scalar/mul_scalar, Dropout; not
     nnq.BatchNorm2d/BNReLU2d, whose tensor scale PyTorch 2.6 itself cannot trace or script, nor
     Conv3d, which qnnpack cannot unpack to save);
+  - q_layers: what q_zoo leaves out: ConvTranspose1d/2d, a reflect-padded Conv2d, per-channel
+    Conv2d and Linear weights, LayerNorm, GroupNorm, InstanceNorm1d/2d (the normalisations are
+    written through their forward);
+  - q_ops: quantization ops called directly (quantize_per_tensor, quantized::add/mul,
+    dequantize, q_scale, q_zero_point);
   - q_dynamic: dynamically quantized Linear layers (nnqd.Linear); q_dynamic_lstm, an nnqd.LSTM
     that tinytrace refuses (not listed by --list);
   - q_qat: a small model through prepare_qat, a few training steps and convert.
@@ -136,6 +141,65 @@ def zoo(spec, inputs, gen):
 
 
 register("q_zoo", [gen_models.f32(2, 3, 8, 8), gen_models.f32(2, 4, 10)], zoo)
+
+
+class Layers(nn.Module):
+    """The quantized modules q_zoo leaves out: transposed and reflect-padded convolutions,
+    per-channel weights, the normalisations (not nnq.Softmax: on qnnpack LibTorch 2.6 sends
+    quantized::softmax to aten::_softmax.out, which has no quantized kernel)."""
+
+    def __init__(self):
+        super().__init__()
+        q = torch.ao.quantization
+        self.quant = q.QuantStub()
+        self.up = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
+        self.reflect = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
+        self.pc_conv = nn.Conv2d(4, 4, 3, padding=1, groups=2)
+        self.pc_fc = nn.Linear(5, 3)
+        self.layer_norm = nn.LayerNorm([4, 8, 8])
+        self.group_norm = nn.GroupNorm(2, 4)
+        self.instance_norm = nn.InstanceNorm2d(4, affine=True)
+        self.instance_norm1d = nn.InstanceNorm1d(4)
+        self.up1d = nn.ConvTranspose1d(4, 2, 3, stride=2)
+        self.dequant = q.DeQuantStub()
+
+    def forward(self, x):
+        y = self.reflect(self.up(self.quant(x)))
+        y = self.instance_norm(self.group_norm(self.layer_norm(self.pc_conv(y))))
+        s = self.instance_norm1d(y.flatten(2)[:, :, :5])
+        z = self.pc_fc(s)
+        return self.dequant(z), self.dequant(self.up1d(s))
+
+
+def layers(spec, inputs, gen):
+    model = Layers().eval()
+    qconfig = torch.ao.quantization.get_default_qconfig(ENGINE)
+    per_channel = torch.ao.quantization.QConfig(
+        activation=qconfig.activation,
+        weight=torch.ao.quantization.default_per_channel_weight_observer)
+    model.qconfig = qconfig
+    model.pc_conv.qconfig = per_channel
+    model.pc_fc.qconfig = per_channel
+    torch.ao.quantization.prepare(model, inplace=True)
+    calibrate(model, inputs, gen)
+    return torch.ao.quantization.convert(model, inplace=False)
+
+
+register("q_layers", [gen_models.f32(2, 3, 4, 4)], layers)
+
+
+class Ops(nn.Module):
+    """Quantization ops called directly: quantize_per_tensor, quantized::* on tensors,
+    dequantize, q_scale / q_zero_point."""
+
+    def forward(self, x):
+        a = torch.quantize_per_tensor(x, 0.05, 3, torch.quint8)
+        b = torch.ops.quantized.add(a, a, 0.1, 2)
+        c = torch.ops.quantized.mul(b, a, 0.2, 1)
+        return c.dequantize() * c.q_scale() + c.q_zero_point(), torch.dequantize(b)
+
+
+register("q_ops", [gen_models.f32(2, 3)], lambda spec, inputs, gen: Ops().eval())
 
 
 class Dynamic(nn.Module):

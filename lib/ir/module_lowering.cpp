@@ -158,13 +158,13 @@ std::string nd(const char* stem, size_t r) { return std::string(stem) + std::to_
 
 // ---- convolution, linear, normalisation, embedding -------------------------------------------
 
-Value* conv(Builder& l) {
-  size_t r = rank_of(l.op());
+// The input of a convolution of rank `r` and its padding: non-zero padding modes pad explicitly,
+// then convolve with padding 0 (as torch.nn and torch.ao.nn.quantized do).
+std::pair<Value*, Ints> padded_input(Builder& l, size_t r) {
   std::string mode = l.a().get_str("padding_mode", "zeros");
   Value* x = l.x();
   Ints pad = l.ints("padding", r, 0);
   if (mode != "zeros") {
-    // Non-zero padding modes pad explicitly, then convolve with padding 0 (as torch.nn does).
     Ints p;
     for (size_t k = r; k-- > 0;) {
       p.push_back(pad[k]);
@@ -173,6 +173,12 @@ Value* conv(Builder& l) {
     x = l.call("aten::pad", {x, l.ints(p), l.s(mode), l.none()}, Type::tensor(), "padded");
     pad.assign(r, 0);
   }
+  return {x, pad};
+}
+
+Value* conv(Builder& l) {
+  size_t r = rank_of(l.op());
+  auto [x, pad] = padded_input(l, r);
   return l.call("aten::convolution", {x, l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)),
                                       l.ints(pad), l.ints(l.ints("dilation", r, 1)), l.b(false),
                                       l.ints(Ints(r, 0)), l.i(l.a().get_int("groups", 1))});
@@ -550,19 +556,35 @@ Value* quantize(Builder& l) {
 }
 Value* dequantize(Builder& l) { return l.call("aten::dequantize.self", {l.x()}); }
 
+// (Note [Padding modes of quantized convolutions] in the TorchScript lifter.)
 Value* qconv(Builder& l) {
+  size_t r = rank_of(l.op());
+  const std::string mode = l.a().get_str("padding_mode", "zeros");
+  if (mode != "zeros" && mode != "reflect")
+    throw Refuse{l.op() + " with padding_mode '" + mode + "'"};
+  auto [x, padding] = padded_input(l, r);
+  std::string base = "quantized::conv" + std::to_string(r) + "d";
+  Value* packed =
+      l.call(base + "_prepack",
+             {l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)), l.ints(padding),
+              l.ints(l.ints("dilation", r, 1)), l.i(l.a().get_int("groups", 1))},
+             Type::any(), "packed");
+  bool relu = l.op().find("ReLU") != std::string::npos;
+  std::string op = base + (relu ? "_relu" : "") + (r == 1 ? "" : ".new");
+  return l.call(op, {x, packed, q_scale(l), q_zero_point(l)});
+}
+
+Value* qconv_transpose(Builder& l) {
   size_t r = rank_of(l.op());
   if (l.a().get_str("padding_mode", "zeros") != "zeros")
     throw Refuse{l.op() + " with padding_mode other than 'zeros'"};
-  std::string base = "quantized::conv" + std::to_string(r) + "d";
-  Value* packed = l.call(
-      base + "_prepack",
-      {l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)), l.ints(l.ints("padding", r, 0)),
-       l.ints(l.ints("dilation", r, 1)), l.i(l.a().get_int("groups", 1))},
-      Type::any(), "packed");
-  bool relu = l.op().find("ReLU") != std::string::npos;
-  std::string op = base + (relu ? "_relu" : "") + (r == 1 ? "" : ".new");
-  return l.call(op, {l.x(), packed, q_scale(l), q_zero_point(l)});
+  std::string base = "quantized::conv_transpose" + std::to_string(r) + "d";
+  Value* packed = l.call(base + "_prepack",
+                         {l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)),
+                          l.ints(l.ints("padding", r, 0)), l.ints(l.ints("output_padding", r, 0)),
+                          l.ints(l.ints("dilation", r, 1)), l.i(l.a().get_int("groups", 1))},
+                         Type::any(), "packed");
+  return l.call(base, {l.x(), packed, q_scale(l), q_zero_point(l)});
 }
 
 Value* qlinear(Builder& l) {
@@ -694,6 +716,8 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"nniq.ConvReLU1d", qconv},
       {"nniq.ConvReLU2d", qconv},
       {"nniq.ConvReLU3d", qconv},
+      {"nnq.ConvTranspose1d", qconv_transpose},
+      {"nnq.ConvTranspose2d", qconv_transpose},
       {"nnq.Linear", qlinear},
       {"nniq.LinearReLU", qlinear},
       {"nnqd.Linear", qlinear},

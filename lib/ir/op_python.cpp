@@ -136,6 +136,8 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"nnq.Conv1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
     {"nnq.Conv2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
     {"nnq.Conv3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nnq.ConvTranspose1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
+    {"nnq.ConvTranspose2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True, dilation=1, padding_mode=\"zeros\", device=None, dtype=None"},
     {"nniq.ConvReLU1d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},
     {"nniq.ConvReLU2d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},
     {"nniq.ConvReLU3d", "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode=\"zeros\""},

@@ -227,6 +227,8 @@ std::vector<OpInfo> make_table() {
       {"nniq.ConvReLU1d", K::Module, {"quantized::conv1d_relu"}, {}, Q::Unknown, "quantized Conv1d + ReLU"},
       {"nniq.ConvReLU2d", K::Module, {"quantized::conv2d_relu.new"}, {}, Q::Unknown, "quantized Conv2d + ReLU"},
       {"nniq.ConvReLU3d", K::Module, {"quantized::conv3d_relu.new"}, {}, Q::Unknown, "quantized Conv3d + ReLU"},
+      {"nnq.ConvTranspose1d", K::Module, {"quantized::conv_transpose1d"}, {}, Q::Unknown, "quantized ConvTranspose1d"},
+      {"nnq.ConvTranspose2d", K::Module, {"quantized::conv_transpose2d"}, {}, Q::Unknown, "quantized ConvTranspose2d"},
       {"nnq.Linear", K::Module, {"quantized::linear"}, {}, Q::Unknown, "quantized Linear"},
       {"nniq.LinearReLU", K::Module, {"quantized::linear_relu"}, {}, Q::Unknown, "quantized Linear + ReLU"},
       {"nnqd.Linear", K::Module, {"quantized::linear_dynamic"}, {}, Q::Unknown, "dynamically quantized Linear (float in, float out)"},

@@ -38,6 +38,7 @@ enum class QKind {
   Quantize,
   DeQuantize,
   Conv,
+  ConvTranspose,
   Linear,
   DynamicLinear,
   BatchNorm,
@@ -73,6 +74,16 @@ const std::map<std::string, QClass>& quant_classes() {
       t[q + "conv.Conv" + nd] = {QKind::Conv, "nnq.Conv" + nd, d, false, {conv}, 2};
       t[iq + "conv_relu.ConvReLU" + nd] = {QKind::Conv, "nniq.ConvReLU" + nd, d,
                                            true,        {conv + "_relu"},     2};
+    }
+    // (qnnpack and LibTorch 2.6 have transposed convolutions in 1d and 2d only.)
+    for (int64_t d = 1; d <= 2; ++d) {
+      std::string nd = std::to_string(d) + "d";
+      t[q + "conv.ConvTranspose" + nd] = {QKind::ConvTranspose,
+                                          "nnq.ConvTranspose" + nd,
+                                          d,
+                                          false,
+                                          {"quantized::conv_transpose" + nd},
+                                          2};
     }
     for (int64_t d = 2; d <= 3; ++d) {
       std::string nd = std::to_string(d) + "d";
@@ -150,6 +161,8 @@ std::pair<at::Tensor, at::Tensor> unpack(const IValue& packed, const QClass& c) 
   if (c.kind == QKind::Conv)
     op = c.dims == 1 ? "quantized::conv1d_unpack"
                      : "quantized::conv" + std::to_string(c.dims) + "d_unpack";
+  else if (c.kind == QKind::ConvTranspose)
+    op = "quantized::conv_transpose" + std::to_string(c.dims) + "d_unpack";
   else
     op = "quantized::linear_unpack";
   auto h = c10::Dispatcher::singleton().findSchema({op, ""});
@@ -276,6 +289,7 @@ std::optional<std::vector<std::pair<std::string, at::Tensor>>> quantized_state(
   };
   switch (c->kind) {
     case QKind::Conv:
+    case QKind::ConvTranspose:
     case QKind::Linear:
     case QKind::DynamicLinear: {
       IValue p = packed_params(m, *c);
@@ -410,8 +424,8 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
   auto has_state = [&](const char* name) {
     return graph_->weights().has(join_path(callee.path, name));
   };
-  if (c->kind == QKind::Conv || c->kind == QKind::Linear || c->kind == QKind::BatchNorm ||
-      c->kind == QKind::Functional)
+  if (c->kind == QKind::Conv || c->kind == QKind::ConvTranspose || c->kind == QKind::Linear ||
+      c->kind == QKind::BatchNorm || c->kind == QKind::Functional)
     if (!has_state("scale")) refuse("its scale and zero point cannot be read");
   // The output scale and zero point in the module's state (what load_state_dict restores).
   auto state_scale = [&]() {
@@ -439,20 +453,34 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
         if (IValue i = attr_or_none(m, "inplace"); i.isBool()) a.set("inplace", i.toBool());
       }
       break;
-    case QKind::Conv: {
+    case QKind::Conv:
+    case QKind::ConvTranspose: {
+      // Note [Padding modes of quantized convolutions]
+      // nnq.Conv* with a padding_mode other than 'zeros' pads its input itself (F.pad with that
+      // mode, on the quantized tensor) and packs its weight with padding 0; the lowering does the
+      // same from the module's attributes, so its padding attribute keeps the module's value.
+      // Transposed convolutions have only 'zeros'.
+      const bool transposed = c->kind == QKind::ConvTranspose;
       a.set("in_channels", req_int("in_channels"));
       a.set("out_channels", req_int("out_channels"));
-      for (const char* k : {"kernel_size", "stride", "padding", "dilation"}) {
+      std::vector<const char*> keys = {"kernel_size", "stride", "padding"};
+      if (transposed) keys.push_back("output_padding");
+      keys.push_back("dilation");
+      for (const char* k : keys) {
         std::vector<int64_t> v = int_list(attr_or_none(m, k));
         if (v.size() != static_cast<size_t>(c->dims))
           refuse(std::string("its ") + k + " is not " + std::to_string(c->dims) + " ints");
-        a.set(k, v);
+        // nn.ConvTranspose*'s keyword order: output_padding, groups, bias, dilation.
+        if (!transposed || std::string(k) != "dilation") a.set(k, v);
       }
       a.set("groups", req_int("groups"));
       a.set("bias", has_state("bias"));
+      if (transposed) a.set("dilation", int_list(attr_or_none(m, "dilation")));
       IValue mode = attr_or_none(m, "padding_mode");
-      if (!mode.isString() || mode.toStringRef() != "zeros")
-        refuse("padding_mode other than 'zeros'");
+      static const std::set<std::string> modes = {"zeros", "reflect"};
+      if (!mode.isString() || !modes.count(mode.toStringRef()) ||
+          (transposed && mode.toStringRef() != "zeros"))
+        refuse("its padding_mode is not one quantized convolutions have");
       a.set("padding_mode", mode.toStringRef());
       traced_arg(2, state_scale(), "scale");
       traced_arg(3, state_zp(), "zero point");
