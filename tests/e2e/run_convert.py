@@ -80,6 +80,14 @@ def main():
 
     if sha256(model) != before:
         die(f"the input {model} was modified")
+    # The report's source hash (OpenSSL's, Note [Source hash]) is the file's SHA-256 as hashlib
+    # computes it.
+    report_path = os.path.join(out_dir, name + ".json")
+    if os.path.isfile(report_path):
+        with open(report_path, encoding="utf-8") as f:
+            reported = json.load(f)["source"]["sha256"]
+        if reported != before:
+            die(f"NAME.json's source.sha256 is {reported}, hashlib says {before}")
     # Default --emit is python,weights,report; with other --emit values only check leftovers.
     expected_files = {name + ext for ext in (".py", ".pth", ".json")}
     present = set(os.listdir(out_dir))
