@@ -344,6 +344,12 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     if (!wants("torchscript")) throw_if_verify_failed(*vrun, m, g);
   }
 
+  // Quantized modules' entries in the layout their load_state_dict expects (Note [State of
+  // quantized modules] in lib/ir/quant.h); every other weight as it is. Made before DIR is
+  // touched: a module whose state NAME.pth cannot hold (nnqd.LSTM) refuses here.
+  std::vector<std::pair<std::string, c10::IValue>> state_items;
+  if (wants("weights")) state_items = state_dict_items(g);
+
   // Stage every output; nothing becomes visible unless all of them were written.
   OutputSet out(opts.out_dir);
   std::vector<std::string> finals;
@@ -363,12 +369,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     po.quantized_engine = quantized_engine();
     out.write_text(res.name + ".py", emit_python(g, po, m.diags));
   }
-  if (wants("weights")) {
-    // Quantized modules' entries in the layout their load_state_dict expects (Note [State of
-    // quantized modules] in lib/ir/quant.h); every other weight as it is.
-    save_state_dict(out.stage(res.name + ".pth"), state_dict_items(g),
-                    out.final_path(res.name + ".pth"));
-  }
+  if (wants("weights"))
+    save_state_dict(out.stage(res.name + ".pth"), state_items, out.final_path(res.name + ".pth"));
   if (wants("torchscript")) {
     std::string staged = out.stage(res.name + ".pt");
     save_torchscript(g, staged, res.class_name);

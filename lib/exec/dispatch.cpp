@@ -192,6 +192,17 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
           }
           return IValue(out);
         }
+        case K::ClassType: {
+          // TorchScript objects (nnqd.LSTM's packed cells): a list typed as the schema says,
+          // which the kernel checks.
+          if (!v.isList()) return std::nullopt;
+          c10::impl::GenericList out(elem);
+          for (const IValue& x : v.toListRef()) {
+            if (!x.isObject()) return std::nullopt;
+            out.push_back(x);
+          }
+          return IValue(out);
+        }
         default:
           return std::nullopt;
       }

@@ -384,7 +384,9 @@ Value* upsample(Builder& l) {
 
 // nn.LSTM / nn.GRU / nn.RNN: flat weights in PyTorch's order; zero initial state when none is
 // given; an unbatched input gets a batch dim of 1 (decided at run time, like the module).
-Value* rnn(Builder& l, bool lstm, const char* aten_op) {
+// nnqd.LSTM / nnqd.GRU (`dynamic`, Note [Dynamic quantized LSTM and GRU] in the TorchScript
+// lifter): the same, with one packed cell per layer and direction in place of the flat weights.
+Value* rnn(Builder& l, bool lstm, const char* aten_op, bool dynamic = false) {
   const Attrs& a = l.a();
   int64_t layers = a.get_int("num_layers", 1), hidden = a.get_int("hidden_size"),
           proj = a.get_int("proj_size", 0);
@@ -394,6 +396,20 @@ Value* rnn(Builder& l, bool lstm, const char* aten_op) {
   for (int64_t k = 0; k < layers; ++k)
     for (int d = 0; d < (bidir ? 2 : 1); ++d) {
       std::string sfx = "_l" + std::to_string(k) + (d ? "_reverse" : "");
+      if (dynamic) {
+        auto packed = [&](const char* part) {
+          return l.call(
+              "quantized::linear_prepack",
+              {l.w(std::string("weight_") + part + sfx), l.w(std::string("bias_") + part + sfx)},
+              Type::any(), "packed");
+        };
+        Value* ih = packed("ih");
+        Value* hh = packed("hh");
+        params.push_back(l.call("quantized::make_quantized_cell_params_dynamic",
+                                {ih, hh, l.w("bias_ih" + sfx), l.w("bias_hh" + sfx), l.b(true)},
+                                Type::any(), "cell"));
+        continue;
+      }
       params.push_back(l.w("weight_ih" + sfx));
       params.push_back(l.w("weight_hh" + sfx));
       if (bias) {
@@ -432,13 +448,17 @@ Value* rnn(Builder& l, bool lstm, const char* aten_op) {
     state.push_back(zeros(lstm && proj > 0 ? proj : hidden));
     if (lstm) state.push_back(zeros(hidden));
   }
-  std::vector<Value*> tail = {l.list(params, Type::tensor()),
+  std::vector<Value*> tail = {l.list(params, dynamic ? Type::any() : Type::tensor()),
                               l.b(bias),
                               l.i(layers),
                               l.f(0.0),
                               l.b(false),
                               l.b(bidir),
                               l.b(bf)};
+  if (dynamic && lstm) {  // dtype=torch.qint8, use_dynamic=True
+    tail.push_back(l.constant(DType::QI8, Type::of(Type::Kind::ScalarType)));
+    tail.push_back(l.b(true));
+  }
   std::vector<Value*> args = {x, lstm ? l.list(state, Type::tensor()) : state[0]};
   args.insert(args.end(), tail.begin(), tail.end());
   std::vector<Type> types(lstm ? 3 : 2, Type::tensor());
@@ -454,6 +474,8 @@ Value* rnn(Builder& l, bool lstm, const char* aten_op) {
 }
 Value* lstm(Builder& l) { return rnn(l, true, "aten::lstm.input"); }
 Value* gru(Builder& l) { return rnn(l, false, "aten::gru.input"); }
+Value* qlstm(Builder& l) { return rnn(l, true, "aten::quantized_lstm.input", true); }
+Value* qgru(Builder& l) { return rnn(l, false, "aten::quantized_gru.input", true); }
 Value* rnn_plain(Builder& l) {
   std::string f = l.a().get_str("nonlinearity", "tanh");
   if (f != "tanh" && f != "relu") throw Refuse{"nn.RNN nonlinearity '" + f + "'"};
@@ -721,6 +743,8 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"nnq.Linear", qlinear},
       {"nniq.LinearReLU", qlinear},
       {"nnqd.Linear", qlinear},
+      {"nnqd.LSTM", qlstm},
+      {"nnqd.GRU", qgru},
       {"nnq.BatchNorm2d", qbatch_norm},
       {"nnq.BatchNorm3d", qbatch_norm},
       {"nniq.BNReLU2d", qbatch_norm},

@@ -144,6 +144,8 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"nnq.Linear", "in_features, out_features, bias_=True, dtype=torch.qint8"},
     {"nniq.LinearReLU", "in_features, out_features, bias=True, dtype=torch.qint8"},
     {"nnqd.Linear", "in_features, out_features, bias_=True, dtype=torch.qint8"},
+    {"nnqd.LSTM", "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, dtype=torch.qint8"},
+    {"nnqd.GRU", "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, dtype=torch.qint8"},
     {"nnq.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
     {"nnq.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
     {"nniq.BNReLU2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},

@@ -232,6 +232,8 @@ std::vector<OpInfo> make_table() {
       {"nnq.Linear", K::Module, {"quantized::linear"}, {}, Q::Unknown, "quantized Linear"},
       {"nniq.LinearReLU", K::Module, {"quantized::linear_relu"}, {}, Q::Unknown, "quantized Linear + ReLU"},
       {"nnqd.Linear", K::Module, {"quantized::linear_dynamic"}, {}, Q::Unknown, "dynamically quantized Linear (float in, float out)"},
+      {"nnqd.LSTM", K::Module, {"aten::quantized_lstm.input"}, {}, Q::Unknown, "dynamically quantized LSTM (returns output, (h, c))"},
+      {"nnqd.GRU", K::Module, {"aten::quantized_gru.input"}, {}, Q::Unknown, "dynamically quantized GRU (returns output, h)"},
       {"nnq.BatchNorm2d", K::Module, {"quantized::batch_norm2d"}, {}, Q::Unknown, "quantized BatchNorm2d"},
       {"nnq.BatchNorm3d", K::Module, {"quantized::batch_norm3d"}, {}, Q::Unknown, "quantized BatchNorm3d"},
       {"nniq.BNReLU2d", K::Module, {"quantized::batch_norm2d_relu"}, {}, Q::Unknown, "quantized BatchNorm2d + ReLU"},

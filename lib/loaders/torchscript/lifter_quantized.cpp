@@ -41,6 +41,7 @@ enum class QKind {
   ConvTranspose,
   Linear,
   DynamicLinear,
+  DynamicRnn,
   BatchNorm,
   Hardswish,
   Elu,
@@ -101,6 +102,13 @@ const std::map<std::string, QClass>& quant_classes() {
                                         true,          {"quantized::linear_relu"}, 2};
     t["quantized.dynamic.modules.linear.Linear"] = {
         QKind::DynamicLinear, "nnqd.Linear", 0, false, {"quantized::linear_dynamic"}};
+    for (const char* rnn : {"LSTM", "GRU"})
+      t[std::string("quantized.dynamic.modules.rnn.") + rnn] = {
+          QKind::DynamicRnn,
+          std::string("nnqd.") + rnn,
+          0,
+          false,
+          {std::string("aten::quantized_") + (rnn[0] == 'L' ? "lstm" : "gru")}};
     t[q + "activation.Hardswish"] = {
         QKind::Hardswish, "nnq.Hardswish", 0, false, {"quantized::hardswish"}, 1};
     t[q + "activation.ELU"] = {QKind::Elu, "nnq.ELU", 0, false, {"quantized::elu"}, 1};
@@ -259,6 +267,55 @@ IValue packed_params(const jit::Module& m, const QClass& c) {
   return p;
 }
 
+// Note [Dynamic quantized LSTM and GRU]
+// nnqd.LSTM / nnqd.GRU keep one packed CellParamsBase object per layer and direction
+// (_all_weight_values.<i>.param, layer-major, the reverse direction second). Its __getstate__
+// gives ("quantized_dynamic", [bias_ih, bias_hh], [], [reduce_range], [packed_ih, packed_hh]),
+// and quantized::linear_unpack the qint8 weights of the two packed linear layers. The IR keeps
+// them under nn.LSTM's parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, ...);
+// the lowering packs them again (linear_prepack, make_quantized_cell_params_dynamic with
+// reduce_range, as the module's set_weight_bias does) and calls aten::quantized_lstm / _gru.
+// The module's eager state_dict holds the CellParamsBase objects themselves, which NAME.pth (a
+// dict of tensors) cannot: writing NAME.pth refuses these modules (state_dict_items).
+std::optional<std::vector<std::pair<std::string, at::Tensor>>> dynamic_rnn_state(
+    const jit::Module& m) {
+  IValue layers = attr_or_none(m, "num_layers"), bidir = attr_or_none(m, "bidirectional"),
+         bias = attr_or_none(m, "bias"), cells = attr_or_none(m, "_all_weight_values");
+  if (!layers.isInt() || !bidir.isBool() || !bias.isBool() || !bias.toBool() || !cells.isObject() ||
+      !cells.toObject()->type()->is_module())
+    return std::nullopt;
+  const jit::Module list(cells.toObject());
+  const int64_t dirs = bidir.toBool() ? 2 : 1;
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (int64_t i = 0; i < layers.toInt() * dirs; ++i) {
+    IValue cell = attr_or_none(list, std::to_string(i).c_str());
+    if (!cell.isObject() || !cell.toObject()->type()->is_module()) return std::nullopt;
+    IValue param = attr_or_none(jit::Module(cell.toObject()), "param");
+    if (!param.isObject()) return std::nullopt;
+    auto* getstate = param.toObject()->type()->findMethod("__getstate__");
+    if (!getstate) return std::nullopt;
+    IValue st = (*getstate)({param});
+    if (!st.isTuple() || st.toTupleRef().elements().size() != 5) return std::nullopt;
+    const auto& e = st.toTupleRef().elements();
+    if (!e[0].isString() || e[0].toStringRef() != "quantized_dynamic" || !e[1].isList() ||
+        e[1].toListRef().size() != 2 || !e[3].isList() || e[3].toListRef().size() != 1 ||
+        e[3].toListRef()[0] != IValue(int64_t{1}) || !e[4].isList() || e[4].toListRef().size() != 2)
+      return std::nullopt;  // float16 cells, or reduce_range=False (module version 1)
+    const std::string sfx =
+        "_l" + std::to_string(i / dirs) + (i % dirs ? std::string("_reverse") : std::string());
+    QClass linear{QKind::DynamicLinear, "", 0, false, {}};
+    const char* parts[] = {"ih", "hh"};
+    for (size_t k = 0; k < 2; ++k) {
+      at::Tensor w = unpack(e[4].toListRef()[k], linear).first;
+      if (w.scalar_type() != at::kQInt8) return std::nullopt;
+      out.emplace_back(std::string("weight_") + parts[k] + sfx, w);
+    }
+    for (size_t k = 0; k < 2; ++k)
+      out.emplace_back(std::string("bias_") + parts[k] + sfx, e[1].toListRef()[k].toTensor());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::vector<std::pair<std::string, at::Tensor>>> quantized_state(
@@ -300,6 +357,8 @@ std::optional<std::vector<std::pair<std::string, at::Tensor>>> quantized_state(
       if (!scale_zp("scale", "zero_point")) return std::nullopt;
       return out;
     }
+    case QKind::DynamicRnn:
+      return dynamic_rnn_state(m);
     case QKind::BatchNorm:
     case QKind::Functional:
       // BatchNorm's statistics are real buffers; scale and zero point are attributes.
@@ -437,6 +496,7 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
   };
 
   std::string op = c->op;
+  const bool rnn_lstm = c->op == "nnqd.LSTM";
   switch (c->kind) {
     case QKind::Quantize: {
       output_qparams("scale", "zero_point", 1);
@@ -509,6 +569,30 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
       }
       break;
     }
+    case QKind::DynamicRnn: {
+      // Note [Dynamic quantized LSTM and GRU]
+      if (!has_state("weight_ih_l0"))
+        refuse(
+            "its packed cells cannot be read (only qint8 cells with biases and reduce_range, "
+            "as torch.ao.quantization.quantize_dynamic makes them, are lifted)");
+      IValue dt = attr_or_none(m, "dtype");
+      if (!dt.isInt() || dt.toInt() != static_cast<int64_t>(at::kQInt8))
+        refuse("its dtype is not torch.qint8");
+      a.set("input_size", req_int("input_size"));
+      a.set("hidden_size", req_int("hidden_size"));
+      a.set("num_layers", req_int("num_layers"));
+      a.set("bias", req_bool("bias"));
+      a.set("batch_first", req_bool("batch_first"));
+      a.set("dropout", req_double("dropout"));
+      a.set("bidirectional", req_bool("bidirectional"));
+      // Scripted: forward_tensor(input, hx); traced: forward(input), the zero state built inside.
+      if (method == "forward_tensor") {
+        if (call->inputs().size() != 3) refuse("its forward_tensor call is not (input, hx)");
+      } else if (!forward || !traced || call->inputs().size() != 2) {
+        refuse("it is called as " + method + " with other than one input");
+      }
+      break;
+    }
     case QKind::BatchNorm: {
       IValue w = attr_or_none(m, "weight");
       if (!w.isTensor()) refuse("it has no weight");
@@ -552,9 +636,21 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
       break;
     }
   }
-  if (c->kind != QKind::Functional && !forward) refuse("it calls " + method);
+  if (c->kind != QKind::Functional && !forward &&
+      !(c->kind == QKind::DynamicRnn && method == "forward_tensor"))
+    refuse("it calls " + method);
   if (call->outputs().size() != 1)
     refuse("its call has " + std::to_string(call->outputs().size()) + " results");
+  // A traced nnqd.LSTM / GRU returns the key op's results flattened, in the trace's order.
+  std::vector<size_t> traced_order;
+  if (c->kind == QKind::DynamicRnn && traced) {
+    const jit::Node* ret = method_graph->outputs().at(0)->node();
+    if (ret->kind() != c10::prim::TupleConstruct) refuse("its traced forward returns no tuple");
+    for (const jit::Value* v : ret->inputs()) {
+      if (v->node() != key) refuse("its traced forward returns more than " + kind_str(key));
+      traced_order.push_back(v->offset());
+    }
+  }
 
   std::vector<Value*> ins;
   for (size_t i = 1; i < call->inputs().size(); ++i)
@@ -562,6 +658,30 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
   Node* node = append(op, ins, f, call);
   node->attrs() = a;
   set_module_weights(node, callee.path);
+  if (!traced_order.empty()) {
+    // (output, (h, c)) / (output, h), unpacked and put in the trace's order.
+    Type t = Type::tensor();
+    Value* r =
+        node->add_output(rnn_lstm ? Type::tuple({t, Type::tuple({t, t})}) : Type::tuple({t, t}));
+    Node* u1 = append("prim.TupleUnpack", {r}, f, call);
+    std::vector<Value*> flat = {u1->add_output(t)};
+    if (rnn_lstm) {
+      Node* u2 = append("prim.TupleUnpack", {u1->add_output(Type::tuple({t, t}))}, f, call);
+      flat.push_back(u2->add_output(t));
+      flat.push_back(u2->add_output(t));
+    } else {
+      flat.push_back(u1->add_output(t));
+    }
+    std::vector<Value*> parts;
+    for (size_t k : traced_order) {
+      if (k >= flat.size()) refuse("its traced forward returns an unknown result");
+      parts.push_back(flat[k]);
+    }
+    Node* tc = append("prim.TupleConstruct", parts, f, call);
+    f.env[call->output()] =
+        Binding{tc->add_output(Type::tuple(std::vector<Type>(parts.size(), t))), {}};
+    return true;
+  }
   std::string out_name = name_hint(call->output());
   f.env[call->output()] =
       Binding{node->add_output(convert_type(call->output()->type()), out_name), {}};
