@@ -6,10 +6,22 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/debian13.sh"
 tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=${BUILD_DIR:-$root/build}
 
-"$root/scripts/setup.sh"
-BUILD_DIR=$build_dir "$root/scripts/build.sh"
+# --sanitize: the sanitizer run (opt-in; README "Reliability"): builds build-asan/ (scripts/build.sh
+# --sanitize) and runs the label sanitize there — unit tests, .tir pass tests, bad-input and fault
+# tests, a few small e2e models and the fuzz targets under libFuzzer — with the suppressions of
+# tests/sanitize/ (LibTorch's own leaks and reports, nothing of ours). Extra arguments go to ctest.
+if [[ ${1:-} == --sanitize ]]; then
+  shift
+  build_dir=${BUILD_DIR:-$root/build-asan}
+  "$root/scripts/setup.sh" --sanitize
+  BUILD_DIR=$build_dir "$root/scripts/build.sh" --sanitize
+  set -- -L sanitize "$@"
+else
+  build_dir=${BUILD_DIR:-$root/build}
+  "$root/scripts/setup.sh"
+  BUILD_DIR=$build_dir "$root/scripts/build.sh"
+fi
 
 start=$SECONDS
 junit=$build_dir/Testing/junit.xml

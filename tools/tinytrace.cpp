@@ -8,6 +8,7 @@
 #include "exec/quant_engine.h"
 #include "loaders/loader.h"
 #include "support/diag.h"
+#include "support/output_set.h"
 #include "ir/input_spec.h"
 #include "passes/pass.h"
 
@@ -39,6 +40,14 @@ void set_up_logging(int verbosity, bool quiet) {
   if (verbosity == 2) level = spdlog::level::debug;
   if (verbosity >= 3) level = spdlog::level::trace;
   spdlog::set_level(level);
+}
+
+// LibTorch's CPU allocator reports a failed allocation as a plain c10::Error ("[enforce fail at
+// alloc_cpu.cpp:118] err == 0. DefaultCPUAllocator: can't allocate memory: ..."), not as
+// c10::OutOfMemoryError; messages that quote it are out of memory too (Note [Exit code 6]).
+bool allocation_failed(const std::string& what) {
+  return what.find("DefaultCPUAllocator: can't allocate memory") != std::string::npos ||
+         what.find("DefaultCPUAllocator: not enough memory") != std::string::npos;
 }
 
 int report_error(const std::string& file, const tt::Error& e) {
@@ -74,8 +83,10 @@ int main(int argc, char** argv) {
       "  tinytrace diff model.pt out/model.tir                   what a conversion changed\n"
       "  tinytrace profile model.pt --input-shape 1,3,224,224   time per op and node\n\n"
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 unreadable or not a model,\n"
-      "4 unsupported construct in the model, 5 --verify mismatch; diff: 0 identical, 1 different,\n"
-      "2 and up on errors (an internal error in diff exits 2).",
+      "4 unsupported construct in the model, 5 --verify mismatch, 6 the system failed the run\n"
+      "(out of memory, full disk, output directory read-only or removed); diff: 0 identical,\n"
+      "1 different, 2 and up on errors (an internal error in diff exits 2). Killed by a signal\n"
+      "(Ctrl-C, SIGTERM, SIGHUP): no output is left behind and the status is that signal's.",
       "tinytrace"};
   app.set_version_flag("--version", "tinytrace " TT_VERSION);
   app.require_subcommand(1);
@@ -287,6 +298,14 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << (about.empty() ? "" : about + ": ") << what << "\n";
     return internal_exit;
   };
+  // Out of memory is the system's failure, not a bug (Note [Exit code 6] in lib/support/diag.h).
+  auto out_of_memory = [&]() {
+    std::cerr
+        << "error: " << (file.empty() ? "" : file + ": ")
+        << "out of memory — use smaller --input-shape values, or a machine with more memory\n";
+    return static_cast<int>(tt::ExitCode::System);
+  };
+  tt::install_signal_handlers();  // Note [Signals while loading] in lib/support/output_set.cpp
   try {
     if (!q_engine.empty()) tt::set_quantized_engine(q_engine);
     // A library that cannot be loaded is a bad argument, whatever the command.
@@ -326,16 +345,21 @@ int main(int argc, char** argv) {
       tt::run_profile(popts, std::cout);
     }
   } catch (const tt::Error& e) {
+    // A loader or runner that wraps LibTorch's failed allocation in its own message ("the original
+    // model failed on the example inputs (... can't allocate memory ...)") still ran out of memory.
+    if (e.code() != tt::ExitCode::System && allocation_failed(e.what())) return out_of_memory();
     // Usage errors about the input-shape or options are not about the file.
     int code = report_error(e.code() == tt::ExitCode::Usage ? "" : file, e);
     return code == static_cast<int>(tt::ExitCode::Internal) ? internal_exit : code;
   } catch (const c10::Error& e) {
+    if (dynamic_cast<const c10::OutOfMemoryError*>(&e) ||
+        allocation_failed(e.what_without_backtrace()))
+      return out_of_memory();
     return internal_error(
         file, "internal error in LibTorch: " + tt::first_line(e.what_without_backtrace()) +
                   " — this is a bug in tinytrace; please report it with the model");
   } catch (const std::bad_alloc&) {
-    return internal_error(
-        file, "out of memory — use smaller --input-shape values, or a machine with more memory");
+    return out_of_memory();
   } catch (const std::exception& e) {
     return internal_error(file, "internal error: " + tt::first_line(e.what()) +
                                     " — this is a bug in tinytrace; please report it");

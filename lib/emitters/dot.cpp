@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <set>
@@ -259,11 +260,11 @@ std::optional<std::string> render_svg(const std::string& dot_file) {
 bool write_dot_outputs(const Graph& g, OutputSet& out, const std::string& dot_filename) {
   std::string tmp = out.stage(dot_filename);
   {
+    errno = 0;
     std::ofstream f(tmp, std::ios::binary);
     f << emit_dot(g);
-    if (!f)
-      throw Error(ExitCode::Usage, "cannot write '" + out.final_path(dot_filename) +
-                                       "' — check the directory is writable");
+    f.close();
+    if (!f) throw output_error(out.final_path(dot_filename), errno);
   }
   if (!find_dot_program()) return false;
   std::string stem = dot_filename;

@@ -47,7 +47,9 @@
 #endif
 
 #include <exception>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace tt {
@@ -67,6 +69,61 @@ std::unique_ptr<Graph> load_onnx(const std::string&, Diagnostics&) {
 }
 
 #else
+
+namespace {
+
+// Note [Guarding ONNX shape inference]
+// libonnx's shape inference trusts what the checker does not check: a Conv or pooling node whose
+// input rank disagrees with its weight or with its pads/strides/kernel_shape makes
+// convPoolShapeInference index past a repeated field, and libonnx 1.17 crashes (SIGSEGV after
+// protobuf's CHECK; found by fuzz_onnx, regression input testdata/fuzz/onnx/crash-conv-rank.onnx).
+// Such a node is malformed ONNX (X and W have the same rank >= 3; each spatial attribute has one
+// entry per spatial axis, pads two), so the file is refused as bad input before inference runs.
+void check_conv_pool_ranks(const ::onnx::GraphProto& g) {
+  using namespace onnx_import;
+  std::map<std::string, int> rank;
+  auto note = [&](const ox::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      rank[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  for (const auto& v : g.input()) note(v);
+  for (const auto& v : g.value_info()) note(v);
+  for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
+  static const std::set<std::string> conv_pool = {
+      "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"};
+  for (const auto& n : g.node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (!conv_pool.count(n.op_type()) || n.input_size() == 0) continue;
+    auto it = rank.find(n.input(0));
+    if (it == rank.end()) continue;
+    const int r = it->second;
+    auto refuse = [&](const std::string& what) {
+      bad("node " + n.op_type() + " '" + n.name() + "': " + what +
+          " — the ONNX file is malformed; re-export the model with torch.onnx.export");
+    };
+    if (r < 3) refuse("input '" + n.input(0) + "' has rank " + std::to_string(r) + ", not >= 3");
+    // The weight: input 1 (Conv, ConvTranspose, ConvInteger) or 3 (QLinearConv).
+    int w = n.op_type() == "QLinearConv" ? 3 : n.op_type().rfind("Conv", 0) == 0 ? 1 : -1;
+    if (w >= 0 && w < n.input_size()) {
+      auto wr = rank.find(n.input(w));
+      if (wr != rank.end() && wr->second != r)
+        refuse("weight '" + n.input(w) + "' has rank " + std::to_string(wr->second) +
+               " but the input has rank " + std::to_string(r));
+    }
+    for (const auto& a : n.attribute()) {
+      size_t want = a.name() == "pads" ? 2 * size_t(r - 2)
+                    : (a.name() == "kernel_shape" || a.name() == "strides" ||
+                       a.name() == "dilations" || a.name() == "output_padding")
+                        ? size_t(r - 2)
+                        : 0;
+      if (want && a.ints_size() != 0 && size_t(a.ints_size()) != want)
+        refuse(a.name() + " has " + std::to_string(a.ints_size()) + " entries for " +
+               std::to_string(r - 2) + " spatial axes");
+    }
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
   using namespace onnx_import;
@@ -88,6 +145,7 @@ std::unique_ptr<Graph> load_onnx(const std::string& path, Diagnostics& diags) {
                                            "opset_version=17");
   // Fills value_info for every intermediate the exporter left untyped (ranks pick BatchNorm1d vs
   // 2d, static shapes fold Shape sub-graphs). Best effort: a model ONNX cannot infer still loads.
+  check_conv_pool_ranks(model.graph());  // Note [Guarding ONNX shape inference]
   try {
     ox::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {

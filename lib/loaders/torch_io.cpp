@@ -5,6 +5,7 @@
 #include "loaders/torch_io.h"
 
 #include "support/diag.h"
+#include "support/output_set.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/export.h>
@@ -12,6 +13,7 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/serialize.h>
 
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 
@@ -30,12 +32,9 @@ void save_state_dict(const std::string& path,
                      const std::vector<std::pair<std::string, c10::IValue>>& items,
                      const std::string& shown_as) {
   const std::string& shown = shown_as.empty() ? path : shown_as;
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw Error(
-        ExitCode::Usage,
-        "cannot open " + shown + " for writing — check that the directory exists and is writable");
-  }
+  if (!out) throw output_error(shown, errno);
   // What torch::pickle_save does, but the archive goes straight to the file: pickle_save builds
   // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
   // copies and about a second of page faults.
@@ -71,16 +70,15 @@ void save_state_dict(const std::string& path,
     torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
                                        writer);
     writer.writeEndOfFile();
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory: the CLI's exit 6, not a bug (Note [Exit code 6])
   } catch (const std::exception& e) {
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
     throw Error(ExitCode::Internal, "cannot serialize the weights of " + shown + ": " + what);
   }
   out.close();
-  if (!out) {
-    throw Error(ExitCode::Usage,
-                "cannot write " + shown + " — check free disk space and permissions");
-  }
+  if (!out) throw output_error(shown, errno);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "loaders/torchscript_save.h"
 
 #include "support/diag.h"
+#include "support/output_set.h"
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/frontend/resolver.h>
@@ -12,6 +13,8 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <cctype>
+#include <cerrno>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -129,8 +132,15 @@ void save_torchscript_module(const Graph& g, const std::string& src,
                   {msg, src});
     }
     m.eval();
-    m.save(path);
+    // Through a stream whose failure we see: a full disk is exit 6 (Note [Exit code 6]).
+    errno = 0;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (out) m.save(out);
+    out.close();
+    if (!out) throw output_error(path, errno);
   } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     std::string msg = e.what();

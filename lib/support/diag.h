@@ -7,6 +7,13 @@
 // never reach the user as a stack trace. Internal invariants use TT_ASSERT (exit code 1).
 // Non-fatal findings (an op that fell back to torch.ops.aten, ...) are Diagnostics.
 //
+// Note [Exit code 6]
+// DESIGN.md §1 gives 2 to a bad command line. A full disk, an output directory that is read-only
+// or was removed while tinytrace ran, or a machine out of memory is none of 2-5 and not a bug (1):
+// the same command succeeds once the system is fixed. Those exit 6 (ExitCode::System), one line
+// naming the file and the system's reason (strerror), and a failed run still leaves nothing
+// behind (Note [Atomic outputs]). An -o that names an existing non-directory stays a usage error.
+//
 // Note [Located errors]
 // A fatal error about one place in the model carries that place as a Location (node, module
 // scope, source line), the same three fields a Diagnostic has: the thrower attaches it with
@@ -29,6 +36,8 @@ enum class ExitCode : int {
   BadInput = 3,      // the input cannot be read or is not a model
   Unsupported = 4,   // the model uses something tinytrace cannot convert
   VerifyFailed = 5,  // --verify found outputs beyond tolerance
+  System = 6,        // the system failed the run: out of memory, an output that cannot be written
+                     // (full disk, read-only or removed directory); Note [Exit code 6]
 };
 
 // Where in the model something is. Any part may be empty.

@@ -35,12 +35,31 @@ void on_fatal_signal(int sig) {
   std::raise(sig);
 }
 
+// Note [File size limit]
+// Past `ulimit -f` (RLIMIT_FSIZE) the kernel sends SIGXFSZ, whose default action kills the
+// process with the temporaries still in place. Ignored, the write fails with EFBIG instead and
+// the run ends like any full disk: exit 6, nothing left behind.
 void install_handlers_once() {
   if (g_tracking) return;
   g_tracking = 1;
   for (int sig : {SIGINT, SIGTERM, SIGHUP})
     if (std::signal(sig, on_fatal_signal) == SIG_IGN) std::signal(sig, SIG_IGN);  // keep nohup's
+  std::signal(SIGXFSZ, SIG_IGN);
 }
+
+}  // namespace
+
+// Note [Signals while loading]
+// LibTorch loads UCX (through its MPI backend), whose constructor catches SIGHUP to enter its own
+// debug mode: before tinytrace installs anything, a SIGHUP while a model loads is swallowed and the
+// run goes on to write its outputs. The CLI therefore installs the handlers before it reads a model;
+// they replace any handler a library put there and leave a signal that is ignored at that point
+// ignored. UCX replaces an ignored SIGHUP too (nohup's), before main can see it: under nohup a
+// SIGHUP now ends the run cleanly (nothing left behind) instead of being swallowed; `setsid`
+// detaches a run from the terminal without that.
+void install_signal_handlers() { install_handlers_once(); }
+
+namespace {
 
 void track(char** table, const std::string& path) {
   for (int i = 0; i < kMaxTracked; ++i)
@@ -61,6 +80,27 @@ void untrack(char** table, const std::string& path) {
 }
 
 }  // namespace
+
+Error output_error(const std::string& path_or_temp, int err) {
+  if (err == 0) err = EIO;
+  // A staged temporary (".NAME.pt.tmp-<pid>", see stage()) is named as the output it stands for.
+  std::string path = path_or_temp;
+  size_t slash = path.rfind('/'), tmp = path.rfind(".tmp-");
+  size_t base = slash == std::string::npos ? 0 : slash + 1;
+  if (tmp != std::string::npos && tmp > base && path[base] == '.')
+    path = path.substr(0, base) + path.substr(base + 1, tmp - base - 1);
+  std::string fix = "check the output directory, or choose another -o";
+  if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+    fix = "free disk space (or raise the file size limit), or choose another -o";
+  else if (err == EROFS || err == EACCES || err == EPERM)
+    fix = "make the output directory writable, or choose another -o";
+  else if (err == ENOENT)
+    fix = "the output directory was removed while tinytrace ran; run it again";
+  else if (err == ENOMEM)
+    fix = "free memory, or convert on a machine with more";
+  return Error(ExitCode::System,
+               "cannot write '" + path + "' (" + std::strerror(err) + ") — " + fix);
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {
@@ -84,16 +124,19 @@ OutputSet::OutputSet(std::string dir) : dir_(dir.empty() ? "." : std::move(dir))
                                          "' exists and is not a directory — choose another -o");
       continue;
     }
-    if (::mkdir(path.c_str(), 0777) != 0)
-      throw Error(ExitCode::Usage, "cannot create output directory '" + path + "' (" +
-                                       std::strerror(errno) + ") — choose another -o");
+    if (::mkdir(path.c_str(), 0777) != 0) {
+      int err = errno;
+      throw Error(ExitCode::System, "cannot create output directory '" + path + "' (" +
+                                        std::strerror(err) + ") — choose another -o");
+    }
     created_dirs_.push_back(path);
     install_handlers_once();
     track(g_dirs, path);
   }
   if (::access(dir_.c_str(), W_OK) != 0)
-    throw Error(ExitCode::Usage,
-                "output directory '" + dir_ + "' is not writable — choose another -o");
+    throw Error(ExitCode::System, "output directory '" + dir_ + "' is not writable (" +
+                                      std::strerror(errno) +
+                                      ") — make it writable, or choose another -o");
 }
 
 OutputSet::~OutputSet() {
@@ -118,20 +161,22 @@ std::string OutputSet::stage(const std::string& filename) {
 
 void OutputSet::write_text(const std::string& filename, const std::string& text) {
   std::string tmp = stage(filename);
+  errno = 0;
   std::ofstream out(tmp, std::ios::binary);
   out << text;
   out.close();
-  if (!out)
-    throw Error(ExitCode::Usage, "cannot write '" + final_path(filename) + "' (" +
-                                     std::strerror(errno) + ") — check free space and permissions");
+  if (!out) throw output_error(final_path(filename), errno);
 }
 
 std::vector<std::string> OutputSet::commit() {
   std::vector<std::string> done;
   for (const auto& s : staged_) {
-    if (std::rename(s.first.c_str(), s.second.c_str()) != 0)
-      throw Error(ExitCode::Usage, "cannot rename into '" + s.second + "' (" +
-                                       std::strerror(errno) + ") — check permissions");
+    if (std::rename(s.first.c_str(), s.second.c_str()) != 0) {
+      int err = errno;
+      // All or nothing: the outputs renamed so far go too (the destructor removes the rest).
+      for (const auto& d : done) std::remove(d.c_str());
+      throw output_error(s.second, err);
+    }
     done.push_back(s.second);
   }
   committed_ = true;

@@ -7,6 +7,8 @@
 // and it is empty), so a failed run leaves nothing behind and never touches existing outputs.
 #pragma once
 
+#include "support/diag.h"
+
 #include <string>
 #include <vector>
 
@@ -14,7 +16,8 @@ namespace tt {
 
 class OutputSet {
  public:
-  // Creates `dir` (and parents) if needed. Throws tt::Error(Usage) when it cannot.
+  // Creates `dir` (and parents) if needed. Throws tt::Error(Usage) when a part of it exists and
+  // is not a directory, tt::Error(System) when the system refuses (read-only, permissions).
   explicit OutputSet(std::string dir);
   ~OutputSet();
   OutputSet(const OutputSet&) = delete;
@@ -34,6 +37,14 @@ class OutputSet {
   std::vector<std::pair<std::string, std::string>> staged_;  // temp, final
   bool committed_ = false;
 };
+
+// Installs the handlers of Note [Outputs on a signal] now instead of on the first output. The CLI
+// calls it first thing (Note [Signals while loading] in output_set.cpp).
+void install_signal_handlers();
+
+// The error for an output that the system would not let us write (Note [Exit code 6]): exit 6,
+// "cannot write 'PATH' (<strerror(err)>) — <fix for that errno>". `err` 0 reads as EIO.
+Error output_error(const std::string& path, int err);
 
 // True when both paths name the same existing file (same device and inode).
 bool same_file(const std::string& a, const std::string& b);

@@ -2,6 +2,8 @@
 // attribute readers and ONNX tensors read into ATen.
 #include "loaders/onnx/importer.h"
 
+#include <onnx/defs/schema.h>
+
 #if TT_HAVE_ONNX
 
 #include <cstdio>
@@ -53,10 +55,34 @@ std::unique_ptr<Graph> Importer::run() {
 // One node, in this order: a Constant (fold_constants.cpp); a node whose inputs are all constant
 // (folded, fold_constants.cpp); a shape computation on run-time sizes (dynamic_shapes.cpp); else
 // the handler the op table has for the op type (ops.cpp), or Unsupported.
+// Note [ONNX node arity]
+// The handlers read n.input(k) and n.output(k) for what the operator's schema declares; a node
+// with fewer (or more) than its schema allows is malformed ONNX that the protobuf parser accepts,
+// and reading past a repeated field is undefined (fuzz_onnx found a one-input Reshape reaching
+// at::Tensor::to with a garbage dtype: SIGSEGV; regression input
+// testdata/fuzz/onnx/crash-reshape-arity.onnx). So every node of the default domain is checked
+// against the schema of the model's opset before anything reads it.
+namespace {
+void check_arity(const ox::NodeProto& n, int64_t opset_) {
+  const ox::OpSchema* s = ox::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset_), "");
+  if (!s) return;  // an op ONNX does not know at this opset: the handler lookup refuses it
+  auto outside = [](int k, int lo, int hi) { return k < lo || k > hi; };
+  if (outside(n.input_size(), s->min_input(), s->max_input()) ||
+      outside(n.output_size(), s->min_output(), s->max_output()))
+    bad("node " + n.op_type() + " '" + n.name() + "' has " + std::to_string(n.input_size()) +
+        " inputs and " + std::to_string(n.output_size()) + " outputs; opset " +
+        std::to_string(opset_) + " allows " + std::to_string(s->min_input()) + "-" +
+        std::to_string(s->max_input()) + " inputs and " + std::to_string(s->min_output()) + "-" +
+        std::to_string(s->max_output()) +
+        " outputs — the ONNX file is malformed; re-export the model with torch.onnx.export");
+}
+}  // namespace
+
 void Importer::lift(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     unsupported(n, "operators of domain '" + n.domain() + "' have no PyTorch mapping");
+  check_arity(n, opset_);
   scope_ = path_from_node_name(n.name());
   if (op == "Constant") return lift_constant(n);
   if (try_fold(n)) return;

@@ -18,7 +18,8 @@ import importlib
 
 from ._cli import find_binary
 from .errors import (BinaryNotFoundError, ConversionError, InternalError, NotAModelError,
-                     TraceError, UnsupportedError, UsageError, VerifyMismatchError)
+                     SystemResourceError, TraceError, UnsupportedError, UsageError,
+                     VerifyMismatchError)
 
 # The functions that need torch are imported on first use (PEP 562), so that `python3 -m
 # tinytrace` and the error classes do not pay for importing torch (seconds).
@@ -28,7 +29,8 @@ _LAZY = {name: "api" for name in ("ConversionResult", "convert", "diff", "inspec
 __all__ = [
     "convert", "prepare_for_quantization", "inspect", "diff", "profile", "find_binary",
     "ConversionResult", "ConversionError", "InternalError", "UsageError", "NotAModelError",
-    "UnsupportedError", "VerifyMismatchError", "TraceError", "BinaryNotFoundError",
+    "UnsupportedError", "VerifyMismatchError", "SystemResourceError", "TraceError",
+    "BinaryNotFoundError",
 ]
 
 

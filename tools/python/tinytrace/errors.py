@@ -104,6 +104,18 @@ class VerifyMismatchError(ConversionError):
     returncode_of_class = 5
 
 
+class SystemResourceError(ConversionError):
+    """Exit 6: the system failed the run — out of memory, or an output that cannot be written (full
+    disk, read-only or removed output directory). Nothing is left behind; the same call succeeds
+    once the system is fixed.
+
+    >>> issubclass(SystemResourceError, ConversionError)
+    True
+    """
+
+    returncode_of_class = 6
+
+
 class TraceError(ConversionError):
     """``torch.jit.trace`` (or ``torch.jit.script`` with ``script=True``) failed on the live module,
     so the CLI never ran; the cause is chained (``e.__cause__``).
@@ -130,7 +142,8 @@ class BinaryNotFoundError(RuntimeError):
 
 
 _BY_CODE = {cls.returncode_of_class: cls for cls in
-            (InternalError, UsageError, NotAModelError, UnsupportedError, VerifyMismatchError)}
+            (InternalError, UsageError, NotAModelError, UnsupportedError, VerifyMismatchError,
+             SystemResourceError)}
 
 
 def error_for(returncode, stderr, command, names=None):
