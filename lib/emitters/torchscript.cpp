@@ -379,6 +379,23 @@ class Lowerer {
       assign1(n, module_call(n, in, ind), ind);
       return;
     }
+    if (op_has(n, kWritesContainer)) {
+      // The same statement as in Python (Note [Container mutation] in exec/alias.h).
+      std::string stmt;
+      if (op == "operator.setitem" && in.size() == 3)
+        stmt = "(" + in[0] + ")[" + in[1] + "] = " + in[2];
+      else if (op == "operator.delitem" && in.size() == 2)
+        stmt = "del " + in[0] + "[" + in[1] + "]";
+      else if (!in.empty())
+        stmt = "(" + in[0] + ")." + op.substr(op.rfind('.') + 1) + "(" +
+               join(std::vector<std::string>(in.begin() + 1, in.end())) + ")";
+      if (stmt.empty()) unsupported(n, "a container mutation without its container");
+      if (n.num_outputs() == 0)
+        line(ind, stmt);
+      else
+        assign1(n, stmt, ind);
+      return;
+    }
     if (std::string e = python_operator(n, in); !e.empty()) {
       assign1(n, e, ind);
       return;

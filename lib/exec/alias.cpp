@@ -148,6 +148,7 @@ bool may_return_alias(const Node& n) { return !aliased_inputs(n).empty(); }
 std::vector<size_t> written_inputs(const Node& n) {
   const std::string& op = n.op();
   if (n.num_inputs() == 0) return {};
+  if (op_has(n, kWritesContainer)) return {0};  // Note [Container mutation]
   if (op.rfind("Tensor.", 0) == 0)
     return is_inplace_name(op.substr(7)) ? std::vector<size_t>{0} : std::vector<size_t>{};
   if (op.find("::") == std::string::npos) return {};
@@ -182,6 +183,14 @@ std::unordered_set<const Value*> mutated_memory(const Graph& g) {
   std::vector<const Value*> written;
   for (const Node* n : g.all_nodes()) {
     for (size_t i : written_inputs(*n)) written.push_back(n->input(i));
+    // What a container write stores (l.append(x), d[k] = v, l.extend(m)) is then held by the
+    // container: a write through the container reaches it, and a write into it reaches the
+    // container's readers (Note [Container mutation]).
+    if (op_has(*n, kWritesContainer))
+      for (size_t i = 1; i < n->num_inputs(); ++i) {
+        edge(n->input(i), n->input(0));
+        edge(n->input(0), n->input(i));
+      }
     for (size_t i : aliased_inputs(*n))
       for (const Value* o : n->outputs()) edge(n->input(i), o);
     for (const auto& b : n->blocks()) {

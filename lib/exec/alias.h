@@ -13,6 +13,21 @@
 // of that memory (fold-constants, eliminate-noops, fusions) leave it alone (`mutated_memory`).
 // The interpreter, the Python emitter and the TorchScript emitter run the nodes in order on real
 // views, so they write where PyTorch writes.
+//
+// Note [Container mutation]
+// Lists and dicts of scripted models are mutable objects, as in Python: `l.append(x)`, `l[i] = v`,
+// `d[k] = v`, `l.pop()`, `l.insert(i, x)`, `l.extend(m)` (and `l += m`), `l.remove(x)`,
+// `l.clear()`, `l.reverse()`, `del l[i]`, `d.update(e)`, `d.setdefault(k, v)`, `d.popitem()` are
+// nodes of the op table rows with kWritesContainer (list.append, operator.setitem, dict.pop, ...)
+// that write into their input 0, kept in program order exactly like in-place tensor ops: their
+// input 0 is written memory (written_inputs), so `mutated_memory` covers the container, every
+// container holding it (a tuple, a dict, another list, a block result) and what it holds, and
+// the passes neither fold, merge, drop nor move reads across the write. A value names the
+// object, not its contents: after `l.append(x)` later reads use the same value `l`, and so see
+// the write, whichever name (tuple item, callee argument, dict value) they reach it through. The
+// interpreter runs the nodes on shared c10::List/c10::Dict objects (TorchScript's own builtins,
+// lib/exec/dispatch.h), the Python emitter writes the same statement (`l.append(x)`, `l[i] = v`)
+// and gives a mutated list literal its own name rather than repeating it.
 #pragma once
 
 #include "ir/ir.h"

@@ -393,7 +393,7 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     return one(b == "aten::__is__" ? same : !same);
   }
 
-  // l + [x] (list append of scripted models, Note [Lists mutated in a block]): a new list.
+  // l + m on lists: a new list.
   if (b == "aten::add" && in.size() == 2 && in[0].isList() && in[1].isList()) {
     c10::impl::GenericList out(in[0].toList().elementType());
     for (const IValue& v : in[0].toListRef()) out.push_back(v);

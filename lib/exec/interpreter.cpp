@@ -3,6 +3,7 @@
 
 #include "exec/dispatch.h"
 #include "ir/module_lowering.h"
+#include "ir/op_table.h"
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
@@ -354,6 +355,10 @@ void Interpreter::run_node(const Node& n) {
       throw Error(ExitCode::Unsupported,
                   "the interpreter cannot run " + describe(n) + " (no ATen lowering for this op)")
           .at(location_of(n));
+    // l.append(x) and l[i] = v return the list they changed; the node has no result for it
+    // (Note [Container mutation] in exec/alias.h).
+    if (op_has(n, kWritesContainer) && outs->size() > n.num_outputs())
+      outs->resize(n.num_outputs());
     set_outputs(std::move(*outs));
   } catch (Error& e) {
     if (fallback()) return;

@@ -81,6 +81,10 @@ void add_facts(std::vector<OpInfo>& t) {
                         "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
   for (const char* n : {"operator.getitem", "list", "list.slice"}) row(n).facts |= kSharesInputItems;
+  for (const char* n : {"list.append", "list.extend", "list.insert", "list.pop", "list.remove",
+                        "list.clear", "list.reverse", "dict.pop", "dict.clear",
+                        "dict.setdefault", "dict.update", "operator.setitem", "operator.delitem"})
+    row(n).facts |= kWritesContainer;
   row("F.interpolate").facts |= kInputsNotAtenOrder;
   // functional-to-module: the module a functional op becomes, in the order the pass tries them.
   struct Pair {
@@ -522,6 +526,20 @@ std::vector<OpInfo> make_table() {
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
+      // Container mutation (Note [Container mutation] in lib/exec/alias.h): effects in program order.
+      {"list.append", K::Method, {"aten::append.t"}, kAllPositional, Q::Shape, "l.append(x)"},
+      {"list.extend", K::Method, {"aten::extend.t", "aten::add_.t"}, kAllPositional, Q::Shape, "l.extend(m), l += m"},
+      {"list.insert", K::Method, {"aten::insert.t"}, kAllPositional, Q::Shape, "l.insert(i, x)"},
+      {"list.pop", K::Method, {"aten::pop.t"}, kAllPositional, Q::Shape, "l.pop(i)"},
+      {"list.remove", K::Method, {"aten::remove.int", "aten::remove.float", "aten::remove.bool", "aten::remove.Tensor", "aten::remove.str"}, kAllPositional, Q::Shape, "l.remove(x)"},
+      {"list.clear", K::Method, {"aten::clear.t"}, kAllPositional, Q::Shape, "l.clear()"},
+      {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
+      {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
+      {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor"}, kAllPositional, Q::Shape, "d.clear()"},
+      {"dict.setdefault", K::Method, {"aten::setdefault.str", "aten::setdefault.int", "aten::setdefault.bool", "aten::setdefault.float", "aten::setdefault.Tensor"}, kAllPositional, Q::Shape, "d.setdefault(k, v)"},
+      {"dict.update", K::Method, {"aten::update.str", "aten::update.int", "aten::update.bool", "aten::update.float", "aten::update.Tensor"}, kAllPositional, Q::Shape, "d.update(e)"},
+      {"operator.setitem", K::Function, {"aten::_set_item.t", "aten::_set_item.str", "aten::_set_item.int", "aten::_set_item.bool", "aten::_set_item.float", "aten::_set_item.Tensor"}, kAllPositional, Q::Shape, "l[i] = v, d[k] = v"},
+      {"operator.delitem", K::Function, {"aten::Delete.t", "aten::Delete.Dict_str", "aten::Delete.Dict_int", "aten::Delete.Dict_bool", "aten::Delete.Dict_float", "aten::Delete.Dict_Tensor"}, kAllPositional, Q::Shape, "del l[i], del d[k]"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
       {"torch.is_autocast_cpu_enabled", K::Function, {"aten::is_autocast_cpu_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_cpu_enabled() (False in the interpreter)"},
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute

@@ -91,6 +91,10 @@ enum OpFact : uint32_t {
   // arguments (torch.broadcast_tensors(*tensors), torch.meshgrid(*tensors, indexing=)): the Python
   // emitter writes the list's items (or *list).
   kVarargs = 1u << 7,
+  // A list or dict method that changes its first input in place (l.append(x), l[i] = v, d.pop(k),
+  // ...): an effect in program order, and input 0 is written memory (Note [Container mutation]
+  // in lib/exec/alias.h).
+  kWritesContainer = 1u << 8,
 };
 
 // Facts about ATen ops by their name without namespace and overload ("append", "argmax",

@@ -82,7 +82,12 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
     if (op.facts & kSharesInputItems) CHECK(op.kind == OpKind::Function);
     if (op.facts & kInputsNotAtenOrder) CHECK(op.kind == OpKind::Function);
     if (op.facts & kVarargs) CHECK(op.kind == OpKind::Function);
+    if (op.facts & kWritesContainer)
+      CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
   }
+  CHECK(op_has("list.append", kWritesContainer));
+  CHECK(op_has("operator.setitem", kWritesContainer));
+  CHECK_FALSE(op_has("operator.getitem", kWritesContainer));
   CHECK(op_has("Tensor.view", kMayAliasInput));
   CHECK_FALSE(op_has("torch.add", kMayAliasInput));
   CHECK(op_has("list.slice", kSharesInputItems));

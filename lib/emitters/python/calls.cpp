@@ -307,6 +307,7 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
     return;
   }
+  if (try_container_statement(n, body)) return;
   if (const PyCallForm* form = python_call_form(op)) {
     emit_call_form(n, *form, hint, body);
     return;
@@ -514,6 +515,19 @@ std::string PyEmitter::index_subscripts(const Value& indices) {
   }
   while (!subs.empty() && subs.back() == ":") subs.pop_back();  // x[i, :] is x[i]
   return join(subs, ", ");
+}
+
+// l[i] = v, d[k] = v and del l[i], del d[k] (Note [Container mutation] in exec/alias.h):
+// statements, not calls. l[i] = v on a list returns the list, which the lifter binds to it.
+bool PyEmitter::try_container_statement(const Node& n, std::vector<std::string>& body) {
+  bool set = n.op() == "operator.setitem" && n.num_inputs() == 3;
+  bool del = n.op() == "operator.delitem" && n.num_inputs() == 2;
+  if (!set && !del) return false;
+  if (n.num_outputs() != 0)
+    unsupported(n, n.op() + " has no result in Python", "read the container itself instead");
+  std::string target = receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
+  body.push_back(set ? target + " = " + expr(n.input(2)).text : "del " + target);
+  return true;
 }
 
 // x.index_put_([i, None, j], v) without accumulation (TorchScript's x[i, :, j] = v) as that

@@ -312,6 +312,9 @@ class PyEmitter {
   void assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
               std::vector<std::string>& body, bool first_only = false);
   void emit_node(const Node& n, std::vector<std::string>& body);
+  // Whether some node may change the list or dict `v` in place (Note [Container mutation] in
+  // exec/alias.h): its literal is then written once, under a name, never repeated.
+  bool may_be_mutated(const Value* v);
   std::string emit_return();
 
   // literals.cpp: expressions
@@ -356,6 +359,7 @@ class PyEmitter {
   std::string try_index_or_fill(const Node& n);
   std::string index_subscripts(const Value& indices);
   bool try_index_put(const Node& n, const std::string& hint, std::vector<std::string>& body);
+  bool try_container_statement(const Node& n, std::vector<std::string>& body);
   Expr try_slice(const Node& n);
 
   // main_block.cpp: __main__
@@ -378,6 +382,7 @@ class PyEmitter {
   std::unordered_map<const Value*, Expr> expr_;
   // Values written inside the expression that reads them (Note [Expressions written inline]).
   std::unordered_set<const Value*> inline_;
+  std::optional<std::unordered_set<const Value*>> mutated_;  // may_be_mutated
   // Values that take the variable of the if/loop result they become (Note [Control flow in Python]).
   std::unordered_map<const Value*, std::string> preferred_;
   // Variables of loop-carried values: rebound at the end of each iteration.

@@ -1,6 +1,7 @@
 // The Python emitter's forward: one statement per node (emit_node dispatches to the call,
 // control-flow and literal code), the return, and the names of the values.
 #include "emitters/python/emitter.h"
+#include "exec/alias.h"
 
 #include "ir/rewrite.h"
 
@@ -125,7 +126,7 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
   if (!any_used) {
     for (Value* v : n.outputs()) expr_[v] = Expr{"None"};
     const OpInfo* info = n.info();
-    bool mutates = n.op().back() == '_' || n.num_outputs() == 0;
+    bool mutates = n.op().back() == '_' || n.num_outputs() == 0 || op_has(n, kWritesContainer);
     bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
     if (!pure && !known_pure) body.push_back(rhs.text);
     return;
@@ -150,6 +151,11 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
   } else {
     body.push_back(lhs + " = " + rhs.text);
   }
+}
+
+bool PyEmitter::may_be_mutated(const Value* v) {
+  if (!mutated_) mutated_ = mutated_memory(g_);
+  return mutated_->count(v) != 0;
 }
 
 void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
@@ -184,7 +190,7 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     bool list = op == "prim.ListConstruct";
     std::string text = list ? py_list(items) : py_tuple(items);
     Value* out = n.output(0);
-    if (simple || out->num_uses() <= 1) {
+    if ((simple || out->num_uses() <= 1) && !may_be_mutated(out)) {
       Expr e{text};
       if (list) e.list_elems = items;
       expr_[out] = e;
@@ -200,7 +206,7 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     for (size_t i = 0; i + 1 < n.num_inputs(); i += 2)
       items.push_back(expr(n.input(i)).text + ": " + expr(n.input(i + 1)).text);
     std::string text = "{" + join(items, ", ") + "}";
-    if (n.output(0)->num_uses() <= 1)
+    if (n.output(0)->num_uses() <= 1 && !may_be_mutated(n.output(0)))
       expr_[n.output(0)] = Expr{text};
     else
       assign(n, text, "results", true, body);

@@ -48,8 +48,10 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
   const auto& outs = g_.outputs();
   if (outs.size() == 1) {
     const Node* p = outs[0]->node();
+    // A list some node changes in place has another length by the end (Note [Container
+    // mutation] in exec/alias.h): kept whole.
     if (p && (p->op() == "prim.TupleConstruct" || p->op() == "prim.ListConstruct") &&
-        p->owning_block() == g_.block()) {
+        p->owning_block() == g_.block() && !may_be_mutated(outs[0])) {
       elems.assign(p->inputs().begin(), p->inputs().end());
       unpack = true;
     } else {

@@ -87,6 +87,7 @@ void Lifter::sweep_dead_prims() {
     bool pure_builtin = is_attribute_op(n->op()) || n->op().rfind("operator.", 0) == 0 ||
                         n->op() == "len" || n->op() == "str" || n->op() == "str.format";
     if (!pure.count(n->op()) && !pure_builtin) continue;
+    if (op_has(*n, kWritesContainer)) continue;  // operator.setitem/delitem: effects
     bool used = std::any_of(n->outputs().begin(), n->outputs().end(),
                             [](Value* v) { return v->has_uses(); });
     if (!used) n->destroy();

@@ -329,7 +329,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     return;
   }
   if (k == prim::CallMethod) return lift_call(n, f);
-  if (is_list_mutation(n)) return lift_list_mutation(n, f);
+  if (const char* op = container_mutation_op(n)) return lift_container_mutation(n, op, f);
   if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 &&
       n->input(0)->type()->cast<c10::ListType>()) {
     // list(l) / l.copy() as list(l): a list even when l is x.size() (a torch.Size in Python).

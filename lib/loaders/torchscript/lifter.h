@@ -17,7 +17,7 @@
 // - Scripted models: see Note [Scripted method graphs] and Note [Lifting control flow].
 //
 // The class is defined over several files, by concern: lifter.cpp (weights, values, constants,
-// the node dispatch), lifter_control.cpp (prim::If / prim::Loop, mutated lists), lifter_modules.cpp
+// the node dispatch), lifter_control.cpp (prim::If / prim::Loop, list and dict mutation), lifter_modules.cpp
 // (calls: inlining, leaf recipes, scripted leaves), lifter_scripted.cpp (preparing scripted
 // method graphs), lifter_inplace.cpp (in-place writes), lifter_ops.cpp (ATen ops, normalisations,
 // scalar builtins) and jit_cleanup.cpp (tracer noise, dead pure nodes).
@@ -109,13 +109,8 @@ class Lifter {
   // ---- lifter_control.cpp ----
   void lift_if(const jit::Node* n, Frame& f);
   void lift_loop(const jit::Node* n, Frame& f);
-  static bool is_list_mutation(const jit::Node* n);
-  static bool defined_inside(const jit::Value* v, const jit::Node* owner);
-  static std::vector<const jit::Value*> lists_mutated_inside(const jit::Node* owner);
-  void lift_list_mutation(const jit::Node* n, Frame& f);
-  void lift_list_set_item(const jit::Node* n, Value* cur, const Type& type, Frame& f);
-  static std::optional<int64_t> known_list_length(const Value* v);
-  static std::string list_alias_problem(const jit::Value* l);
+  static const char* container_mutation_op(const jit::Node* n);
+  void lift_container_mutation(const jit::Node* n, const char* op, Frame& f);
 
   // ---- lifter_modules.cpp ----
   void lift_call(const jit::Node* n, Frame& f);

@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Generates the torch.jit.script'ed models of the container-mutation tests (issue 15, item 1).
+
+Scripted models that change lists and dicts in place while other names see them: a list stored
+in a tuple, a dict or another list and then appended to, a list passed to a helper method that
+appends, a list returned after the change, mutation inside loops and data-dependent branches,
+and every list/dict method TorchScript has (append, insert, pop, extend, +=, remove, clear,
+reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]; d.popitem()
+is refused: TorchScript's removes the first item, Python's the last).
+Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. The
+files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
+generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
+registers one test per model (plain and --fuse, --verify --verify-inputs and the generated
+Python).
+"""
+import os
+import sys
+
+from typing import Dict, List
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_scripted_models as gsm  # noqa: E402  (register-like SPECS, main)
+
+
+class TupleThenAppend(nn.Module):
+    """A list stored in a tuple and in another list, then appended to: both holders see it."""
+
+    def forward(self, x):
+        a: List[torch.Tensor] = [x]
+        t = (a, 3)
+        outer = [a]
+        a.append(x * 2.0)
+        t[0].append(x + 1.0)
+        n = len(outer[0])
+        return torch.cat(outer[0], 0) * float(n), torch.stack(t[0], 0).sum(0)
+
+
+class Helper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, acc: List[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+        y = self.fc(x)
+        acc.append(torch.relu(y))
+        return y
+
+
+class HelperAppends(nn.Module):
+    """A list passed to a submodule (inlined) and to a method of the model that append to it in a
+    loop; the list is read after every call and returned."""
+
+    def __init__(self):
+        super().__init__()
+        self.helper = Helper()
+
+    def push(self, acc: List[torch.Tensor], x: torch.Tensor):
+        acc.append(x.sum(0, keepdim=True))
+
+    def forward(self, x):
+        acc: List[torch.Tensor] = []
+        h = x
+        for i in range(x.size(0)):
+            h = self.helper(acc, h)
+            self.push(acc, h)
+        return acc, torch.cat(acc, 0).mean(0)
+
+
+class DictOfLists(nn.Module):
+    """A dict of lists: items appended through d[k], d[k] = v replacing a list, the old list kept
+    by another name and still changed."""
+
+    def forward(self, x):
+        d: Dict[str, List[torch.Tensor]] = {"pos": [], "neg": []}
+        for i in range(x.size(0)):
+            row = x[i]
+            if bool(row.sum() > 0):
+                d["pos"].append(row)
+            else:
+                d["neg"].append(-row)
+        old = d["neg"]
+        d["neg"] = [x[0] * 0.0]
+        old.append(x[-1])
+        d["all"] = old + d["pos"]
+        return torch.stack(d["all"], 0) * float(len(old)), torch.stack(d["neg"], 0)
+
+
+def dict_of_lists_branches(m, x):
+    return {"sign": {"pos" if float(x[i].sum()) > 0 else "neg" for i in range(x.size(0))}}
+
+
+class ListMethods(nn.Module):
+    """Every list method: insert, pop (end and index), extend, +=, remove, clear, reverse,
+    l[i] = v, del l[i]; len read before and after the writes."""
+
+    def forward(self, x):
+        ts: List[torch.Tensor] = [x, x * 2.0]
+        n0 = len(ts)
+        ts.insert(1, x + 1.0)
+        last = ts.pop()
+        ts.extend([last * 3.0, x - 1.0])
+        more = [x * 0.5]
+        ts += more
+        first = ts.pop(0)
+        ts[1] = first * 4.0
+        del ts[0]
+        ts.reverse()
+        sizes: List[int] = [3, 1, 2, 1]
+        sizes.remove(1)
+        sizes[0] = sizes[0] + len(ts)
+        cleared = [x]
+        cleared.clear()
+        n1 = len(ts)
+        scale = float(n0 * 10 + n1 + sum(sizes) + len(cleared))
+        return torch.stack(ts, 0) * scale, more[0]
+
+
+class DictMethods(nn.Module):
+    """d[k] = v, d.pop(k), d.pop(k, default), d.setdefault, d.update, del d[k], and a dict
+    passed to a helper that writes into it."""
+
+    def fill(self, d: Dict[str, torch.Tensor], x: torch.Tensor):
+        d["helper"] = x.exp()
+
+    def forward(self, x):
+        d: Dict[str, torch.Tensor] = {"a": x}
+        d["b"] = x * 2.0
+        self.fill(d, x)
+        e: Dict[str, torch.Tensor] = {"c": x + 1.0, "a": x - 1.0}
+        d.update(e)
+        got = d.setdefault("z", x * 3.0)
+        same = d.setdefault("a", x)
+        b = d.pop("b")
+        missing = d.pop("nothing", x * 0.0)
+        del d["c"]
+        return d["a"], d["helper"], d["z"], b + missing + got + same
+
+
+class BranchAndLoopWrites(nn.Module):
+    """Writes inside data-dependent branches and a while loop into a list made outside them, and a
+    list returned from a branch that is changed afterwards."""
+
+    def forward(self, x):
+        out: List[torch.Tensor] = []
+        if bool(x.sum() > 0):
+            chosen = out
+            out.append(x)
+        else:
+            chosen = [x * -1.0]
+            out.insert(0, x * 2.0)
+        chosen.append(x + 5.0)
+        i = 0
+        while len(out) < 4:
+            out.append(out[-1] * 0.5 + float(i))
+            i += 1
+        return torch.stack(out, 0), torch.stack(chosen, 0)
+
+
+def branch_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class ListOfLists(nn.Module):
+    """Lists of lists: an inner list reached by index and by its own name, appended to through
+    both; the outer list grows in a loop and is returned."""
+
+    def forward(self, x):
+        inner: List[torch.Tensor] = []
+        outer: List[List[torch.Tensor]] = [inner]
+        for i in range(3):
+            outer[0].append(x * float(i))
+            if i == 1:
+                outer.append([x])
+        inner.append(x.flip(0))
+        outer[-1].append(inner[0] + 1.0)
+        return outer
+
+
+class StoredThenAppended(nn.Module):
+    """The model that used to be refused: a list stored in another list, then appended to."""
+
+    def forward(self, x):
+        a: List[torch.Tensor] = [x]
+        outer = [a]
+        a.append(x * 2.0)
+        return torch.cat(outer[0], 0)
+
+
+SPECS = {}
+
+
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4):
+    SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {},
+                       tol=tol, expect_ops=[])
+
+
+register("ct_tuple_then_append", TupleThenAppend, [(2, 6)])
+register("ct_helper_appends", HelperAppends, [(3, 6)])
+register("ct_dict_of_lists", DictOfLists, [(4, 6)], dict_of_lists_branches,
+         {"sign": {"pos", "neg"}})
+register("ct_list_methods", ListMethods, [(2, 6)])
+register("ct_dict_methods", DictMethods, [(2, 6)])
+register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches,
+         {"sign": {"pos", "neg"}})
+register("ct_list_of_lists", ListOfLists, [(2, 6)])
+register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
+
+
+if __name__ == "__main__":
+    sys.exit(gsm.main(SPECS, {}, kinds=lambda name: "fuse", doc=__doc__,
+                      files=(os.path.abspath(__file__),)))
