@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench_passes.sh: is the --fuse pipeline linear in graph size? (a benchmark, not a test)
 #
-# Generates .tir graphs of about 1k, 10k and 100k nodes (scripts/gen_tir_graph.py: conv/bn/relu/
-# add chains with branches and traced shape arithmetic), runs `tinytrace opt FILE --passes fuse`
-# on each (best of 3), and prints per size:
+# Three parts (issue #22, Note [Scale in graph size] in lib/ir/ir.h):
+# 1. Generates .tir graphs of about 1k, 10k, 100k and 1M nodes (scripts/gen_tir_graph.py:
+# conv/bn/relu/add chains with branches and traced shape arithmetic), runs `tinytrace opt FILE
+# --passes fuse` on each (best of 3), and prints per size:
 #   wall      whole command, including LibTorch start-up
 #   io/node   parse + print time per node (a run without passes, minus the start-up of a tiny graph)
 #   pass/node time spent inside the passes per node (sum of the per-pass times that -v logs)
@@ -11,7 +12,15 @@
 #             the machine's caches alone do to per-node cost as the graph outgrows them
 #   net/node  the whole command minus start-up, per node
 # and the ratios 100k/1k of pass/node (the passes' linearity; must be <= 1.5), of walk/node, and
-# of the whole net time per node. SIZES="1000 100000 300000" picks other sizes.
+# of the whole net time per node, and the wall time of the largest graph through --fuse (goal:
+# <= 10 s for 1M nodes). SIZES="1000 100000 300000" picks other sizes.
+# 2. Fan-out: one value used by 2N nodes that cse merges, N = 1k .. 300k (FANOUT_SIZES); the
+# ratio of pass time per node of the largest to the smallest must be <= 2.
+# 3. Deep real models generated here (scripts/gen_deep_models.py: a 200-layer
+# nn.TransformerEncoder traced and scripted, a 48-layer GPT-2-style decoder traced): `tinytrace
+# convert` against the floor of only loading the archive (build/jit_load_floor), median of
+# DEEP_REPS runs each, alternating; prints time per IR node and the ratio (goal: <= 1.5).
+# DEEP=0 skips this part (it needs python3-torch and a minute to generate the models).
 #
 # Reading the numbers: on a machine whose caches hold the 1k and 10k graphs but not the 100k one
 # (here: 32 MiB L3 in a VM), every per-node cost rises with size even for a linear algorithm
@@ -28,7 +37,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-${BUILD_DIR:-$root/build}}
 bin=${TINYTRACE:-$build/tinytrace}
 [[ -x $bin ]] || { echo "bench_passes.sh: no tinytrace at $bin — build first or pass BUILD_DIR" >&2; exit 2; }
-sizes=${SIZES:-"1000 10000 100000"}
+sizes=${SIZES:-"1000 10000 100000 1000000"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -80,7 +89,13 @@ for n in $sizes; do
   [[ -z $first ]] && first=$n
   prev=$last
   last=$n
+  last_wall=$wall
+  last_nodes=$nodes
 done
+awk -v w="$last_wall" -v n="$last_nodes" 'BEGIN {
+  printf "%s nodes through --fuse,dce (opt, parse + passes + print): %.2f s (%s)\n", n, w / 1000,
+    (n < 900000) ? "the goal is for 1M nodes" : (w <= 10000 ? "ok: <= 10 s" : "over 10 s")
+}'
 
 if [[ $first != "$last" ]]; then
   awk -v a="${pass_per_node[$first]}" -v b="${pass_per_node[$last]}" -v c="${net_per_node[$first]}" \
@@ -105,7 +120,7 @@ echo "fan-out (one value used by 2N nodes that cse merges):"
 printf '%8s %12s\n' nodes pass_us/node
 declare -A fan_per_node
 ffirst="" flast=""
-fan_sizes=${FANOUT_SIZES:-1000 10000 30000}
+fan_sizes=${FANOUT_SIZES:-1000 10000 100000 300000}
 for n in $fan_sizes; do
   f="$tmp/fan$n.tir"
   python3 "$root/scripts/gen_tir_graph.py" --fanout "$n" "$f" >/dev/null
@@ -117,4 +132,36 @@ for n in $fan_sizes; do
   flast=$n
 done
 awk -v a="${fan_per_node[$ffirst]}" -v b="${fan_per_node[$flast]}" -v f="$ffirst" -v l="$flast" \
-  'BEGIN { r = (a > 0) ? b / a : 0; printf "fan-out ratio %s/%s of time per node: %.2f%s\n", l, f, r, (r > 3) ? " (grows with the use-list length: see Node::remove_use_of_input)" : "" }'
+  'BEGIN { r = (a > 0) ? b / a : 0; printf "fan-out ratio %s/%s of time per node: %.2f (%s)\n", l, f, r, (r <= 2) ? "ok: <= 2" : "over 2: grows with the use-list length" }'
+
+[[ ${DEEP:-1} == 0 ]] && exit 0
+floor=${JIT_LOAD_FLOOR:-$build/jit_load_floor}
+[[ -x $floor ]] || { echo "bench_passes.sh: no jit_load_floor at $floor — build first" >&2; exit 2; }
+echo
+echo "deep models: convert vs torch::jit::load (median of ${DEEP_REPS:-5} runs each):"
+/usr/bin/python3 "$root/scripts/gen_deep_models.py" "$tmp/deep" >/dev/null 2>"$tmp/gen_err" ||
+  { cat "$tmp/gen_err" >&2; exit 1; }
+# median_ms CMD...: the median wall time of DEEP_REPS runs, after one warm-up (page cache).
+median_ms() {
+  local ts=() t0 t1
+  "$@" >/dev/null 2>&1 || { echo "bench_passes.sh: '$*' failed" >&2; "$@" >&2 || true; exit 1; }
+  for _ in $(seq "${DEEP_REPS:-5}"); do
+    t0=$(now)
+    "$@" >/dev/null 2>&1
+    t1=$(now)
+    ts+=($(((t1 - t0) / 1000000)))
+  done
+  printf '%s\n' "${ts[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+printf '%-18s %8s %10s %10s %12s %8s\n' model nodes floor_ms convert_ms us/node ratio
+for m in enc200_traced enc200_scripted gpt48_traced; do
+  f="$tmp/deep/$m.pt"
+  "$bin" convert "$f" -o "$tmp/deep/$m.out" --name "$m" >/dev/null 2>&1
+  nodes=$(sed -nE 's/.*"node_count": ([0-9]+).*/\1/p' "$tmp/deep/$m.out/$m.json" | head -1)
+  fl=$(median_ms "$floor" "$f")
+  cv=$(median_ms "$bin" convert "$f" -o "$tmp/deep/$m.out" --name "$m")
+  awk -v m="$m" -v n="${nodes:-0}" -v f="$fl" -v c="$cv" 'BEGIN {
+    printf "%-18s %8s %10s %10s %12.2f %8.2f (%s)\n", m, n, f, c, (n > 0 ? (c - f) * 1000 / n : 0),
+      c / f, (c / f <= 1.5) ? "ok: <= 1.5" : "over 1.5"
+  }'
+done

@@ -337,14 +337,19 @@ std::vector<int64_t> Attrs::get_ints(const std::string& name, std::vector<int64_
 // ---------------------------------------------------------------------------------------------
 // WeightStore
 
+IrOpCounts& ir_op_counts() {
+  static IrOpCounts counts;
+  return counts;
+}
+
 const Weight* WeightStore::find(const std::string& name) const {
   auto it = index_.find(name);
-  return it == index_.end() ? nullptr : &it->second;
+  return it == index_.end() ? nullptr : &it->second.weight;
 }
 
 Weight* WeightStore::find(const std::string& name) {
   auto it = index_.find(name);
-  return it == index_.end() ? nullptr : &it->second;
+  return it == index_.end() ? nullptr : &it->second.weight;
 }
 
 const Weight& WeightStore::at(const std::string& name) const {
@@ -356,30 +361,63 @@ const Weight& WeightStore::at(const std::string& name) const {
 void WeightStore::set(const std::string& name, Weight w) {
   auto it = index_.find(name);
   if (it != index_.end()) {
-    it->second = std::move(w);
+    it->second.weight = std::move(w);
     return;
   }
   order_.push_back(name);
-  index_.emplace(name, std::move(w));
+  index_.emplace(name, Entry{std::move(w), order_.size() - 1});
 }
 
 bool WeightStore::erase(const std::string& name) {
-  if (!index_.erase(name)) return false;
-  order_.erase(std::find(order_.begin(), order_.end(), name));
+  auto it = index_.find(name);
+  if (it == index_.end()) return false;
+  size_t pos = it->second.pos;
+  index_.erase(it);
+  if (pos + 1 == order_.size()) {
+    order_.pop_back();
+  } else {
+    ++holes_;
+  }
   return true;
+}
+
+// A slot of order_ is live when its name is in index_ at that position; a name erased and set
+// again has a new slot at the end, so its old one is a hole.
+void WeightStore::compact() const {
+  if (!holes_) return;
+  size_t out = 0;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    auto it = index_.find(order_[i]);
+    if (it == index_.end() || it->second.pos != i) continue;
+    if (out != i) {
+      order_[out] = std::move(order_[i]);
+      const_cast<Entry&>(it->second).pos = out;
+      ++ir_op_counts().weight_slots_moved;
+    }
+    ++out;
+  }
+  order_.resize(out);
+  holes_ = 0;
+}
+
+const std::vector<std::string>& WeightStore::names() const {
+  compact();
+  return order_;
 }
 
 int64_t WeightStore::numel() const {
   int64_t n = 0;
   for (const auto& kv : index_)
-    if (kv.second.tensor.defined()) n += kv.second.tensor.numel();
+    if (kv.second.weight.tensor.defined()) n += kv.second.weight.tensor.numel();
   return n;
 }
 
 int64_t WeightStore::nbytes() const {
   int64_t n = 0;
-  for (const auto& kv : index_)
-    if (kv.second.tensor.defined()) n += kv.second.tensor.numel() * kv.second.tensor.element_size();
+  for (const auto& kv : index_) {
+    const at::Tensor& t = kv.second.weight.tensor;
+    if (t.defined()) n += t.numel() * t.element_size();
+  }
   return n;
 }
 
@@ -404,8 +442,51 @@ Value* Value::set_name(const std::string& hint) {
   return this;
 }
 
+const Use& UseList::operator[](size_t i) const {
+  TT_ASSERT(i < live_, "use index out of range");
+  for (const Use& u : slots_) {
+    ++ir_op_counts().use_slots_scanned;
+    if (u.user && i-- == 0) return u;
+  }
+  TT_ASSERT(false, "use list out of sync");
+  return slots_.front();
+}
+
+size_t Value::add_use(Node* user, size_t index) {
+  uses_.push_back({user, index});
+  return uses_.size() - 1;
+}
+
+void Value::drop_use(size_t slot) {
+  TT_ASSERT(slot < uses_.size() && uses_[slot].user, "use list out of sync");
+  uses_[slot].user = nullptr;
+  ++holes_;
+  while (!uses_.empty() && !uses_.back().user) {
+    uses_.pop_back();
+    --holes_;
+  }
+  // Compact once holes are the majority: each compaction moves at most as many slots as there
+  // were removals since the last one, so removals stay O(1) amortised.
+  if (holes_ > 8 && holes_ * 2 > uses_.size()) {
+    size_t out = 0;
+    for (size_t i = 0; i < uses_.size(); ++i) {
+      Use u = uses_[i];
+      if (!u.user) continue;
+      if (out != i) {
+        uses_[out] = u;
+        u.user->use_slots_[u.index] = out;
+        ++ir_op_counts().use_slots_moved;
+      }
+      ++out;
+    }
+    uses_.resize(out);
+    holes_ = 0;
+  }
+}
+
 void Value::replace_all_uses_with(Value* other) {
   TT_ASSERT(other != this, "replace_all_uses_with itself");
+  // The last slot is never a hole: take the uses from the back, as before (same order on `other`).
   while (!uses_.empty()) {
     Use u = uses_.back();
     u.user->replace_input(u.index, other);
@@ -414,7 +495,7 @@ void Value::replace_all_uses_with(Value* other) {
 
 void Value::replace_uses_with_if(Value* other, const std::function<bool(const Use&)>& pred) {
   std::vector<Use> selected;
-  for (const Use& u : uses_)
+  for (const Use& u : uses())
     if (pred(u)) selected.push_back(u);
   for (const Use& u : selected) u.user->replace_input(u.index, other);
 }
@@ -436,37 +517,27 @@ Graph* Node::graph() const { return graph_; }
 
 void Node::add_input(Value* v) {
   TT_ASSERT(v, "null input");
-  v->uses_.push_back({this, inputs_.size()});
+  use_slots_.push_back(v->add_use(this, inputs_.size()));
   inputs_.push_back(v);
 }
 
 void Node::insert_input(size_t i, Value* v) {
   TT_ASSERT(i <= inputs_.size(), "insert_input out of range");
   // Shift the recorded indices of the inputs after i.
-  for (size_t j = i; j < inputs_.size(); ++j)
-    for (Use& u : inputs_[j]->uses_)
-      if (u.user == this && u.index == j) {
-        ++u.index;
-        break;
-      }
+  for (size_t j = i; j < inputs_.size(); ++j) ++inputs_[j]->uses_[use_slots_[j]].index;
+  ir_op_counts().input_indices_shifted += inputs_.size() - i;
   inputs_.insert(inputs_.begin() + static_cast<long>(i), v);
-  v->uses_.push_back({this, i});
+  use_slots_.insert(use_slots_.begin() + static_cast<long>(i), v->add_use(this, i));
 }
 
-void Node::remove_use_of_input(size_t i) {
-  // Search from the back: passes remove the newest uses first (dce walks backwards, RAUW pops
-  // from the back), which keeps destroying the users of a widely used value linear.
-  auto& uses = inputs_[i]->uses_;
-  auto it = std::find(uses.rbegin(), uses.rend(), Use{this, i});
-  TT_ASSERT(it != uses.rend(), "use list out of sync");
-  uses.erase(std::next(it).base());
-}
+// O(1) amortised: the node knows the slot of its use (Note [Scale in graph size]).
+void Node::remove_use_of_input(size_t i) { inputs_[i]->drop_use(use_slots_[i]); }
 
 void Node::replace_input(size_t i, Value* v) {
   TT_ASSERT(i < inputs_.size() && v, "replace_input out of range");
   remove_use_of_input(i);
   inputs_[i] = v;
-  v->uses_.push_back({this, i});
+  use_slots_[i] = v->add_use(this, i);
 }
 
 void Node::replace_input_with(Value* from, Value* to) {
@@ -477,18 +548,16 @@ void Node::replace_input_with(Value* from, Value* to) {
 void Node::remove_input(size_t i) {
   TT_ASSERT(i < inputs_.size(), "remove_input out of range");
   remove_use_of_input(i);
-  for (size_t j = i + 1; j < inputs_.size(); ++j)
-    for (Use& u : inputs_[j]->uses_)
-      if (u.user == this && u.index == j) {
-        --u.index;
-        break;
-      }
+  for (size_t j = i + 1; j < inputs_.size(); ++j) --inputs_[j]->uses_[use_slots_[j]].index;
+  ir_op_counts().input_indices_shifted += inputs_.size() - i - 1;
   inputs_.erase(inputs_.begin() + static_cast<long>(i));
+  use_slots_.erase(use_slots_.begin() + static_cast<long>(i));
 }
 
 void Node::remove_all_inputs() {
   for (size_t i = 0; i < inputs_.size(); ++i) remove_use_of_input(i);
   inputs_.clear();
+  use_slots_.clear();
 }
 
 const OpInfo* Node::info() const {
@@ -573,17 +642,21 @@ bool Node::is_before(const Node* other) const {
 // Note [Node order numbers]
 // Each node of a block carries an increasing number so that is_before is O(1). Insertion takes
 // the midpoint of the neighbours' numbers; when there is no gap left the block is renumbered
-// (rare: the gap starts at 2^20 and halves only under repeated insertion at one spot).
+// (rare: the gap starts at 2^20 and halves only under repeated insertion at one spot). Numbers
+// start at 2^62, and a node appended or prepended takes a full gap past the end, so loaders
+// appending and passes prepending constants (Graph::constant) never renumber.
 namespace {
 constexpr uint64_t kOrderGap = uint64_t(1) << 20;
-}
+constexpr uint64_t kOrderBase = uint64_t(1) << 62;
+}  // namespace
 
 void Block::renumber() {
-  uint64_t o = kOrderGap;
+  uint64_t o = kOrderBase;
   for (auto& n : nodes_) {
     n->order_ = o;
     o += kOrderGap;
   }
+  ir_op_counts().nodes_renumbered += nodes_.size();
 }
 
 void Node::insert_before(Node* pos) {
@@ -715,11 +788,13 @@ void Block::place(Node* n) {
   uint64_t lo = n->pos_ == nodes_.begin() ? 0 : (*std::prev(n->pos_))->order_;
   auto nx = std::next(n->pos_);
   if (nx == nodes_.end()) {
-    n->order_ = lo + kOrderGap;
+    n->order_ = n->pos_ == nodes_.begin() ? kOrderBase : lo + kOrderGap;
     return;
   }
   uint64_t hi = (*nx)->order_;
-  if (hi - lo >= 2) {
+  if (n->pos_ == nodes_.begin() && hi > kOrderGap) {
+    n->order_ = hi - kOrderGap;  // prepending leaves a full gap, like appending
+  } else if (hi - lo >= 2) {
     n->order_ = lo + (hi - lo) / 2;
   } else {
     renumber();

@@ -20,7 +20,9 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
+#include <iterator>
 #include <list>
 #include <map>
 #include <memory>
@@ -205,6 +207,8 @@ struct WeightEdits {
 };
 
 // Insertion-ordered name -> Weight map; order is the state_dict order of the original model.
+// Erasing leaves a hole in the order that the next names() closes (Note [Scale in graph size]):
+// erasing k of n entries costs O(k) plus one O(n) compaction, not O(k n).
 class WeightStore {
  public:
   bool has(const std::string& name) const { return index_.count(name) != 0; }
@@ -213,8 +217,8 @@ class WeightStore {
   const Weight& at(const std::string& name) const;
   void set(const std::string& name, Weight w);  // replaces in place or appends
   bool erase(const std::string& name);
-  const std::vector<std::string>& names() const { return order_; }
-  size_t size() const { return order_.size(); }
+  const std::vector<std::string>& names() const;
+  size_t size() const { return index_.size(); }
   int64_t numel() const;
   int64_t nbytes() const;
   // A name not yet used, derived from `hint` ("conv.weight" -> "conv.weight_1").
@@ -223,9 +227,42 @@ class WeightStore {
   void apply(WeightEdits edits);
 
  private:
-  std::vector<std::string> order_;
-  std::unordered_map<std::string, Weight> index_;
+  struct Entry {
+    Weight weight;
+    size_t pos;  // index in order_
+  };
+  void compact() const;
+  mutable std::vector<std::string> order_;  // may hold holes: entries erased since compact()
+  mutable size_t holes_ = 0;
+  std::unordered_map<std::string, Entry> index_;
 };
+
+// Note [Scale in graph size]
+// Every IR operation a pass uses costs O(1) amortised or O(what it touches), so that passes
+// written as one walk stay linear in graph size even where one value has 10^5 uses (a pooled
+// constant `1` or `None` in a deep traced model) or 10^5 weights go at once:
+// - Use lists. A value's uses live in slots; each node remembers the slot of each of its inputs,
+//   so dropping a use (replace_input, remove_input, destroy) is O(1): the slot becomes a hole
+//   (trailing holes are popped at once), and the list is compacted when holes outnumber the
+//   live uses. Order is kept: uses() lists the live uses in the order they were added, as before.
+//   Inserting or removing an input shifts the recorded index of the later inputs of that node
+//   only (O(inputs), not O(uses of each)).
+// - Node order numbers (Note [Node order numbers]): appending and prepending leave a full gap;
+//   only repeated insertion at one spot in the middle renumbers, and then the block once.
+// - WeightStore::erase leaves a hole in the order (closed by the next names()).
+// - Names: Graph::unique_value_name counts per hint, so n values named alike cost O(n).
+// ir_op_counts() counts the steps of these operations that are not O(1) (entries moved by a
+// compaction, entries scanned to find a use by position, nodes renumbered, input indices
+// shifted); tests/unit/test_ir_scale.cpp bounds them, so a complexity claim is checked by a
+// count, not a time.
+struct IrOpCounts {
+  uint64_t use_slots_moved = 0;        // use-list compaction
+  uint64_t use_slots_scanned = 0;      // UseList::operator[] walking past holes
+  uint64_t nodes_renumbered = 0;       // Block::renumber
+  uint64_t input_indices_shifted = 0;  // insert_input / remove_input
+  uint64_t weight_slots_moved = 0;     // WeightStore compaction
+};
+IrOpCounts& ir_op_counts();
 
 // ---------------------------------------------------------------------------------------------
 // graph structure
@@ -242,13 +279,55 @@ struct Use {
   bool operator==(const Use& o) const { return user == o.user && index == o.index; }
 };
 
+// The live uses of a value, in the order they were added (a view: valid until the value's uses
+// change). Holes left by removed uses are skipped (Note [Scale in graph size]).
+class UseList {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Use;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Use*;
+    using reference = const Use&;
+    iterator(const Use* p, const Use* end) : p_(p), end_(end) { skip(); }
+    const Use& operator*() const { return *p_; }
+    const Use* operator->() const { return p_; }
+    iterator& operator++() {
+      ++p_;
+      skip();
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return p_ == o.p_; }
+    bool operator!=(const iterator& o) const { return p_ != o.p_; }
+
+   private:
+    void skip() {
+      while (p_ != end_ && !p_->user) ++p_;
+    }
+    const Use* p_;
+    const Use* end_;
+  };
+  UseList(const std::vector<Use>& slots, size_t live) : slots_(slots), live_(live) {}
+  iterator begin() const { return {slots_.data(), slots_.data() + slots_.size()}; }
+  iterator end() const { return {slots_.data() + slots_.size(), slots_.data() + slots_.size()}; }
+  size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
+  const Use& front() const { return *begin(); }
+  const Use& operator[](size_t i) const;  // O(i + holes before it)
+
+ private:
+  const std::vector<Use>& slots_;
+  size_t live_;
+};
+
 class Value {
  public:
   Node* node() const { return node_; }  // producer (the param node for block inputs)
   size_t offset() const { return offset_; }
-  const std::vector<Use>& uses() const { return uses_; }
-  bool has_uses() const { return !uses_.empty(); }
-  size_t num_uses() const { return uses_.size(); }
+  UseList uses() const { return UseList(uses_, uses_.size() - holes_); }
+  bool has_uses() const { return uses_.size() != holes_; }
+  size_t num_uses() const { return uses_.size() - holes_; }
   const Type& type() const { return type_; }
   void set_type(Type t) { type_ = std::move(t); }
   const std::string& name() const { return name_; }
@@ -274,11 +353,16 @@ class Value {
   friend class Graph;
   Value(Node* node, size_t offset, Type type)
       : node_(node), offset_(offset), type_(std::move(type)) {}
+  // Records a use; returns its slot (Note [Scale in graph size]).
+  size_t add_use(Node* user, size_t index);
+  // Drops the use in `slot` in O(1) amortised.
+  void drop_use(size_t slot);
   Node* node_;
   size_t offset_;
   Type type_;
   std::string name_;
-  std::vector<Use> uses_;
+  std::vector<Use> uses_;  // slots; a hole has user == nullptr; the last slot is never a hole
+  size_t holes_ = 0;
 };
 
 class Node {
@@ -363,6 +447,7 @@ class Node {
   mutable const OpInfo* info_ = nullptr;
   mutable bool info_known_ = false;
   std::vector<Value*> inputs_;
+  std::vector<size_t> use_slots_;  // use_slots_[i]: the slot of input i in its value's uses_
   std::vector<Value*> outputs_;
   std::vector<std::unique_ptr<Value>> owned_outputs_;
   std::vector<std::unique_ptr<Block>> blocks_;

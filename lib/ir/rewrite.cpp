@@ -7,8 +7,8 @@ namespace tt {
 void WeightStore::apply(WeightEdits edits) {
   if (edits.empty()) return;
   WeightStore fresh;
-  for (const auto& name : order_) {
-    Weight& w = index_.at(name);
+  for (const auto& name : names()) {
+    Weight& w = index_.at(name).weight;
     if (!edits.erase.count(name)) {
       auto r = edits.rename.find(name);
       fresh.set(r == edits.rename.end() ? name : r->second, std::move(w));

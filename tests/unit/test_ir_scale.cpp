@@ -1,0 +1,166 @@
+// Complexity claims of the IR (Note [Scale in graph size] in lib/ir/ir.h), each checked by an
+// operation count (ir_op_counts()), not a time: removing 100k uses of one value touches O(100k)
+// use slots, not O(10^10); prepending and appending never renumber; erasing weights is O(1)
+// amortised; cse + dce over a value with 2N uses stays O(N).
+#include "ir/ir.h"
+#include "ir/verifier.h"
+#include "passes/pass.h"
+#include "passes/pass_manager.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+using namespace tt;
+
+namespace {
+
+constexpr size_t kN = 100000;
+
+// The counts an operation adds.
+IrOpCounts delta(const IrOpCounts& before) {
+  const IrOpCounts& now = ir_op_counts();
+  return {now.use_slots_moved - before.use_slots_moved,
+          now.use_slots_scanned - before.use_slots_scanned,
+          now.nodes_renumbered - before.nodes_renumbered,
+          now.input_indices_shifted - before.input_indices_shifted,
+          now.weight_slots_moved - before.weight_slots_moved};
+}
+
+// Every use of every value points back at it, in both directions.
+void check_use_lists(const Graph& g) {
+  for (Node* n : g.all_nodes()) {
+    for (size_t i = 0; i < n->num_inputs(); ++i) {
+      size_t found = 0;
+      for (const Use& u : n->input(i)->uses()) found += u.user == n && u.index == i;
+      REQUIRE(found == 1);
+    }
+    for (Value* v : n->outputs())
+      for (const Use& u : v->uses()) REQUIRE(u.user->input(u.index) == v);
+  }
+}
+
+// kN nodes `relu(x)` whose outputs nobody reads.
+std::vector<Node*> fan_out(Graph& g, Value* x, size_t n) {
+  std::vector<Node*> users;
+  users.reserve(n);
+  for (size_t i = 0; i < n; ++i) users.push_back(g.insert("F.relu", {x}, 1, nullptr));
+  return users;
+}
+
+}  // namespace
+
+TEST_CASE("ir scale: removing 100k uses of one value in any order touches O(100k) slots") {
+  for (const char* order : {"forward", "backward", "shuffled"}) {
+    CAPTURE(order);
+    Graph g;
+    Value* x = g.add_input(Type::tensor(DType::F32), "x");
+    g.add_output(x);
+    std::vector<Node*> users = fan_out(g, x, kN);
+    if (std::string(order) == "backward") std::reverse(users.begin(), users.end());
+    if (std::string(order) == "shuffled") std::shuffle(users.begin(), users.end(), std::mt19937(7));
+    IrOpCounts before = ir_op_counts();
+    // Half of them first: the survivors keep their order.
+    for (size_t i = 0; i < kN / 2; ++i) users[i]->destroy();
+    REQUIRE(x->num_uses() == kN / 2 + 1);
+    check_use_lists(g);
+    std::vector<Node*> rest(users.begin() + kN / 2, users.end());
+    std::vector<const Node*> seen;
+    for (const Use& u : x->uses()) seen.push_back(u.user);
+    // The graph output was the first use, then the survivors in program order.
+    std::vector<const Node*> program_order = {g.block()->return_node()};
+    for (Node* n = g.block()->front(); n; n = n->next()) program_order.push_back(n);
+    CHECK(seen == program_order);  // uses in the order they were added
+    for (Node* n : rest) n->destroy();
+    CHECK(x->num_uses() == 1);
+    IrOpCounts d = delta(before);
+    // The old list search and erase moved O(uses) entries per removal: ~2.5e9 here.
+    CHECK(d.use_slots_moved <= 2 * kN);
+    CHECK(d.use_slots_scanned == 0);
+  }
+}
+
+TEST_CASE("ir scale: replace_all_uses_with and input edits are O(what they touch)") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32), "x");
+  Value* y = g.add_input(Type::tensor(DType::F32), "y");
+  std::vector<Node*> users = fan_out(g, x, kN);
+  Node* cat = g.insert("prim.ListConstruct", {x, x, x, y}, 1, nullptr);
+  g.add_output(cat->output());
+  IrOpCounts before = ir_op_counts();
+  x->replace_all_uses_with(y);
+  CHECK_FALSE(x->has_uses());
+  CHECK(y->num_uses() == kN + 4);
+  // Inserting and removing an input shifts that node's later inputs, whatever their use counts.
+  cat->insert_input(0, x);
+  cat->remove_input(1);
+  cat->remove_input(0);
+  IrOpCounts d = delta(before);
+  CHECK(d.input_indices_shifted == 4 + 3 + 3);
+  CHECK(d.use_slots_moved <= 2 * kN);
+  check_use_lists(g);
+  // Dropping the first uses of y one by one (what cse does to the oldest users first).
+  before = ir_op_counts();
+  for (Node* n : users) n->replace_input(0, x);
+  CHECK(y->num_uses() == 3);  // the list's three
+  CHECK(x->num_uses() == kN);
+  CHECK(delta(before).use_slots_moved <= 2 * kN);
+  check_use_lists(g);
+  CHECK(x->uses()[0].user == users.front());
+}
+
+TEST_CASE("ir scale: appending and prepending 100k nodes never renumbers the block") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32), "x");
+  IrOpCounts before = ir_op_counts();
+  Node* first = g.insert("F.relu", {x}, 1, nullptr);
+  for (size_t i = 0; i < kN; ++i) g.insert("F.relu", {x}, 1, nullptr);
+  std::vector<Value*> consts;
+  for (size_t i = 0; i < kN; ++i)
+    consts.push_back(g.constant(int64_t(i), Type::of(Type::Kind::Int)));  // at the block's start
+  CHECK(delta(before).nodes_renumbered == 0);
+  CHECK(consts.back()->node() == g.block()->front());
+  CHECK(consts.back()->node()->is_before(consts.front()->node()));
+  CHECK(consts.front()->node()->is_before(first));
+  CHECK(first->is_before(g.block()->back()));
+}
+
+TEST_CASE("ir scale: erasing 100k of 200k weights is O(200k) and keeps the order") {
+  WeightStore w;
+  for (size_t i = 0; i < 2 * kN; ++i) w.set("w" + std::to_string(i), Weight{});
+  IrOpCounts before = ir_op_counts();
+  for (size_t i = 0; i < 2 * kN; i += 2) CHECK(w.erase("w" + std::to_string(i)));
+  CHECK(w.size() == kN);
+  const auto& names = w.names();
+  REQUIRE(names.size() == kN);
+  CHECK(names.front() == "w1");
+  CHECK(names[1] == "w3");
+  CHECK(names.back() == "w" + std::to_string(2 * kN - 1));
+  CHECK(delta(before).weight_slots_moved <= kN);
+  // An erased name set again goes to the end.
+  w.set("w0", Weight{});
+  w.erase("w1");
+  CHECK(w.names().front() == "w3");
+  CHECK(w.names().back() == "w0");
+}
+
+TEST_CASE("ir scale: cse,dce over one value with 2N uses is O(N)") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32, {2}), "x");
+  Value* one = g.constant(int64_t(1), Type::of(Type::Kind::Int));
+  Value* one_b = g.constant(int64_t(1), Type::of(Type::Kind::Int));
+  (void)one;
+  for (size_t i = 0; i < kN; ++i) g.insert("torch.add", {x, x, one_b}, 1, nullptr);
+  g.add_output(x);
+  IrOpCounts before = ir_op_counts();
+  Diagnostics d;
+  PassManager pm(parse_pipeline("cse,dce"));
+  pm.run(g, d);
+  CHECK(g.num_nodes() == 0);
+  CHECK(x->num_uses() == 1);  // the graph output
+  IrOpCounts c = delta(before);
+  CHECK(c.use_slots_moved + c.use_slots_scanned <= 4 * kN);
+  CHECK(c.nodes_renumbered == 0);
+  CHECK(verify_graph(g).empty());
+}
