@@ -108,11 +108,16 @@ def case_install(build, work):
 def needed_packages(binary):
     """The Debian packages owning the libraries `binary` links directly (readelf -d NEEDED)."""
     needed = re.findall(r"\(NEEDED\).*\[(.+)\]", run(["readelf", "-d", binary]))
+    # The directory the loader takes each library from (ldd), so that multilib copies of the same
+    # name (/usr/lib32/libgcc_s.so.1 of lib32gcc-s1) do not count.
+    found = dict(re.findall(r"^\s*(\S+) => (\S+)", run(["ldd", binary]), re.M))
     owners = set()
     for lib in needed:
         out = run(["dpkg", "-S", f"*/{lib}"])
+        libdir = os.path.basename(os.path.dirname(found.get(lib, "")))
         owners.update(line.split(":")[0] for line in out.splitlines()
-                      if line.rstrip().endswith("/" + lib))
+                      if line.rstrip().endswith("/" + lib) and
+                      (not libdir or os.path.basename(os.path.dirname(line.split(": ", 1)[-1].strip())) == libdir))
     return needed, owners
 
 
