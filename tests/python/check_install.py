@@ -111,13 +111,17 @@ def needed_packages(binary):
     # The directory the loader takes each library from (ldd), so that multilib copies of the same
     # name (/usr/lib32/libgcc_s.so.1 of lib32gcc-s1) do not count.
     found = dict(re.findall(r"^\s*(\S+) => (\S+)", run(["ldd", binary]), re.M))
+    def dir_name(path):
+        return os.path.basename(os.path.dirname(path))
+
     owners = set()
     for lib in needed:
-        out = run(["dpkg", "-S", f"*/{lib}"])
-        libdir = os.path.basename(os.path.dirname(found.get(lib, "")))
-        owners.update(line.split(":")[0] for line in out.splitlines()
-                      if line.rstrip().endswith("/" + lib) and
-                      (not libdir or os.path.basename(os.path.dirname(line.split(": ", 1)[-1].strip())) == libdir))
+        libdir = dir_name(found.get(lib, ""))
+        for line in run(["dpkg", "-S", f"*/{lib}"]).splitlines():
+            package, _, path = line.partition(": ")
+            path = path.strip()
+            if path.endswith("/" + lib) and (not libdir or dir_name(path) == libdir):
+                owners.add(package.split(":")[0])
     return needed, owners
 
 
