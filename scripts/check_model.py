@@ -155,6 +155,11 @@ def load_state_dict_file(path):
         fail(f"torch.load({path}, weights_only=True) raised {type(e).__name__}: {e}")
     pickle_globals = set()
     with zipfile.ZipFile(path) as z:
+        # An independent zip reader: every record's CRC-32 is right (tinytrace writes the archive
+        # itself, Note [Writing NAME.pth]).
+        bad = z.testzip()
+        if bad is not None:
+            fail(f"{path}: record {bad} has a wrong CRC-32")
         data_pkl = [n for n in z.namelist() if n.endswith("/data.pkl")]
         for op, arg, _ in pickletools.genops(z.read(data_pkl[0])):
             if op.name in ("GLOBAL", "STACK_GLOBAL"):

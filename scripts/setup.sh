@@ -11,7 +11,7 @@ PACKAGES=(
   cmake g++ make ccache
   libtorch-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libssl-dev  # libcrypto: the report's sha256
+  libssl-dev zlib1g-dev  # libcrypto: the report's sha256; zlib: NAME.pth's CRC-32
   python3-torch python3-torchvision python3-torchaudio python3-pyflakes python3-jsonschema
   python3-onnx  # torch.onnx.export of torch 2.x needs it (the ONNX test models)
   libopenblas0-pthread graphviz time

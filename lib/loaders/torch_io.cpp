@@ -1,14 +1,14 @@
 // Tensor dicts in PyTorch's own serialization format (torch.save/torch.load compatible).
 //
-// torch::pickle_save writes the zip-based format of Python's torch.save (archive/data.pkl plus one
-// record per storage), so `torch.load(path)` gives back a plain dict of tensors in insertion order.
+// save_state_dict writes the zip-based format of Python's torch.save (archive/data.pkl plus one
+// record per storage; Note [Writing NAME.pth] in pth_writer.cpp), so `torch.load(path)` gives back
+// a plain dict of tensors in insertion order.
 #include "loaders/torch_io.h"
 
+#include "loaders/pth_writer.h"
 #include "support/diag.h"
-#include "support/output_set.h"
 
 #include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/serialize.h>
@@ -32,12 +32,11 @@ void save_state_dict(const std::string& path,
                      const std::vector<std::pair<std::string, c10::IValue>>& items,
                      const std::string& shown_as) {
   const std::string& shown = shown_as.empty() ? path : shown_as;
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw output_error(shown, errno);
-  // What torch::pickle_save does, but the archive goes straight to the file: pickle_save builds
-  // the whole archive in a growing std::vector first, which for a 350 MB state_dict costs several
-  // copies and about a second of page faults.
+  PthWriter out(path, shown);
+  // What torch::pickle_save does, but each storage goes straight from memory to the file (Note
+  // [Writing NAME.pth]): pickle_save builds the whole archive in a growing std::vector first.
+  std::vector<char> pickle;
+  std::vector<at::Tensor> storages;
   try {
     c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
     for (const auto& [name, value] : items) {
@@ -47,7 +46,6 @@ void save_state_dict(const std::string& path,
       else
         dict.insert(name, value);
     }
-    std::vector<char> pickle;
     // tag_aggregates=false: a typed Dict is written as a plain dict, without the
     // torch.jit._pickle.restore_type_tag global that torch.load(weights_only=True) — the default
     // since torch 2.6 — refuses. The pickle then holds only dicts, strings, tensors
@@ -60,16 +58,7 @@ void save_state_dict(const std::string& path,
     pickler.protocol();
     pickler.pushIValue(c10::IValue(dict));
     pickler.stop();
-    // A failed write is not reported to the writer (a short count makes it throw, also from its
-    // destructor while an exception unwinds: std::terminate); the stream keeps its failed state,
-    // checked after close.
-    caffe2::serialize::PyTorchStreamWriter writer([&](const void* buf, size_t n) -> size_t {
-      out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
-      return n;
-    });
-    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
-                                       writer);
-    writer.writeEndOfFile();
+    storages = pickler.tensorData();  // one per storage; the pickle names them "0", "1", ...
   } catch (const std::bad_alloc&) {
     throw;  // out of memory: the CLI's exit 6, not a bug (Note [Exit code 6])
   } catch (const std::exception& e) {
@@ -77,8 +66,17 @@ void save_state_dict(const std::string& path,
     what = what.substr(0, what.find('\n'));
     throw Error(ExitCode::Internal, "cannot serialize the weights of " + shown + ": " + what);
   }
-  out.close();
-  if (!out) throw output_error(shown, errno);
+  // The records in torch::jit::writeArchiveAndTensors' order and names; "version" is what
+  // PyTorchStreamWriter writes for this format (kMinProducedFileFormatVersion).
+  for (size_t i = 0; i < storages.size(); ++i) {
+    torch::jit::WriteableTensorData td = torch::jit::getWriteableTensorData(storages[i]);
+    out.add("archive/data/" + std::to_string(i), td.data(), td.sizeInBytes());
+  }
+  out.add("archive/data.pkl", pickle.data(), pickle.size());
+  const std::string version =
+      std::to_string(caffe2::serialize::kMinProducedFileFormatVersion) + "\n";
+  out.add("archive/version", version.data(), version.size());
+  out.finish();
 }
 
 namespace {

@@ -133,7 +133,11 @@ TEST_CASE("torch_io: tensor dicts round-trip and load in Python") {
       {"conv.weight", at::arange(6, at::kFloat).reshape({2, 3})},
       {"bn.num_batches_tracked", at::scalar_tensor(7, at::kLong)},
       {"t", at::arange(12, at::kFloat).reshape({3, 4}).t()},  // non-contiguous
+      // >= 1 MiB: its CRC-32 is computed on a second thread and patched in (Note [Writing
+      // NAME.pth]); "big_view" shares its storage, which is written once.
+      {"big", at::arange(300000, at::kFloat)},
   };
+  items.emplace_back("big_view", items.back().second.narrow(0, 5, 10));
   save_tensor_dict(path, items);
   auto back = load_tensor_dict(path);
   REQUIRE(back.size() == items.size());
@@ -142,15 +146,35 @@ TEST_CASE("torch_io: tensor dicts round-trip and load in Python") {
     CHECK(at::equal(back[i].second, items[i].second));
   }
   if (std::ifstream("/usr/bin/python3")) {
-    std::string cmd = "/usr/bin/python3 -c \"import torch; d = torch.load('" + path +
-                      "'); print(type(d).__name__, list(d), d['t'].tolist()[0])\" 2>/dev/null";
+    // An independent zip reader checks every record's CRC-32 (testzip) and that each record's
+    // data starts at a 64-byte boundary (local header: 30 bytes + name + extra field).
+    std::string cmd =
+        "/usr/bin/python3 -c \"import struct, torch, zipfile\n"
+        "z = zipfile.ZipFile('" +
+        path +
+        "')\n"
+        "assert z.testzip() is None, z.testzip()\n"
+        "raw = open('" +
+        path +
+        "', 'rb').read()\n"
+        "for i in z.infolist():\n"
+        "    n, e = struct.unpack('<HH', raw[i.header_offset + 26:i.header_offset + 30])\n"
+        "    assert (i.header_offset + 30 + n + e) % 64 == 0, i.filename\n"
+        "d = torch.load('" +
+        path +
+        "', weights_only=True)\n"
+        "assert d['big'].equal(torch.arange(300000.0)) and d['big_view'].tolist()[0] == 5.0\n"
+        "print(type(d).__name__, list(d), d['t'].tolist()[0], len(z.namelist()))\" 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
     char buf[512] = {0};
     std::string out;
     while (fgets(buf, sizeof buf, p)) out += buf;
     pclose(p);
-    CHECK(out == "dict ['conv.weight', 'bn.num_batches_tracked', 't'] [0.0, 4.0, 8.0]\n");
+    // 4 storages (big_view shares big's), data.pkl, version.
+    CHECK(out ==
+          "dict ['conv.weight', 'bn.num_batches_tracked', 't', 'big', 'big_view'] [0.0, 4.0, 8.0] "
+          "6\n");
   }
   std::remove(path.c_str());
   CHECK_THROWS_AS(load_tensor_dict(path), Error);
