@@ -74,6 +74,15 @@ foreach(line IN LISTS tt_onnx_lines)
   endif()
 endforeach()
 
+# A node with fewer inputs than its schema allows (a fuzz find, testdata/fuzz/onnx): exit 3 naming
+# the node's type, its name and both counts (Note [ONNX node arity] in lib/loaders/onnx/importer.cpp).
+add_test(NAME badinput_onnx_arity
+         COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_expect_fail.py
+                 $<TARGET_FILE:tinytrace> ${CMAKE_SOURCE_DIR}/testdata/fuzz/onnx/crash-reshape-arity.onnx
+                 ${TT_ONNX_OUT}/bad_arity 3 "Reshape node 'x' has 1 input and 1 output"
+                 "opset 9 allows 2 inputs and 1 output")
+set_tests_properties(badinput_onnx_arity PROPERTIES LABELS "badinput;onnx" TIMEOUT 300)
+
 # Issue 21: small torch modules exported at several opsets (scripts/gen_onnx_op_models.py: the
 # activations at their thresholds, pooling with indices, functional convolutions and computed
 # norm statistics, logic/indexing/reductions, resampling, nn.RNN, and scripted control flow that

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 namespace tt::onnx_import {
 
@@ -63,18 +64,25 @@ std::unique_ptr<Graph> Importer::run() {
 // testdata/fuzz/onnx/crash-reshape-arity.onnx). So every node of the default domain is checked
 // against the schema of the model's opset before anything reads it.
 namespace {
-void check_arity(const ox::NodeProto& n, int64_t opset_) {
+void check_arity(const ox::NodeProto& n, int64_t opset_, const std::string& where) {
   const ox::OpSchema* s = ox::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset_), "");
   if (!s) return;  // an op ONNX does not know at this opset: the handler lookup refuses it
   auto outside = [](int k, int lo, int hi) { return k < lo || k > hi; };
+  // "2 inputs", "1-3 outputs", "at least 1 input" (max is INT_MAX for variadic ops)
+  auto count = [](int lo, int hi, const char* what) {
+    const bool open = hi == std::numeric_limits<int>::max();
+    std::string r = open       ? "at least " + std::to_string(lo)
+                    : lo == hi ? std::to_string(lo)
+                               : std::to_string(lo) + "-" + std::to_string(hi);
+    return r + " " + what + (lo == 1 && (open || hi == 1) ? "" : "s");
+  };
   if (outside(n.input_size(), s->min_input(), s->max_input()) ||
       outside(n.output_size(), s->min_output(), s->max_output()))
-    bad("node " + n.op_type() + " '" + n.name() + "' has " + std::to_string(n.input_size()) +
-        " inputs and " + std::to_string(n.output_size()) + " outputs; opset " +
-        std::to_string(opset_) + " allows " + std::to_string(s->min_input()) + "-" +
-        std::to_string(s->max_input()) + " inputs and " + std::to_string(s->min_output()) + "-" +
-        std::to_string(s->max_output()) +
-        " outputs — the ONNX file is malformed; re-export the model with torch.onnx.export");
+    bad(n.op_type() + " " + where + " has " + count(n.input_size(), n.input_size(), "input") +
+        " and " + count(n.output_size(), n.output_size(), "output") + "; opset " +
+        std::to_string(opset_) + " allows " + count(s->min_input(), s->max_input(), "input") +
+        " and " + count(s->min_output(), s->max_output(), "output") +
+        " — the ONNX file is malformed; re-export the model with torch.onnx.export");
 }
 }  // namespace
 
@@ -82,7 +90,7 @@ void Importer::lift(const ox::NodeProto& n) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     unsupported(n, "operators of domain '" + n.domain() + "' have no PyTorch mapping");
-  check_arity(n, opset_);
+  check_arity(n, opset_, where(n));
   scope_ = path_from_node_name(n.name());
   if (op == "Constant") return lift_constant(n);
   if (try_fold(n)) return;
