@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_set>
 
 namespace tt {
 
@@ -63,18 +62,29 @@ bool known_not_float(const Value* v) {
 
 namespace {
 
+bool complex_by_producer_uncached(const Value* v, ComplexMemo& seen);
+
 // Note [Complex values]: by the op that makes the value, looking back through the operands
-// of ops that follow them (each value once: `seen`).
-bool complex_by_producer(const Value* v, std::unordered_set<const Value*>& seen) {
+// of ops that follow them (each value once: `seen` holds the answers so far; a value being looked
+// at reads as false, which only a cycle could ask, and SSA values have none).
+bool complex_by_producer(const Value* v, ComplexMemo& seen) {
+  auto [it, first] = seen.emplace(v, false);
+  if (!first) return it->second;
+  ++complex_walk_steps();
+  bool r = complex_by_producer_uncached(v, seen);
+  seen[v] = r;  // `it` may be invalid: the walk inserted more
+  return r;
+}
+
+bool complex_by_producer_uncached(const Value* v, ComplexMemo& seen) {
   const Type& t = v->type();
   if (t.dtype != DType::Unknown) return t.dtype == DType::C64 || t.dtype == DType::C128;
   if (!t.is_tensor() && t.kind != Type::Kind::Any && t.kind != Type::Kind::List &&
       t.kind != Type::Kind::Tuple)
     return false;
   const Node* p = v->node();
-  if (!seen.insert(v).second || p->owning_block() == nullptr ||
-      p == p->owning_block()->param_node())
-    return false;  // already looked at, or a graph or block input of unknown dtype
+  if (p->owning_block() == nullptr || p == p->owning_block()->param_node())
+    return false;  // a graph or block input of unknown dtype
   const std::string& op = p->op();
   if (op == "prim.ListUnpack" || op == "prim.TupleUnpack" || op == "prim.TupleIndex" ||
       op == "operator.getitem" || op == "prim.ListConstruct" || op == "prim.TupleConstruct") {
@@ -131,9 +141,15 @@ bool complex_by_producer(const Value* v, std::unordered_set<const Value*>& seen)
 
 }  // namespace
 
-bool known_complex(const Value* v) {
-  std::unordered_set<const Value*> seen;
+bool known_complex(const Value* v, ComplexMemo* memo) {
+  if (memo) return complex_by_producer(v, *memo);
+  ComplexMemo seen;
   return complex_by_producer(v, seen);
+}
+
+uint64_t& complex_walk_steps() {
+  static uint64_t n = 0;
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +171,7 @@ void FloatAnalysis::visit(const Node* n) {
 FloatKind FloatAnalysis::compute(const Node* n) const {
   using FK = FloatKind;
   const std::string& op = n->op();
-  if (op.rfind("prim.", 0) != 0 && known_complex(n->output(0))) return FK::NotFloat;
+  if (op.rfind("prim.", 0) != 0 && known_complex(n->output(0), &complex_)) return FK::NotFloat;
   if (op == "prim.Constant") {
     const AttrValue* a = n->output()->constant();
     if (const auto* t = a ? std::get_if<at::Tensor>(a) : nullptr)

@@ -48,7 +48,15 @@ bool known_not_float(const Value* v);
 // their operands (elementwise, views, cat, conj) applied to a complex tensor; real, imag, angle,
 // abs, view_as_real, the real FFTs back (irfft, hfft), norms and x.to(a real dtype) give real
 // tensors.
-bool known_complex(const Value* v);
+//
+// The answer walks back through the producers of values of unknown dtype. A caller asking about
+// many values passes one ComplexMemo for all of them, so each value is looked at once in total: a
+// chain of N ops of unknown dtype costs O(N), not O(N^2) (Note [Scale in graph size] in ir.h).
+// The memo holds while the graph's values keep their meaning (rewrites that preserve values).
+using ComplexMemo = std::unordered_map<const Value*, bool>;
+bool known_complex(const Value* v, ComplexMemo* memo = nullptr);
+// Values the walks of known_complex have looked at since the program started (a test's count).
+uint64_t& complex_walk_steps();
 
 // Float-ness of tensor values, propagated along a walk in program order: call visit(n) for each
 // node before it is rewritten; set() records what a rewrite made.
@@ -67,6 +75,7 @@ class FloatAnalysis {
 
   const Graph& g_;
   std::unordered_map<const Value*, FloatKind> kind_;
+  mutable ComplexMemo complex_;
 };
 
 }  // namespace tt
