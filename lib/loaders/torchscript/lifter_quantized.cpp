@@ -452,11 +452,13 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
         Binding{add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, call), {}};
     return true;
   }
-  auto refuse = [&](const std::string& why) -> bool {
+  auto refuse = [&](const std::string& why, const std::string& fix =
+                                                "re-export the quantized model with "
+                                                "torch.ao.quantization.convert") -> bool {
     unsupported(call,
                 "the quantized module '" + callee.path + "' (" + plain_type_name(m) +
                     ") cannot be lifted: " + why,
-                f, "re-export the quantized model with torch.ao.quantization.convert");
+                f, fix);
   };
   // A trace recorded the module's forward: it must call the class's op with the module's own
   // scale and zero point.
@@ -684,7 +686,9 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
       const at::Tensor& w = wt->tensor;
       if (w.scalar_type() != at::kQUInt8 || w.dim() != 2)
         refuse("its weight is " + std::string(c10::toString(w.scalar_type())) +
-               " (only 8-bit quantized embeddings, torch.quint8, are lifted)");
+                   " (only 8-bit quantized embeddings, torch.quint8, are lifted)",
+               "quantize the embeddings with float_qparams_weight_only_qconfig (8-bit), or "
+               "keep them float");
       a.set("num_embeddings", w.size(0));
       a.set("embedding_dim", w.size(1));
       if (c->kind == QKind::EmbeddingBag) {
