@@ -8,7 +8,8 @@
 //   nnq.Quantize, nnq.DeQuantize, nnq.Dropout,
 //   aten::quantize_per_tensor, aten::dequantize  -> removed (their input is used instead)
 //   nnq.Conv*, nnq.ConvTranspose*, nnq.Linear, nnqd.Linear, nnq.BatchNorm*, nnq.Hardswish,
-//   nnq.ELU, nnq.LeakyReLU, nnq.Sigmoid, nnq.ReLU6, nnq.Softmax -> the nn.* module of that name
+//   nnq.ELU, nnq.LeakyReLU, nnq.Sigmoid, nnq.ReLU6, nnq.Softmax,
+//   nnq.Embedding, nnq.EmbeddingBag                -> the nn.* module of that name
 //   nniq.ConvReLU*, nniq.LinearReLU, nniq.BNReLU*  -> the nn.* module + nn.ReLU (a fresh path)
 //   QFunctional.add / mul / cat / add_scalar / mul_scalar -> torch.add / torch.mul / torch.cat
 //   QFunctional.add_relu                          -> torch.add + F.relu
@@ -115,6 +116,8 @@ const std::vector<ModuleTwin>& module_twins() {
       {"nnq.Sigmoid", "Sigmoid", "activation", false},
       {"nnq.ReLU6", "ReLU6", "activation", false},
       {"nnq.Softmax", "Softmax", "activation", false},
+      {"nnq.Embedding", "Embedding", "sparse", false},
+      {"nnq.EmbeddingBag", "EmbeddingBag", "sparse", false},
   };
   return rows;
 }

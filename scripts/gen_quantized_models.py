@@ -17,7 +17,8 @@ data), then saved traced (NAME) and scripted (NAME_s):
   - q_ops: quantization ops called directly (quantize_per_tensor, quantized::add/mul,
     dequantize, q_scale, q_zero_point);
   - q_dynamic: dynamically quantized Linear layers (nnqd.Linear); q_dynamic_lstm / _gru, an
-    nnqd.LSTM / nnqd.GRU whose weights tinytrace cannot write yet (not listed by --list);
+    nnqd.LSTM / nnqd.GRU (2 layers, bidirectional);
+  - q_embedding: nnq.Embedding / nnq.EmbeddingBag (8-bit, float qparams per row) and a Linear;
   - q_qat: a small model through prepare_qat, a few training steps and convert.
 For each model NAME it writes into --out, like scripts/gen_models.py: NAME.pt, NAME.inputs.pt,
 NAME.expected.pt (the archive's outputs on qnnpack) and NAME.json, whose convert_args select the
@@ -235,13 +236,72 @@ def dynamic_rnn(cls):
     return build
 
 
-# nnqd.LSTM / nnqd.GRU (2 layers, bidirectional) are lifted and reproduced bit for bit by
-# --verify, but NAME.pth cannot hold their packed cells: convert exits 4
-# (badinput_quantized_dynamic_lstm in tests/e2e/bad_input.py) unless only the report is written
-# (e2e_q_dynamic_{lstm,gru}*_verify in tests/quantized.cmake). Not listed by --list.
-REFUSED = {"q_dynamic_lstm", "q_dynamic_lstm_s", "q_dynamic_gru", "q_dynamic_gru_s"}
+# nnqd.LSTM / nnqd.GRU (2 layers, bidirectional): NAME.pth holds their cells' tensors, which the
+# generated code's helper classes pack again.
 register("q_dynamic_lstm", [gen_models.f32(2, 5, 8)], dynamic_rnn(nn.LSTM))
 register("q_dynamic_gru", [gen_models.f32(2, 5, 8)], dynamic_rnn(nn.GRU))
+
+
+class Embeddings(nn.Module):
+    """nnq.Embedding and nnq.EmbeddingBag (8-bit rows, float qparams per row), without and with
+    offsets and per-sample weights, feeding a quantized Linear."""
+
+    def __init__(self):
+        super().__init__()
+        q = torch.ao.quantization
+        self.emb = nn.Embedding(20, 12)
+        self.bag = nn.EmbeddingBag(20, 12, mode="sum")
+        self.bag_offsets = nn.EmbeddingBag(20, 12, mode="sum", include_last_offset=True)
+        self.quant = q.QuantStub()
+        self.fc = nn.Linear(12, 4)
+        self.dequant = q.DeQuantStub()
+        self.register_buffer("offsets", torch.tensor([0, 3, 7, 12]))
+
+    def forward(self, idx):
+        e = self.emb(idx).sum(1) + self.bag(idx)
+        flat = idx.flatten()
+        e = e + self.bag_offsets(flat, self.offsets, torch.linspace(0.5, 1.5, flat.numel()))
+        return self.dequant(self.fc(self.quant(e)))
+
+
+def embeddings(spec, inputs, gen):
+    q = torch.ao.quantization
+    model = Embeddings().eval()
+    for m in (model.emb, model.bag, model.bag_offsets):
+        m.qconfig = q.float_qparams_weight_only_qconfig
+    for m in (model.quant, model.fc, model.dequant):
+        m.qconfig = q.get_default_qconfig(ENGINE)
+    q.prepare(model, inplace=True)
+    with torch.no_grad():
+        for _ in range(3):
+            model(torch.randint(0, 20, (3, 4), generator=gen))
+    return q.convert(model, inplace=False)
+
+
+register("q_embedding", [gen_models.i64(3, 4, high=20)], embeddings)
+
+
+class Embedding4bit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 16, mode="sum")
+
+    def forward(self, idx):
+        return self.bag(idx)
+
+
+def embedding_4bit(spec, inputs, gen):
+    q = torch.ao.quantization
+    model = Embedding4bit().eval()
+    model.bag.qconfig = q.float_qparams_weight_only_qconfig_4bit
+    q.prepare(model, inplace=True)
+    return q.convert(model, inplace=False)
+
+
+# A 4-bit nnq.EmbeddingBag (torch.quint4x2), which tinytrace refuses (exit 4:
+# badinput_quantized_embedding_4bit in tests/e2e/bad_input.py). Not listed by --list.
+REFUSED = {"q_embedding_4bit"}
+register("q_embedding_4bit", [gen_models.i64(2, 3, high=10)], embedding_4bit, scripted=False)
 
 
 class Qat(nn.Module):

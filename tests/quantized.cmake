@@ -17,10 +17,11 @@ foreach(name IN LISTS tt_quantized_models)
   set_tests_properties(e2e_${name} PROPERTIES LABELS "e2e;quantized" ENVIRONMENT "${TT_TEST_ENV}"
                        FIXTURES_REQUIRED tt_models_quantized TIMEOUT 300)
 endforeach()
-# nnqd.LSTM / nnqd.GRU (Note [Dynamic quantized LSTM and GRU] in the TorchScript lifter): lifted
-# and run by the interpreter bit for bit against the archive (--verify, tolerance 1e-300 on the
-# generator's inputs); NAME.pth cannot hold their packed cells yet, so only the report is written.
-foreach(name IN ITEMS q_dynamic_lstm q_dynamic_lstm_s q_dynamic_gru q_dynamic_gru_s)
+# nnqd.LSTM / nnqd.GRU (Note [Dynamic quantized LSTM and GRU] in the TorchScript lifter) are in
+# the list above: NAME.pth holds their cells' tensors, which the generated helper classes pack
+# again (Note [Python helper definitions] in lib/ir/py_helpers.h). The interpreter is checked bit
+# for bit too (--tolerance 1e-300 keeps --verify from rounding a difference away).
+foreach(name IN ITEMS q_dynamic_lstm q_dynamic_gru_s)
   add_test(NAME e2e_${name}_verify
            COMMAND $<TARGET_FILE:tinytrace> convert ${TT_QUANTIZED_DIR}/${name}.pt
                    -o ${TT_E2E_OUT}/${name}_verify --emit report --quantized-engine qnnpack
@@ -30,14 +31,15 @@ foreach(name IN ITEMS q_dynamic_lstm q_dynamic_lstm_s q_dynamic_gru q_dynamic_gr
                        ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_quantized
                        TIMEOUT 300)
 endforeach()
-if(TEST badinput_quantized_dynamic_lstm)
-  set_tests_properties(badinput_quantized_dynamic_lstm PROPERTIES LABELS "badinput;quantized"
+if(TEST badinput_quantized_embedding_4bit)
+  set_tests_properties(badinput_quantized_embedding_4bit PROPERTIES LABELS "badinput;quantized"
                        FIXTURES_REQUIRED "tt_models_small;tt_models_quantized")
 endif()
 # --dequantize (passes/dequantize.cpp): the float twin of an int8 model, its outputs within
 # cosine similarity 0.99 of the int8 original's (tests/e2e/check_dequantize.py). q_qat: Quantize,
 # ConvReLU2d, Linear, DeQuantize; q_dynamic: nnqd.Linear; q_zoo: the activations, QFunctional
-# (scripted) and the quantized::* calls a trace keeps (add_scalar, mul_scalar); the torchvision
+# (scripted) and the quantized::* calls a trace keeps (add_scalar, mul_scalar); q_embedding:
+# nn.Embedding / nn.EmbeddingBag (sum, 2-d input and offsets with per-sample weights); the torchvision
 # models: Conv2d, ConvReLU2d, QFunctional.add_relu / cat, Linear, on a whole network.
 # "NAME:K" runs on inputs randn * K.
 #
@@ -69,7 +71,7 @@ function(tt_dequantize_test prefix entry)
                        ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_quantized
                        TIMEOUT 300)
 endfunction()
-foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_zoo q_zoo_s "q_resnet18:2"
+foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
                        "q_resnet18_s:2" "q_mobilenet_v2:2" "q_mobilenet_v2_s:2" "q_shufflenet:2"
                        "q_shufflenet_s:2")
   tt_dequantize_test(dequantize "${entry}")

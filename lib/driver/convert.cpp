@@ -346,7 +346,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
 
   // Quantized modules' entries in the layout their load_state_dict expects (Note [State of
   // quantized modules] in lib/ir/quant.h); every other weight as it is. Made before DIR is
-  // touched: a module whose state NAME.pth cannot hold (nnqd.LSTM) refuses here.
+  // touched.
   std::vector<std::pair<std::string, c10::IValue>> state_items;
   if (wants("weights")) state_items = state_dict_items(g);
 

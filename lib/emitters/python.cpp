@@ -26,6 +26,7 @@
 #include "ir/quant.h"
 
 #include <cctype>
+#include <functional>
 #include <sstream>
 
 namespace tt {
@@ -41,6 +42,7 @@ std::string PyEmitter::run() {
   for (const Node* n : g_.all_nodes())
     if (is_quant_stub(n) || is_dequant_stub(n)) prepared_ = true;
   check_structure();
+  collect_helpers();
   build_module_tree();
   if (!opts_.flat) {
     std::vector<std::string> classes;
@@ -52,6 +54,7 @@ std::string PyEmitter::run() {
     std::vector<std::string> main_block = emit_main(root_params_);
     std::ostringstream os;
     write_header(os);
+    write_helpers(os);
     for (const auto& l : classes) os << l << "\n";
     write_main(os, main_block);
     return os.str();
@@ -70,6 +73,7 @@ std::string PyEmitter::run() {
 
   std::ostringstream os;
   write_header(os);
+  write_helpers(os);
   os << "class " << class_name() << "(nn.Module):\n";
   os << "    def __init__(self):\n";
   os << "        super().__init__()\n";
@@ -124,6 +128,22 @@ void PyEmitter::write_header(std::ostream& os) const {
     for (const std::string& load : loads) os << load << "\n";
   }
   os << "\n\n";
+}
+
+// Note [Python helper definitions] (ir/py_helpers.h): the helpers of the graph's module ops and
+// what they use, each once, a definition before its users.
+void PyEmitter::collect_helpers() {
+  std::function<void(const PyHelper&)> add = [&](const PyHelper& h) {
+    if (std::count(helpers_.begin(), helpers_.end(), h.name)) return;
+    for (const std::string& u : h.uses) add(*python_helper(u));
+    helpers_.push_back(h.name);
+  };
+  for (const Node* n : g_.all_nodes())
+    if (const PyHelper* h = python_helper_for(n->op())) add(*h);
+}
+
+void PyEmitter::write_helpers(std::ostream& os) const {
+  for (const std::string& name : helpers_) os << python_helper(name)->source << "\n\n\n";
 }
 
 void PyEmitter::write_main(std::ostream& os, const std::vector<std::string>& main_block) const {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 namespace tt {
@@ -226,6 +227,36 @@ Value* group_norm(Builder& l) {
 Value* embedding(Builder& l) {
   return l.call("aten::embedding", {l.w("weight"), l.x(), l.i(l.a().get_int("padding_idx", -1)),
                                     l.b(false), l.b(false)});
+}
+
+// nn.EmbeddingBag, as F.embedding_bag computes it: a 2-d input (offsets None) is one bag per
+// row, offsets 0, L, 2L, ...; the first of aten::embedding_bag's four results.
+Value* embedding_bag(Builder& l) {
+  static const std::map<std::string, int64_t> modes = {{"sum", 0}, {"mean", 1}, {"max", 2}};
+  const Attrs& a = l.a();
+  auto mode = modes.find(a.get_str("mode", "mean"));
+  if (mode == modes.end()) throw Refuse{"nn.EmbeddingBag mode '" + a.get_str("mode", "") + "'"};
+  Value* x = l.x();
+  Value* offsets = l.none_input(1) ? nullptr : l.x(1);
+  Value* weights = l.none_input(2) ? l.none() : l.x(2);
+  if (!offsets) {
+    const Type int_t = Type::of(Type::Kind::Int);
+    Value* n = l.call("aten::numel", {x}, int_t, "n");
+    Value* len = l.call("aten::size.int", {x, l.i(1)}, int_t, "bag_size");
+    offsets =
+        l.call("aten::arange.start_step", {l.i(0), n, len, l.none(), l.none(), l.none(), l.none()},
+               Type::tensor(), "offsets");
+    x = l.call("aten::reshape", {x, l.ints({-1})});
+    if (!l.none_input(2)) weights = l.call("aten::reshape", {weights, l.ints({-1})});
+  }
+  Value* pad = a.has("padding_idx") && std::holds_alternative<int64_t>(a.at("padding_idx"))
+                   ? l.i(a.get_int("padding_idx"))
+                   : l.none();
+  const Type t = Type::tensor();
+  return l.call_n("aten::embedding_bag.padding_idx",
+                  {l.w("weight"), x, offsets, l.b(false), l.i(mode->second), l.b(false), weights,
+                   l.b(a.get_bool("include_last_offset", false)), pad},
+                  {t, t, t, t}, "bag")[0];
 }
 
 // nn.TransformerEncoderLayer (eval, no masks): the fused kernel its fast path runs, on (batch,
@@ -609,6 +640,20 @@ Value* qconv_transpose(Builder& l) {
   return l.call(base, {l.x(), packed, q_scale(l), q_zero_point(l)});
 }
 
+// nnq.Embedding / nnq.EmbeddingBag: the 8-bit weight packed as the module packs it, then the
+// module's lookup. The eager EmbeddingBag always passes mode 0 (sum) and, unpruned, ignores
+// compressed_indices_mapping; its inputs here are (indices, offsets, per_sample_weights).
+Value* qembedding(Builder& l) {
+  Value* packed =
+      l.call("quantized::embedding_bag_prepack", {l.w("weight")}, Type::any(), "packed");
+  if (l.op() == "nnq.Embedding")
+    return l.call("quantized::embedding_byte", {packed, l.x(), l.b(false)});
+  auto opt = [&](size_t i) { return l.none_input(i) ? l.none() : l.x(i); };
+  return l.call("quantized::embedding_bag_byte",
+                {packed, l.x(), opt(1), l.b(false), l.i(0), l.b(false), opt(2), l.none(),
+                 l.b(l.a().get_bool("include_last_offset", false))});
+}
+
 Value* qlinear(Builder& l) {
   Value* packed =
       l.call("quantized::linear_prepack", {l.w("weight"), l.w("bias")}, Type::any(), "packed");
@@ -682,6 +727,7 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"nn.TransformerEncoderLayer", transformer_encoder_layer},
       {"nn.GroupNorm", group_norm},
       {"nn.Embedding", embedding},
+      {"nn.EmbeddingBag", embedding_bag},
       {"nn.ReLU", relu},
       {"nn.ReLU6", relu6},
       {"nn.Hardtanh", hardtanh},
@@ -743,6 +789,8 @@ const std::unordered_map<std::string_view, Lowering>& lowerings() {
       {"nnq.Linear", qlinear},
       {"nniq.LinearReLU", qlinear},
       {"nnqd.Linear", qlinear},
+      {"nnq.Embedding", qembedding},
+      {"nnq.EmbeddingBag", qembedding},
       {"nnqd.LSTM", qlstm},
       {"nnqd.GRU", qgru},
       {"nnq.BatchNorm2d", qbatch_norm},

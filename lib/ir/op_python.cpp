@@ -2,6 +2,7 @@
 // constructor and function signatures (Note [Python signatures]), the Python operators of
 // operator.* and tensor ops, attribute reads and slices.
 #include "ir/op_table.h"
+#include "ir/py_helpers.h"
 
 #include <cctype>
 #include <set>
@@ -147,6 +148,8 @@ const std::pair<const char*, const char*> kSignatures[] = {
     {"nnqd.LSTM", "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, dtype=torch.qint8"},
     {"nnqd.GRU", "input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0, bidirectional=False, dtype=torch.qint8"},
     {"nnq.BatchNorm2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
+    {"nnq.Embedding", "num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None, dtype=torch.quint8"},
+    {"nnq.EmbeddingBag", "num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode=\"sum\", sparse=False, _weight=None, include_last_offset=False, dtype=torch.quint8"},
     {"nnq.BatchNorm3d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
     {"nniq.BNReLU2d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
     {"nniq.BNReLU3d", "num_features, eps=1e-05, momentum=0.1, device=None, dtype=None"},
@@ -302,6 +305,128 @@ const PyCallForm* python_call_form(std::string_view op) {
   };
   auto it = forms.find(op);
   return it == forms.end() ? nullptr : &it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Note [Python helper definitions]
+
+namespace {
+
+// A module op written as a subclass of its class whose state_dict hooks keep its state as
+// tensors: `save` turns the eager state_dict's entries into them, `load` back (the helpers below).
+struct HookedClass {
+  const char* op;     // "nnqd.LSTM", also the base class
+  const char* name;   // "DynamicQuantizedLSTM"
+  const char* holds;  // what its state_dict holds, for the docstring
+  const char* save;
+  const char* load;
+};
+const HookedClass kHookedClasses[] = {
+    {"nnqd.LSTM", "DynamicQuantizedLSTM", "tensors under nn.LSTM's names, not packed cells",
+     "save_rnn_cells", "load_rnn_cells"},
+    {"nnqd.GRU", "DynamicQuantizedGRU", "tensors under nn.GRU's names, not packed cells",
+     "save_rnn_cells", "load_rnn_cells"},
+    {"nnq.Embedding", "QuantizedEmbedding", "its weight as nn.Embedding's `weight`",
+     "save_embedding_weight", "load_embedding_weight"},
+    {"nnq.EmbeddingBag", "QuantizedEmbeddingBag", "its weight as nn.EmbeddingBag's `weight`",
+     "save_embedding_weight", "load_embedding_weight"},
+};
+
+PyHelper hooked_class(const HookedClass& c) {
+  std::string src = R"PY(class {name}({op}):
+    """{op} whose state_dict holds {holds}."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register_state_dict_post_hook({save})
+        self.register_load_state_dict_pre_hook({load}))PY";
+  const std::pair<std::string, std::string> fields[] = {{"{name}", c.name},
+                                                        {"{op}", c.op},
+                                                        {"{holds}", c.holds},
+                                                        {"{save}", c.save},
+                                                        {"{load}", c.load}};
+  for (const auto& [key, value] : fields)
+    for (size_t at = src.find(key); at != std::string::npos; at = src.find(key, at + value.size()))
+      src.replace(at, key.size(), value);
+  return {c.name, {c.save, c.load}, src};
+}
+
+const std::vector<PyHelper>& python_helpers() {
+  static const std::vector<PyHelper> t = [] {
+    std::vector<PyHelper> v = {
+        {"rnn_cell_names", {}, R"PY(def rnn_cell_names(module):
+    """nn.LSTM's names of the weights in each packed cell of an nnqd.LSTM / nnqd.GRU."""
+    for layer in range(module.num_layers):
+        for suffix in ["", "_reverse"] if module.bidirectional else [""]:
+            yield [f"{name}_l{layer}{suffix}" for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")])PY"},
+        {"save_rnn_cells",
+         {"rnn_cell_names"},
+         R"PY(def save_rnn_cells(module, state_dict, prefix, local_metadata):
+    """state_dict hook: the packed cells as the tensors they pack (qint8 weights, float biases)."""
+    weights, biases = module.get_weight(), module.get_bias()
+    for i, names in enumerate(rnn_cell_names(module)):
+        del state_dict[f"{prefix}_all_weight_values.{i}.param"]
+        for name in names:
+            state_dict[prefix + name] = (weights if name.startswith("weight") else biases)[name])PY"},
+        {"load_rnn_cells",
+         {"rnn_cell_names"},
+         R"PY(def load_rnn_cells(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                   unexpected_keys, error_msgs):
+    """load_state_dict pre-hook: packs the tensors of each cell as quantize_dynamic does (qint8,
+    reduce_range=True). A state_dict of the eager module itself (packed cells) loads as it is."""
+    for i, names in enumerate(rnn_cell_names(module)):
+        cell = f"{prefix}_all_weight_values.{i}.param"
+        if cell in state_dict:
+            continue
+        keys = [prefix + name for name in names]
+        if not all(key in state_dict for key in keys):
+            missing_keys.extend(key for key in keys if key not in state_dict)
+            state_dict[cell] = module._all_weight_values[i].param
+            continue
+        w_ih, w_hh, b_ih, b_hh = (state_dict.pop(key) for key in keys)
+        state_dict[cell] = torch.ops.quantized.make_quantized_cell_params_dynamic(
+            torch.ops.quantized.linear_prepack(w_ih, b_ih),
+            torch.ops.quantized.linear_prepack(w_hh, b_hh), b_ih, b_hh, True))PY"},
+        {"save_embedding_weight",
+         {},
+         R"PY(def save_embedding_weight(module, state_dict, prefix, local_metadata):
+    """state_dict hook: the packed weight as nn.Embedding's `weight` (a quantized tensor)."""
+    del state_dict[prefix + "_packed_params.dtype"]
+    state_dict[prefix + "weight"] = state_dict.pop(prefix + "_packed_params._packed_weight"))PY"},
+        {"load_embedding_weight",
+         {},
+         R"PY(def load_embedding_weight(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                          unexpected_keys, error_msgs):
+    """load_state_dict pre-hook: `weight` in the eager module's layout (its dtype, then the
+    weight its _packed_params packs). A state_dict of the eager module itself loads as it is."""
+    packed = prefix + "_packed_params."
+    if packed + "_packed_weight" in state_dict:
+        return
+    weight = state_dict.pop(prefix + "weight", None)
+    if weight is None:
+        missing_keys.append(prefix + "weight")
+        weight = module.weight()
+    state_dict[packed + "dtype"] = weight.dtype
+    state_dict[packed + "_packed_weight"] = weight)PY"},
+    };
+    for (const HookedClass& c : kHookedClasses) v.push_back(hooked_class(c));
+    return v;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const PyHelper* python_helper(std::string_view name) {
+  for (const PyHelper& h : python_helpers())
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+const PyHelper* python_helper_for(std::string_view op) {
+  for (const HookedClass& c : kHookedClasses)
+    if (op == c.op) return python_helper(c.name);
+  return nullptr;
 }
 
 const char* python_binary_operator(std::string_view op) {

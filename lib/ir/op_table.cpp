@@ -146,6 +146,7 @@ std::vector<OpInfo> make_table() {
       // Float: integer indices in, float rows out even once quantized (weight-only, see Note
       // [qconfig of float modules] in lib/emitters/python/module_tree.cpp).
       {"nn.Embedding", K::Module, {"aten::embedding"}, {}, Q::Float, "embedding lookup table"},
+      {"nn.EmbeddingBag", K::Module, {"aten::embedding_bag.padding_idx"}, {}, Q::Float, "bags of embeddings reduced by sum, mean or max"},
       {"nn.ReLU", K::Module, {"aten::relu"}, {}, Q::Native, "ReLU activation"},
       {"nn.ReLU6", K::Module, {"aten::hardtanh"}, {}, Q::NeedsModule, "ReLU6 activation (hardtanh 0..6)"},
       {"nn.Hardtanh", K::Module, {"aten::hardtanh"}, {}, Q::Native, "hardtanh activation"},
@@ -249,6 +250,8 @@ std::vector<OpInfo> make_table() {
       {"nnq.ReLU6", K::Module, {"quantized::relu6"}, {}, Q::Unknown, "quantized ReLU6"},
       {"nnq.Softmax", K::Module, {"quantized::softmax"}, {}, Q::Unknown, "quantized Softmax"},
       {"nnq.Dropout", K::Module, {}, {}, Q::Unknown, "identity in eval"},
+      {"nnq.Embedding", K::Module, {"quantized::embedding_byte"}, {}, Q::Unknown, "quantized Embedding (8-bit rows, float scale and offset per row; float out)"},
+      {"nnq.EmbeddingBag", K::Module, {"quantized::embedding_bag_byte"}, {}, Q::Unknown, "quantized EmbeddingBag, mode sum (8-bit rows; float out)"},
       // nnq.QFunctional, called through a method (`self.add_relu.add_relu(a, b)`).
       {"QFunctional.add", K::Module, {"quantized::add"}, {}, Q::Unknown, "a + b on quantized tensors"},
       {"QFunctional.add_relu", K::Module, {"quantized::add_relu"}, {}, Q::Unknown, "relu(a + b) on quantized tensors"},

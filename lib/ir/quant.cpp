@@ -226,19 +226,15 @@ std::vector<FloatRegion> float_fallback_regions(const Graph& g) {
 
 // ---------------------------------------------------------------------------------------------
 // Note [State of quantized modules]
+// nnqd.LSTM / nnqd.GRU keep packed cells in their eager state_dict, which a dict of tensors
+// cannot hold: their weights stay the tensors under nn.LSTM's names (qint8 weights, float biases),
+// which the generated code's helper classes pack again on loading (Note [Python helper
+// definitions] in lib/ir/py_helpers.h).
 
 std::vector<std::pair<std::string, c10::IValue>> state_dict_items(const Graph& g) {
   // Quantized convolutions and linear layers without a bias: `bias: None` after their weight.
   std::unordered_map<std::string, std::string> none_bias_after;  // weight name -> bias name
   for (const Node* n : g.all_nodes()) {
-    // Note [Dynamic quantized LSTM and GRU] in lib/loaders/torchscript/lifter_quantized.cpp.
-    if (n->is("nnqd.LSTM") || n->is("nnqd.GRU"))
-      throw Error(ExitCode::Unsupported,
-                  "cannot write NAME.pth: the module '" + n->module() + "' (" + n->op() +
-                      ") keeps packed CellParamsBase objects in its state_dict, which a dict of "
-                      "tensors cannot hold yet — keep the recurrent layers float when "
-                      "quantizing, or convert with --emit report to inspect and --verify it")
-          .at(location_of(*n));
     bool conv = starts_with(n->op(), "nnq.Conv") || starts_with(n->op(), "nniq.ConvReLU");
     bool linear = n->is("nnq.Linear") || n->is("nniq.LinearReLU") || n->is("nnqd.Linear");
     if ((!conv && !linear) || n->module().empty() || n->weight("weight").empty() ||

@@ -66,11 +66,11 @@ CASES = {
     "custom_op_library_missing": ("oplib/custom_ops.pt", "file", 2,
                                   ["--load-library", "/nonexistent/libtt_ops.so"],
                                   ["cannot load the op library /nonexistent/libtt_ops.so"]),
-    # A quantized module whose state NAME.pth cannot hold (tests/quantized.cmake adds that
-    # fixture): exit 4 naming the module, its op and why.
-    "quantized_dynamic_lstm": ("quantized/q_dynamic_lstm.pt", "file", 4,
-                               ["--input-shape", "2,5,8", "--quantized-engine", "qnnpack"],
-                               ["'lstm'", "nnqd.LSTM", "CellParamsBase", "--emit report"]),
+    # A quantized module tinytrace cannot reproduce (tests/quantized.cmake adds that fixture):
+    # exit 4 naming the module, why and the 8-bit qconfig that would do.
+    "quantized_embedding_4bit": ("quantized/q_embedding_4bit.pt", "file", 4,
+                                 ["--input-shape", "2,3:int64", "--quantized-engine", "qnnpack"],
+                                 ["'bag'", "QUInt4x2", "float_qparams_weight_only_qconfig"]),
 }
 
 

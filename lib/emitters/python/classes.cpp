@@ -558,6 +558,7 @@ std::vector<std::string> PyEmitter::emit_classes() {
   NameAllocator names{python_reserved};
   names.take(class_name());
   names.take("OrderedDict");
+  for (const std::string& h : helpers_) names.take(h);
   std::vector<Region*> pre;
   std::function<void(Region*)> visit_pre = [&](Region* r) {
     pre.push_back(r);

@@ -23,6 +23,7 @@
 #include "emitters/python.h"
 #include "ir/ir.h"
 #include "ir/op_table.h"
+#include "ir/py_helpers.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/function_schema.h>
@@ -224,6 +225,8 @@ class PyEmitter {
   std::string class_name() const;
   void write_header(std::ostream& os) const;
   void write_main(std::ostream& os, const std::vector<std::string>& main_block) const;
+  void collect_helpers();
+  void write_helpers(std::ostream& os) const;
 
   // classes.cpp: the hierarchical layout (Note [Classes of the generated module])
   using ParamOf = std::function<const std::string*(const CExpr&)>;
@@ -388,6 +391,9 @@ class PyEmitter {
   // Variables of loop-carried values: rebound at the end of each iteration.
   std::set<std::string> loop_vars_;
   std::set<std::string> imports_;
+  // Definitions NAME.py writes before the model's classes, those used first (Note [Python helper
+  // definitions] in ir/py_helpers.h).
+  std::vector<std::string> helpers_;
   // Namespaces of the ops written torch.ops.<ns>.<op> (Note [Op libraries] in ir/model.h).
   std::set<std::string> op_namespaces_;
   bool use_functional_ = false;

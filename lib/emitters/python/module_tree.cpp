@@ -272,6 +272,7 @@ CExpr PyEmitter::module_ctor_expr_of(const Node& n, const std::string& op, const
                 "add it to the op table in lib/ir/op_table.cpp");
   }
   if (method_module_classes().count(prefix)) return e;
+  if (const PyHelper* h = python_helper_for(op)) e.callee = h->name;
 
   auto leaf = [](const std::string& name, std::string text, bool positional,
                  std::optional<std::string> def) {

@@ -51,6 +51,8 @@ enum class QKind {
   Softmax,
   Dropout,
   Functional,
+  Embedding,
+  EmbeddingBag,
 };
 
 struct QClass {
@@ -120,6 +122,17 @@ const std::map<std::string, QClass>& quant_classes() {
     t[q + "activation.Softmax"] = {QKind::Softmax, "nnq.Softmax",          0,
                                    false,          {"quantized::softmax"}, 2};
     t[q + "dropout.Dropout"] = {QKind::Dropout, "nnq.Dropout", 0, false, {}};
+    t[q + "embedding_ops.Embedding"] = {QKind::Embedding,
+                                        "nnq.Embedding",
+                                        0,
+                                        false,
+                                        {"quantized::embedding_byte", "quantized::embedding_4bit"}};
+    t[q + "embedding_ops.EmbeddingBag"] = {
+        QKind::EmbeddingBag,
+        "nnq.EmbeddingBag",
+        0,
+        false,
+        {"quantized::embedding_bag_byte", "quantized::embedding_bag_4bit"}};
     t[q + "functional_modules.QFunctional"] = {QKind::Functional, "QFunctional", 0, false, {}};
     return t;
   }();
@@ -275,8 +288,8 @@ IValue packed_params(const jit::Module& m, const QClass& c) {
 // them under nn.LSTM's parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, ...);
 // the lowering packs them again (linear_prepack, make_quantized_cell_params_dynamic with
 // reduce_range, as the module's set_weight_bias does) and calls aten::quantized_lstm / _gru.
-// The module's eager state_dict holds the CellParamsBase objects themselves, which NAME.pth (a
-// dict of tensors) cannot: writing NAME.pth refuses these modules (state_dict_items).
+// NAME.pth (a dict of tensors) cannot hold the eager state_dict's CellParamsBase objects: it keeps
+// these tensors, packed again by helper classes (Note [Python helper definitions], py_helpers.h).
 std::optional<std::vector<std::pair<std::string, at::Tensor>>> dynamic_rnn_state(
     const jit::Module& m) {
   IValue layers = attr_or_none(m, "num_layers"), bidir = attr_or_none(m, "bidirectional"),
@@ -315,6 +328,16 @@ std::optional<std::vector<std::pair<std::string, at::Tensor>>> dynamic_rnn_state
   }
   return out;
 }
+
+// Note [Quantized embeddings]
+// nnq.Embedding / nnq.EmbeddingBag keep their weight packed (EmbeddingPackedParamsBase, in
+// _packed_params._packed_weight); quantized::embedding_bag_unpack gives it back as a quint8
+// tensor with a float scale and offset per row (per_channel_affine_float_qparams), kept as
+// `weight`, nn.Embedding's name. Their eager state_dict holds the weight's dtype next to it,
+// which a dict of tensors cannot: the generated code writes them as helper classes that load
+// `weight` (Note [Python helper definitions] in lib/ir/py_helpers.h). The lowering packs the
+// weight again (embedding_bag_prepack) and calls the lookup the forward calls; EmbeddingBag's
+// forward always sums (its key op gets mode 0). 4-bit weights (torch.quint4x2) are refused.
 
 }  // namespace
 
@@ -359,6 +382,30 @@ std::optional<std::vector<std::pair<std::string, at::Tensor>>> quantized_state(
     }
     case QKind::DynamicRnn:
       return dynamic_rnn_state(m);
+    case QKind::Embedding:
+    case QKind::EmbeddingBag: {
+      // Note [Quantized embeddings]
+      IValue holder = attr_or_none(m, "_packed_params");
+      if (!holder.isObject() || !holder.toObject()->type()->is_module()) return std::nullopt;
+      IValue packed = attr_or_none(jit::Module(holder.toObject()), "_packed_weight");
+      auto h = c10::Dispatcher::singleton().findSchema({"quantized::embedding_bag_unpack", ""});
+      if (!packed.isObject() || !h) return std::nullopt;
+      torch::jit::Stack st{packed};
+      try {
+        h->callBoxed(st);
+      } catch (const c10::Error&) {
+        return std::nullopt;
+      }
+      // The unpacked weight's scales and offsets may point into the packed object, which dies
+      // with the module: an owning copy. (Other weights, 4-bit ones, are refused when lifted.)
+      at::Tensor w = st.at(0).toTensor();
+      if (w.scalar_type() == at::kQUInt8 && w.qscheme() == at::kPerChannelAffineFloatQParams)
+        w = at::_make_per_channel_quantized_tensor(
+            w.int_repr().clone(), w.q_per_channel_scales().clone(),
+            w.q_per_channel_zero_points().clone(), w.q_per_channel_axis());
+      out.emplace_back("weight", w);
+      return out;
+    }
     case QKind::BatchNorm:
     case QKind::Functional:
       // BatchNorm's statistics are real buffers; scale and zero point are attributes.
@@ -405,11 +452,13 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
         Binding{add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, call), {}};
     return true;
   }
-  auto refuse = [&](const std::string& why) -> bool {
+  auto refuse = [&](const std::string& why, const std::string& fix =
+                                                "re-export the quantized model with "
+                                                "torch.ao.quantization.convert") -> bool {
     unsupported(call,
                 "the quantized module '" + callee.path + "' (" + plain_type_name(m) +
                     ") cannot be lifted: " + why,
-                f, "re-export the quantized model with torch.ao.quantization.convert");
+                f, fix);
   };
   // A trace recorded the module's forward: it must call the class's op with the module's own
   // scale and zero point.
@@ -497,6 +546,7 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
 
   std::string op = c->op;
   const bool rnn_lstm = c->op == "nnqd.LSTM";
+  std::vector<const jit::Value*> lookup_args;  // embeddings' inputs (nullptr: None)
   switch (c->kind) {
     case QKind::Quantize: {
       output_qparams("scale", "zero_point", 1);
@@ -628,6 +678,50 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
       output_qparams("scale", "zero_point", 2);
       break;
     }
+    case QKind::Embedding:
+    case QKind::EmbeddingBag: {
+      // Note [Quantized embeddings]
+      const Weight* wt = graph_->weights().find(join_path(callee.path, "weight"));
+      if (!wt) refuse("its packed weight cannot be read");
+      const at::Tensor& w = wt->tensor;
+      if (w.scalar_type() != at::kQUInt8 || w.dim() != 2)
+        refuse("its weight is " + std::string(c10::toString(w.scalar_type())) +
+                   " (only 8-bit quantized embeddings, torch.quint8, are lifted)",
+               "quantize the embeddings with float_qparams_weight_only_qconfig (8-bit), or "
+               "keep them float");
+      a.set("num_embeddings", w.size(0));
+      a.set("embedding_dim", w.size(1));
+      if (c->kind == QKind::EmbeddingBag) {
+        if (req_bool("pruned_weights", 5)) refuse("its weights are pruned");
+        a.set("mode", std::string("sum"));  // what its forward computes, whatever `mode` says
+        a.set("include_last_offset", req_bool("include_last_offset", 8));
+      }
+      // The lookup's inputs: (indices) / (indices, offsets, per_sample_weights), from the
+      // call's arguments; a trace passes the forward's arguments on to the key op.
+      const std::vector<size_t> key_at =
+          c->kind == QKind::Embedding ? std::vector<size_t>{1} : std::vector<size_t>{1, 2, 6};
+      for (size_t k = 0; k < key_at.size(); ++k) {
+        const jit::Value* v = nullptr;
+        if (traced) {
+          if (!key || key_at[k] >= key->inputs().size()) refuse("its forward calls no lookup");
+          const jit::Value* kv = key->input(key_at[k]);
+          const auto& params = method_graph->inputs();
+          auto it = std::find(params.begin() + 1, params.end(), kv);
+          if (it != params.end()) {
+            v = call->input(static_cast<size_t>(it - params.begin()));
+          } else if (auto iv = jit::toIValue(kv); !iv || !iv->isNone()) {
+            refuse("its traced forward computes the lookup's inputs");
+          }
+        } else if (k + 1 < call->inputs().size()) {
+          v = call->input(k + 1);
+        }
+        lookup_args.push_back(v);
+      }
+      if (!traced && c->kind == QKind::EmbeddingBag && call->inputs().size() > 4)
+        if (auto iv = jit::toIValue(call->input(4)); !iv || !iv->isNone())
+          refuse("it is given compressed_indices_mapping (for pruned weights only)");
+      break;
+    }
     case QKind::Functional: {
       static const std::set<std::string> methods = {"add", "add_relu",   "mul",
                                                     "cat", "add_scalar", "mul_scalar"};
@@ -653,8 +747,15 @@ bool Lifter::try_quantized_leaf(const jit::Node* call, const ModuleRef& callee,
   }
 
   std::vector<Value*> ins;
-  for (size_t i = 1; i < call->inputs().size(); ++i)
-    ins.push_back(value_of(f, call->input(i), call));
+  if (c->kind == QKind::Embedding || c->kind == QKind::EmbeddingBag) {
+    while (!lookup_args.empty() && !lookup_args.back()) lookup_args.pop_back();
+    for (const jit::Value* v : lookup_args)
+      ins.push_back(v ? value_of(f, v, call)
+                      : add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, call));
+  } else {
+    for (size_t i = 1; i < call->inputs().size(); ++i)
+      ins.push_back(value_of(f, call->input(i), call));
+  }
   Node* node = append(op, ins, f, call);
   node->attrs() = a;
   set_module_weights(node, callee.path);
