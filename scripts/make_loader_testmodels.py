@@ -199,6 +199,23 @@ class ScriptedIf(nn.Module):
         return x - 1
 
 
+class SharedBlock(nn.Module):
+    # Config attributes that a scripted forward branches on and computes with: preparing its
+    # graph folds them (Note [Sharing prepared graphs]), so instances share the prepared graph
+    # only when their values agree.
+    def __init__(self, use_res, scale):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.use_res = use_res
+        self.scale = scale
+
+    def forward(self, x):
+        y = torch.relu(self.lin(x)) * self.scale
+        if self.use_res:
+            return y + x
+        return y
+
+
 class BigConst(nn.Module):
     def __init__(self):
         super().__init__()
@@ -258,6 +275,10 @@ def main():
 
     trace(SubclassNet(), torch.randn(1, 3, 8, 8)).save(os.path.join(out, "ldr_subclass.pt"))
     torch.jit.script(ScriptedIf()).save(os.path.join(out, "ldr_scripted_if.pt"))
+    # 12 instances of one scripted type in 3 variants: use_res True/False, one scale 3.0.
+    torch.manual_seed(0)
+    blocks = [SharedBlock(i % 3 != 0, 3.0 if i == 7 else 2.0) for i in range(12)]
+    torch.jit.script(nn.Sequential(*blocks).eval()).save(os.path.join(out, "ldr_scripted_shared.pt"))
     trace(BigConst(), torch.randn(2, 100)).save(os.path.join(out, "ldr_bigconst.pt"))
     trace(Functional(), torch.randn(2, 3, 8, 8)).save(os.path.join(out, "ldr_functional.pt"))
 

@@ -320,6 +320,11 @@ std::string detect_format(const std::string& path) {
   return "";
 }
 
+LoaderOpCounts& loader_op_counts() {
+  static LoaderOpCounts counts;
+  return counts;
+}
+
 Model load_model(const std::string& path) {
   install_jit_builtins();  // Note [TorchScript builtins through LibTorch's registry]
   Model m;

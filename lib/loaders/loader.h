@@ -5,6 +5,7 @@
 #include "ir/model.h"
 #include "support/diag.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,14 @@ namespace tt {
 // loads it: the format's loader, then its import pipeline (Note [Import pipeline]). Throws
 // tt::Error (BadInput / Unsupported) with a one-line message on bad input.
 Model load_model(const std::string& path);
+
+// Work the loaders do that should not grow with the number of module instances, counted for the
+// complexity tests (tests/unit/test_torchscript_loader.cpp): scripted method graphs prepared
+// (copied, inlined, folded; Note [Sharing prepared graphs] in torchscript/lifter_scripted.cpp).
+struct LoaderOpCounts {
+  uint64_t scripted_graphs_prepared = 0;
+};
+LoaderOpCounts& loader_op_counts();
 
 // Note [Import pipeline]
 // A loader only lifts: it turns the file into the IR op by op. What makes the lifted graph read

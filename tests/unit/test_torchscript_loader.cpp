@@ -518,3 +518,33 @@ TEST_CASE("torchscript: bad inputs give one-line errors with exit codes") {
   }
   CHECK(load_error("/nonexistent/model.pt", msg) == ExitCode::BadInput);
 }
+
+// Note [Sharing prepared graphs]: 12 instances of one scripted block type in 3 variants of their
+// config attributes are prepared once per variant (plus at most the container's own forward),
+// not once per instance, and each instance still computes with its own values.
+TEST_CASE("torchscript: instances of one scripted type share prepared graphs by their attributes") {
+  std::string p = model_path("ldr_scripted_shared.pt");
+  if (p.empty()) return;
+  uint64_t before = loader_op_counts().scripted_graphs_prepared;
+  Diagnostics d;
+  auto g = load_torchscript(p, d);
+  uint64_t prepared = loader_op_counts().scripted_graphs_prepared - before;
+  CHECK(prepared >= 3);  // use_res true / false, scale 3.0: never merged
+  CHECK(prepared <= 4);  // not 12
+  for (int i = 0; i < 12; ++i) {
+    std::string scope = std::to_string(i);
+    size_t adds = 0;
+    std::vector<double> scales;
+    for (Node* n : g->all_nodes()) {
+      if (n->scope() != scope) continue;
+      if (n->is("torch.add")) ++adds;
+      if (n->is("torch.mul"))
+        if (const AttrValue* c = n->input(1)->constant())
+          if (const double* v = std::get_if<double>(c)) scales.push_back(*v);
+    }
+    CAPTURE(i);
+    CHECK(adds == (i % 3 != 0 ? 1u : 0u));
+    REQUIRE(scales.size() == 1);
+    CHECK(scales[0] == (i == 7 ? 3.0 : 2.0));
+  }
+}

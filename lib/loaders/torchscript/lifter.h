@@ -130,8 +130,21 @@ class Lifter {
 
   // ---- lifter_scripted.cpp ----
   static bool has_script_constructs(const jit::Block& b, const jit::Value* self);
+  // One attribute read that preparation folded or looked at (Note [Sharing prepared graphs]):
+  // its path from self and what it was (the value, or kAttrModule / kAttrKept / kAttrAbsent).
+  struct AttrRead {
+    std::vector<std::string> path;
+    int what = 0;
+    IValue value;
+  };
+  static constexpr int kAttrValue = 0, kAttrModule = 1, kAttrKept = 2, kAttrAbsent = 3;
+  static AttrRead read_attr(const jit::Module& owner, std::vector<std::string> path);
+  static bool same_attr_value(const IValue& a, const IValue& b);
+  static bool reads_match(const std::vector<AttrRead>& reads, const jit::Module& self);
   static void fold_attrs(jit::Graph& g, jit::Block* b,
-                         std::unordered_map<const jit::Value*, jit::Module>& owners);
+                         std::unordered_map<const jit::Value*, jit::Module>& owners,
+                         std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
+                         std::vector<AttrRead>& reads);
   static void inline_functions(jit::Graph& g);
   static bool is_raise_guard(const jit::Node* n);
   static void drop_raise_guards(jit::Block* b, bool builtin_only = false);
@@ -174,7 +187,16 @@ class Lifter {
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
   bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
-  std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>> prepared_;
+  // Prepared graphs (Note [Sharing prepared graphs]): per method graph and leaf flag, each with
+  // the attribute reads it depends on; per instance: graphs whose preparation failed (the plain
+  // graph) and those beyond the bound on variants per graph.
+  struct PreparedGraph {
+    std::vector<AttrRead> reads;
+    std::shared_ptr<jit::Graph> graph;
+  };
+  std::map<std::pair<const jit::Graph*, bool>, std::vector<PreparedGraph>> prepared_;
+  std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>>
+      per_instance_;
   int depth_ = 0;
 };
 

@@ -3,8 +3,8 @@
 // Note [Scripted method graphs]
 // A method of a torch.jit.script'ed module still calls TorchScript functions (F.relu, ...), reads
 // configuration attributes (self.stride, self.training, self.use_res_connect) and branches on
-// them. Before lifting such a method, the lifter works on a copy of its graph (cached per module
-// instance, since attribute values differ between instances of one type): non-tensor attributes
+// them. Before lifting such a method, the lifter works on a copy of its graph (shared by the
+// instances whose attributes agree, Note [Sharing prepared graphs]): non-tensor attributes
 // of self become constants, prim::CallFunction calls are inlined, and the JIT's constant
 // propagation resolves what became constant (config branches, `x is None` on constants); the
 // result is what this instance actually computes. A method of a known torch.nn leaf type is
@@ -16,6 +16,8 @@
 // Traced graphs have none of these constructs and are lifted as they are.
 #include "loaders/torchscript/lifter.h"
 
+#include "loaders/loader.h"
+
 #include <spdlog/spdlog.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
@@ -24,6 +26,7 @@
 #include <torch/csrc/jit/passes/loop_unrolling.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
 
+#include <cstring>
 #include <functional>
 #include <tuple>
 
@@ -44,25 +47,107 @@ bool Lifter::has_script_constructs(const jit::Block& b, const jit::Value* self) 
   return false;
 }
 
+// Note [Sharing prepared graphs]
+// Preparing a scripted method graph (Note [Scripted method graphs]) copies, inlines and folds
+// it, which costs far more than lifting the result; a deep model has hundreds of instances of
+// one layer type, whose methods share one graph. What preparation makes of a graph depends only
+// on that graph and on the attributes fold_attrs reads from the instance (the values it turns
+// into constants, and which attributes are modules, tensors/objects or absent). So each prepared
+// graph is kept with those reads, and an instance whose own attributes give the same reads
+// (same kind, same value: doubles compared bit for bit, containers element by element; any
+// other kind of value never matches) reuses it. The lifter only reads the graph and binds self
+// and the inputs per call, so instances can share it. Preparations that failed (the plain graph
+// is lifted instead) are kept per instance, as before.
+
+// What `owner`'s attribute at `path` is, as fold_attrs sees it.
+Lifter::AttrRead Lifter::read_attr(const jit::Module& owner, std::vector<std::string> path) {
+  AttrRead r;
+  jit::Module m = owner;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (!m.hasattr(path[i])) {
+      r.what = kAttrAbsent;
+      break;
+    }
+    IValue v = m.attr(path[i]);
+    if (i + 1 < path.size()) {
+      if (!v.isModule()) {  // cannot happen for one class type; never matches a recorded read
+        r.what = kAttrAbsent;
+        r.value = IValue(static_cast<int64_t>(i));
+        break;
+      }
+      m = jit::Module(v.toObject());
+      continue;
+    }
+    if (v.isModule())
+      r.what = kAttrModule;
+    else if (v.isTensor() || v.isObject())
+      r.what = kAttrKept;
+    else
+      r.value = std::move(v);
+  }
+  r.path = std::move(path);
+  return r;
+}
+
+bool Lifter::same_attr_value(const IValue& a, const IValue& b) {
+  if (a.tagKind() != b.tagKind()) return false;
+  if (a.isNone()) return true;
+  if (a.isBool()) return a.toBool() == b.toBool();
+  if (a.isInt()) return a.toInt() == b.toInt();
+  if (a.isDouble()) {
+    double x = a.toDouble(), y = b.toDouble();
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  }
+  if (a.isString()) return a.toStringRef() == b.toStringRef();
+  if (a.isDevice()) return a.toDevice() == b.toDevice();
+  auto same_elems = [](const auto& xs, const auto& ys) {
+    if (xs.size() != ys.size()) return false;
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (!same_attr_value(xs[i], ys[i])) return false;
+    return true;
+  };
+  if (a.isTuple()) return same_elems(a.toTupleRef().elements(), b.toTupleRef().elements());
+  if (a.isList()) return same_elems(a.toListRef(), b.toListRef());
+  return false;
+}
+
+bool Lifter::reads_match(const std::vector<AttrRead>& reads, const jit::Module& self) {
+  for (const AttrRead& r : reads) {
+    AttrRead now = read_attr(self, r.path);
+    if (now.what != r.what || (r.what == kAttrValue && !same_attr_value(now.value, r.value)) ||
+        (r.what == kAttrAbsent && !same_attr_value(now.value, r.value)))
+      return false;
+  }
+  return true;
+}
+
 // Non-tensor attributes of self (and of its submodules, reached through GetAttr chains) become
-// constants.
+// constants. `paths` holds each owner's path from self; every attribute looked at is added to
+// `reads` (Note [Sharing prepared graphs]).
 void Lifter::fold_attrs(jit::Graph& g, jit::Block* b,
-                        std::unordered_map<const jit::Value*, jit::Module>& owners) {
+                        std::unordered_map<const jit::Value*, jit::Module>& owners,
+                        std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
+                        std::vector<AttrRead>& reads) {
   for (auto it = b->nodes().begin(); it != b->nodes().end();) {
     jit::Node* n = *it;
     ++it;
-    for (jit::Block* sub : n->blocks()) fold_attrs(g, sub, owners);
+    for (jit::Block* sub : n->blocks()) fold_attrs(g, sub, owners, paths, reads);
     if (n->kind() != c10::prim::GetAttr) continue;
     auto o = owners.find(n->input(0));
     if (o == owners.end()) continue;
     std::string name = n->s(c10::attr::name);
-    if (!o->second.hasattr(name)) continue;
+    std::vector<std::string> path = paths.at(n->input(0));
+    path.push_back(name);
+    AttrRead read = read_attr(o->second, {name});
+    read.path = path;
+    reads.push_back(read);
+    if (read.what == kAttrAbsent || read.what == kAttrKept) continue;
     IValue v = o->second.attr(name);
     if (v.isModule()) {
       owners.emplace(n->output(), jit::Module(v.toObject()));
+      paths.emplace(n->output(), std::move(path));
       continue;
     }
-    if (v.isTensor() || v.isObject()) continue;
     jit::WithInsertPoint guard(n);
     auto c = g.insertConstant(v, c10::nullopt, n->scope());  // may throw for odd IValues
     c->node()->setSourceRange(n->sourceRange());
@@ -135,18 +220,27 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
   const jit::Value* self_in = g->inputs().empty() ? nullptr : g->inputs()[0];
   if (!has_script_constructs(*g->block(), self_in)) return g;
   auto key = std::make_tuple(g.get(), static_cast<const void*>(self._ivalue().get()), leaf);
-  auto it = prepared_.find(key);
-  if (it != prepared_.end()) return it->second;
+  auto unprep = per_instance_.find(key);
+  if (unprep != per_instance_.end()) return unprep->second;
+  std::vector<PreparedGraph>& shared = prepared_[{g.get(), leaf}];
+  for (const PreparedGraph& pg : shared)
+    if (reads_match(pg.reads, self)) return pg.graph;
+  ++loader_op_counts().scripted_graphs_prepared;
   std::shared_ptr<jit::Graph> copy = g->copy();
+  std::vector<AttrRead> reads;
   try {
     if (leaf)
       jit::Inline(*copy);
     else
       inline_functions(*copy);
     std::unordered_map<const jit::Value*, jit::Module> owners;
+    std::unordered_map<const jit::Value*, std::vector<std::string>> paths;
     auto st = copy->inputs().empty() ? nullptr : copy->inputs()[0]->type()->cast<c10::ClassType>();
-    if (st && st->is_module()) owners.emplace(copy->inputs()[0], self);
-    fold_attrs(*copy, copy->block(), owners);
+    if (st && st->is_module()) {
+      owners.emplace(copy->inputs()[0], self);
+      paths.emplace(copy->inputs()[0], std::vector<std::string>{});
+    }
+    fold_attrs(*copy, copy->block(), owners, paths, reads);
     jit::ConstantPropagation(copy);
     if (!leaf) drop_raise_guards(copy->block(), /*builtin_only=*/true);
     if (leaf) {
@@ -160,9 +254,14 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
     // Preparation is a simplification; the plain graph is still a faithful input.
     spdlog::debug("preparing a scripted method graph failed ({}); lifting it as it is",
                   first_line(e.what()));
-    copy = g;
+    per_instance_[key] = g;
+    return g;
   }
-  prepared_[key] = copy;
+  // A handful of variants per graph at most in real models; the bound keeps the lookup O(1).
+  if (shared.size() < 16)
+    shared.push_back(PreparedGraph{std::move(reads), copy});
+  else
+    per_instance_[key] = copy;
   return copy;
 }
 
