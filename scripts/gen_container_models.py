@@ -5,7 +5,8 @@ Scripted models that change lists and dicts in place while other names see them:
 in a tuple, a dict or another list and then appended to, a list passed to a helper method that
 appends, a list returned after the change, mutation inside loops and data-dependent branches,
 and every list/dict method TorchScript has (append, insert, pop, extend, +=, remove, clear,
-reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]; d.popitem()
+reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every dict
+reader (items, keys, values, get, copy, len, `k in d`); d.popitem()
 is refused: TorchScript's removes the first item, Python's the last).
 Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
@@ -140,6 +141,51 @@ class DictMethods(nn.Module):
         return d["a"], d["helper"], d["z"], b + missing + got + same
 
 
+class DictBuiltins(nn.Module):
+    """Reading dicts: for k, v in d.items(), d.keys(), d.values(), d.get(k[, default]), len(d),
+    `k in d`, d.copy() (a new dict holding the same objects) and d.clear(). keys/values/items are
+    lists in TorchScript: taken before a write, they do not see it; a value list reached through
+    d.values() or d.get() is the dict's own and sees an append."""
+
+    def forward(self, x):
+        d: Dict[str, torch.Tensor] = {"a": x, "b": x * 2.0}
+        d["c"] = x + 1.0
+        ks = list(d.keys())
+        acc = torch.zeros_like(x)
+        for k, v in d.items():
+            if k != "b":
+                acc = acc + v
+        names: List[str] = []
+        for k in d.keys():
+            names.append(k)
+        total = torch.stack(list(d.values()), 0).sum(0)
+        g = d.get("a")
+        if g is not None:
+            acc = acc + g
+        miss = d.get("zz", x * 0.5)
+        e = d.copy()
+        e["d"] = x * 4.0
+        d["late"] = x - 3.0
+        n = len(d) * 100 + len(e) * 10 + len(ks)
+        has = "c" in d
+        hasnot = "d" in d
+        ids: Dict[int, List[torch.Tensor]] = {3: [x], 1: []}
+        ids[1].append(x * 5.0)
+        lists = list(ids.values())
+        lists[0].append(x * 7.0)
+        got = ids.get(3)
+        k3 = 0
+        if got is not None:
+            k3 = len(got)
+        key_sum = 0
+        for k, v in ids.items():
+            key_sum = key_sum + k * len(v)
+        d.clear()
+        score = float(n + int(has) * 1000 + int(hasnot) * 2000 + len(names) * 10000 + len(d)
+                      + k3 * 100000 + key_sum * 1000000)
+        return acc * score, total + miss, e["d"] + e["a"], torch.cat(ids[3], 0)
+
+
 class BranchAndLoopWrites(nn.Module):
     """Writes inside data-dependent branches and a while loop into a list made outside them, and a
     list returned from a branch that is changed afterwards."""
@@ -204,6 +250,7 @@ register("ct_dict_of_lists", DictOfLists, [(4, 6)], dict_of_lists_branches,
          {"sign": {"pos", "neg"}})
 register("ct_list_methods", ListMethods, [(2, 6)])
 register("ct_dict_methods", DictMethods, [(2, 6)])
+register("ct_dict_builtins", DictBuiltins, [(2, 6)])
 register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches,
          {"sign": {"pos", "neg"}})
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
