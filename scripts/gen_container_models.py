@@ -5,9 +5,10 @@ Scripted models that change lists and dicts in place while other names see them:
 in a tuple, a dict or another list and then appended to, a list passed to a helper method that
 appends, a list returned after the change, mutation inside loops and data-dependent branches,
 and every list/dict method TorchScript has (append, insert, pop, extend, +=, remove, clear,
-reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every dict
-reader (items, keys, values, get, copy, len, `k in d`); d.popitem()
-is refused: TorchScript's removes the first item, Python's the last).
+reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every
+dict reader (items, keys, values, get, copy, len, `k in d`); d.popitem() is refused:
+TorchScript's removes the first item, Python's the last. Also a real model built on them:
+torchaudio's Emformer RNN-T (tiny dims), its predictor state lists fed back into a second call.
 Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
 generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
@@ -236,6 +237,36 @@ class StoredThenAppended(nn.Module):
         return torch.cat(outer[0], 0)
 
 
+class EmformerRnnt(nn.Module):
+    """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
+    checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
+    and the joiner. A second call continues from the first call's predictor state; the last
+    sequence and target are shorter (its masks at work)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchaudio.models import emformer_rnnt_model
+        self.rnnt = emformer_rnnt_model(
+            input_dim=8, encoding_dim=16, num_symbols=10, segment_length=4, right_context_length=2,
+            time_reduction_input_dim=8, time_reduction_stride=2, transformer_num_heads=2,
+            transformer_ffn_dim=16, transformer_num_layers=2, transformer_dropout=0.0,
+            transformer_activation="gelu", transformer_left_context_length=4,
+            transformer_max_memory_size=0, transformer_weight_init_scale_strategy="depthwise",
+            transformer_tanh_on_mem=True, symbol_embedding_dim=16, num_lstm_layers=2,
+            lstm_layer_norm=True, lstm_layer_norm_epsilon=1e-5, lstm_dropout=0.0)
+
+    def forward(self, x):
+        b, t = x.size(0), x.size(1)
+        src_len = torch.full((b,), t, dtype=torch.int32)
+        src_len[-1] = t - 3
+        targets = (x[:, :5, 0].abs() * 10.0).to(torch.int32) % 10
+        tgt_len = torch.full((b,), 5, dtype=torch.int32)
+        tgt_len[-1] = 3
+        out, out_len, _, state = self.rnnt(x, src_len, targets, tgt_len)
+        out2, _, _, state2 = self.rnnt(x, src_len, targets, tgt_len, state)
+        return out, out_len.to(out.dtype), out2, state2
+
+
 SPECS = {}
 
 
@@ -255,6 +286,7 @@ register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches
          {"sign": {"pos", "neg"}})
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
 register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
+register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 
 if __name__ == "__main__":
