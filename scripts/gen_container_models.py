@@ -4,8 +4,8 @@
 Scripted models that change lists and dicts in place while other names see them: a list stored
 in a tuple, a dict or another list and then appended to, a list passed to a helper method that
 appends, a list returned after the change, mutation inside loops and data-dependent branches,
-and every list/dict method TorchScript has (append, insert, pop, extend, +=, remove, clear,
-reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every
+and every list/dict method TorchScript has (append, insert, pop, extend, +=, *=, remove, clear,
+reverse, sort, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every
 dict reader (items, keys, values, get, copy, len, `k in d`); d.popitem() is refused:
 TorchScript's removes the first item, Python's the last. Also a real model built on them:
 torchaudio's Emformer RNN-T (tiny dims), its predictor state lists fed back into a second call.
@@ -237,6 +237,27 @@ class StoredThenAppended(nn.Module):
         return torch.cat(outer[0], 0)
 
 
+class SortAndRepeat(nn.Module):
+    """l.sort() of ints (also reverse=True) and strings, and l *= n on lists that another name
+    (an alias, a tuple) holds: both names see the change."""
+
+    def forward(self, x):
+        sizes: List[int] = [int(x.size(1)), 3, int(x.size(0)), 5]
+        alias = sizes
+        sizes.sort()
+        desc = [4, 1, 3]
+        desc.sort(reverse=True)
+        names = ["b", "a", "c"]
+        names.sort()
+        ts: List[torch.Tensor] = [x, x * 2.0]
+        held = (ts, 1)
+        ts *= 2
+        k = int(x.size(0))
+        sizes *= k
+        code = alias[0] * 1000 + alias[-1] * 100 + desc[0] * 10 + len(sizes) + int(names[0] == "a")
+        return torch.stack(held[0], 0) * float(code), float(len(ts))
+
+
 class EmformerRnnt(nn.Module):
     """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
     checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
@@ -286,6 +307,7 @@ register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches
          {"sign": {"pos", "neg"}})
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
 register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
+register("ct_sort_and_repeat", SortAndRepeat, [(2, 6)])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 

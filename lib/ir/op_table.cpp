@@ -84,7 +84,7 @@ void add_facts(std::vector<OpInfo>& t) {
                         "dict.items", "dict.get", "dict.copy"})
     row(n).facts |= kSharesInputItems;
   for (const char* n : {"list.append", "list.extend", "list.insert", "list.pop", "list.remove",
-                        "list.clear", "list.reverse", "dict.pop", "dict.clear",
+                        "list.clear", "list.reverse", "list.sort", "operator.imul", "dict.pop", "dict.clear",
                         "dict.setdefault", "dict.update", "operator.setitem", "operator.delitem"})
     row(n).facts |= kWritesContainer;
   row("F.interpolate").facts |= kInputsNotAtenOrder;
@@ -543,6 +543,10 @@ std::vector<OpInfo> make_table() {
       {"list.remove", K::Method, {"aten::remove.int", "aten::remove.float", "aten::remove.bool", "aten::remove.Tensor", "aten::remove.str"}, kAllPositional, Q::Shape, "l.remove(x)"},
       {"list.clear", K::Method, {"aten::clear.t"}, kAllPositional, Q::Shape, "l.clear()"},
       {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
+      // Ints, bools and strings only: TorchScript orders floats with `<` (NaN anywhere), Python's
+      // sort otherwise; tensors not at all alike (the lifter refuses those lists).
+      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
+      {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
       {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
       {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor"}, kAllPositional, Q::Shape, "d.clear()"},
       {"dict.setdefault", K::Method, {"aten::setdefault.str", "aten::setdefault.int", "aten::setdefault.bool", "aten::setdefault.float", "aten::setdefault.Tensor"}, kAllPositional, Q::Shape, "d.setdefault(k, v)"},

@@ -536,9 +536,14 @@ std::string PyEmitter::index_subscripts(const Value& indices) {
 bool PyEmitter::try_container_statement(const Node& n, std::vector<std::string>& body) {
   bool set = n.op() == "operator.setitem" && n.num_inputs() == 3;
   bool del = n.op() == "operator.delitem" && n.num_inputs() == 2;
-  if (!set && !del) return false;
+  bool imul = n.op() == "operator.imul" && n.num_inputs() == 2;
+  if (!set && !del && !imul) return false;
   if (n.num_outputs() != 0)
     unsupported(n, n.op() + " has no result in Python", "read the container itself instead");
+  if (imul) {  // l *= n: a statement on a name
+    body.push_back(expr(n.input(0)).text + " *= " + expr(n.input(1)).text);
+    return true;
+  }
   std::string target = receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
   body.push_back(set ? target + " = " + expr(n.input(2)).text : "del " + target);
   return true;
