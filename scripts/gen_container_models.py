@@ -4,9 +4,11 @@
 Scripted models that change lists and dicts in place while other names see them: a list stored
 in a tuple, a dict or another list and then appended to, a list passed to a helper method that
 appends, a list returned after the change, mutation inside loops and data-dependent branches,
-and every list/dict method TorchScript has (append, insert, pop, extend, +=, remove, clear,
-reverse, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]; d.popitem()
-is refused: TorchScript's removes the first item, Python's the last).
+and every list/dict method TorchScript has (append, insert, pop, extend, +=, *=, remove, clear,
+reverse, sort, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del d[k]) and every
+dict reader (items, keys, values, get, copy, len, `k in d`); d.popitem() is refused:
+TorchScript's removes the first item, Python's the last. Also a real model built on them:
+torchaudio's Emformer RNN-T (tiny dims), its predictor state lists fed back into a second call.
 Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
 generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
@@ -140,6 +142,51 @@ class DictMethods(nn.Module):
         return d["a"], d["helper"], d["z"], b + missing + got + same
 
 
+class DictBuiltins(nn.Module):
+    """Reading dicts: for k, v in d.items(), d.keys(), d.values(), d.get(k[, default]), len(d),
+    `k in d`, d.copy() (a new dict holding the same objects) and d.clear(). keys/values/items are
+    lists in TorchScript: taken before a write, they do not see it; a value list reached through
+    d.values() or d.get() is the dict's own and sees an append."""
+
+    def forward(self, x):
+        d: Dict[str, torch.Tensor] = {"a": x, "b": x * 2.0}
+        d["c"] = x + 1.0
+        ks = list(d.keys())
+        acc = torch.zeros_like(x)
+        for k, v in d.items():
+            if k != "b":
+                acc = acc + v
+        names: List[str] = []
+        for k in d.keys():
+            names.append(k)
+        total = torch.stack(list(d.values()), 0).sum(0)
+        g = d.get("a")
+        if g is not None:
+            acc = acc + g
+        miss = d.get("zz", x * 0.5)
+        e = d.copy()
+        e["d"] = x * 4.0
+        d["late"] = x - 3.0
+        n = len(d) * 100 + len(e) * 10 + len(ks)
+        has = "c" in d
+        hasnot = "d" in d
+        ids: Dict[int, List[torch.Tensor]] = {3: [x], 1: []}
+        ids[1].append(x * 5.0)
+        lists = list(ids.values())
+        lists[0].append(x * 7.0)
+        got = ids.get(3)
+        k3 = 0
+        if got is not None:
+            k3 = len(got)
+        key_sum = 0
+        for k, v in ids.items():
+            key_sum = key_sum + k * len(v)
+        d.clear()
+        score = float(n + int(has) * 1000 + int(hasnot) * 2000 + len(names) * 10000 + len(d)
+                      + k3 * 100000 + key_sum * 1000000)
+        return acc * score, total + miss, e["d"] + e["a"], torch.cat(ids[3], 0)
+
+
 class BranchAndLoopWrites(nn.Module):
     """Writes inside data-dependent branches and a while loop into a list made outside them, and a
     list returned from a branch that is changed afterwards."""
@@ -190,6 +237,57 @@ class StoredThenAppended(nn.Module):
         return torch.cat(outer[0], 0)
 
 
+class SortAndRepeat(nn.Module):
+    """l.sort() of ints (also reverse=True) and strings, and l *= n on lists that another name
+    (an alias, a tuple) holds: both names see the change."""
+
+    def forward(self, x):
+        sizes: List[int] = [int(x.size(1)), 3, int(x.size(0)), 5]
+        alias = sizes
+        sizes.sort()
+        desc = [4, 1, 3]
+        desc.sort(reverse=True)
+        names = ["b", "a", "c"]
+        names.sort()
+        ts: List[torch.Tensor] = [x, x * 2.0]
+        held = (ts, 1)
+        ts *= 2
+        k = int(x.size(0))
+        sizes *= k
+        code = alias[0] * 1000 + alias[-1] * 100 + desc[0] * 10 + len(sizes) + int(names[0] == "a")
+        return torch.stack(held[0], 0) * float(code), float(len(ts))
+
+
+class EmformerRnnt(nn.Module):
+    """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
+    checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
+    and the joiner. A second call continues from the first call's predictor state; the last
+    sequence and target are shorter (its masks at work)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchaudio.models import emformer_rnnt_model
+        self.rnnt = emformer_rnnt_model(
+            input_dim=8, encoding_dim=16, num_symbols=10, segment_length=4, right_context_length=2,
+            time_reduction_input_dim=8, time_reduction_stride=2, transformer_num_heads=2,
+            transformer_ffn_dim=16, transformer_num_layers=2, transformer_dropout=0.0,
+            transformer_activation="gelu", transformer_left_context_length=4,
+            transformer_max_memory_size=0, transformer_weight_init_scale_strategy="depthwise",
+            transformer_tanh_on_mem=True, symbol_embedding_dim=16, num_lstm_layers=2,
+            lstm_layer_norm=True, lstm_layer_norm_epsilon=1e-5, lstm_dropout=0.0)
+
+    def forward(self, x):
+        b, t = x.size(0), x.size(1)
+        src_len = torch.full((b,), t, dtype=torch.int32)
+        src_len[-1] = t - 3
+        targets = (x[:, :5, 0].abs() * 10.0).to(torch.int32) % 10
+        tgt_len = torch.full((b,), 5, dtype=torch.int32)
+        tgt_len[-1] = 3
+        out, out_len, _, state = self.rnnt(x, src_len, targets, tgt_len)
+        out2, _, _, state2 = self.rnnt(x, src_len, targets, tgt_len, state)
+        return out, out_len.to(out.dtype), out2, state2
+
+
 SPECS = {}
 
 
@@ -204,10 +302,13 @@ register("ct_dict_of_lists", DictOfLists, [(4, 6)], dict_of_lists_branches,
          {"sign": {"pos", "neg"}})
 register("ct_list_methods", ListMethods, [(2, 6)])
 register("ct_dict_methods", DictMethods, [(2, 6)])
+register("ct_dict_builtins", DictBuiltins, [(2, 6)])
 register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches,
          {"sign": {"pos", "neg"}})
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
 register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
+register("ct_sort_and_repeat", SortAndRepeat, [(2, 6)])
+register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 
 if __name__ == "__main__":

@@ -386,6 +386,8 @@ class Lowerer {
         stmt = "(" + in[0] + ")[" + in[1] + "] = " + in[2];
       else if (op == "operator.delitem" && in.size() == 2)
         stmt = "del " + in[0] + "[" + in[1] + "]";
+      else if (op == "operator.imul" && in.size() == 2)
+        stmt = "(" + in[0] + ") *= " + in[1];
       else if (!in.empty())
         stmt = "(" + in[0] + ")." + op.substr(op.rfind('.') + 1) + "(" +
                join(std::vector<std::string>(in.begin() + 1, in.end())) + ")";

@@ -65,6 +65,8 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
       elem = Type::Kind::Bool;
     else if (f.isTensor())
       elem = Type::Kind::Tensor;
+    else if (f.isString())
+      elem = Type::Kind::Str;
   }
   switch (elem) {
     case Type::Kind::Int: {
@@ -86,6 +88,11 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
     case Type::Kind::Tensor: {
       c10::List<at::Tensor> l;
       for (const auto& i : items) l.push_back(i.toTensor());
+      return l;
+    }
+    case Type::Kind::Str: {  // typed like TorchScript's str[] (l.sort() takes only that)
+      c10::List<std::string> l;
+      for (const auto& i : items) l.push_back(i.toStringRef());
       return l;
     }
     case Type::Kind::Optional: {

@@ -80,9 +80,11 @@ void add_facts(std::vector<OpInfo>& t) {
                         "Tensor.split_with_sizes", "Tensor.unbind", "torch.flatten", "F.dropout", "int",
                         "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
-  for (const char* n : {"operator.getitem", "list", "list.slice"}) row(n).facts |= kSharesInputItems;
+  for (const char* n : {"operator.getitem", "list", "list.slice", "dict.keys", "dict.values",
+                        "dict.items", "dict.get", "dict.copy"})
+    row(n).facts |= kSharesInputItems;
   for (const char* n : {"list.append", "list.extend", "list.insert", "list.pop", "list.remove",
-                        "list.clear", "list.reverse", "dict.pop", "dict.clear",
+                        "list.clear", "list.reverse", "list.sort", "operator.imul", "dict.pop", "dict.clear",
                         "dict.setdefault", "dict.update", "operator.setitem", "operator.delitem"})
     row(n).facts |= kWritesContainer;
   row("F.interpolate").facts |= kInputsNotAtenOrder;
@@ -503,7 +505,7 @@ std::vector<OpInfo> make_table() {
        {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
         "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float"},
        kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
-      {"len", K::Function, {"aten::len.t", "aten::len.str"}, kAllPositional, Q::Shape, "len(list), len(str) or len(tensor)"},
+      {"len", K::Function, {"aten::len.t", "aten::len.str", "aten::len.Dict_str", "aten::len.Dict_int", "aten::len.Dict_bool", "aten::len.Dict_float", "aten::len.Dict_Tensor"}, kAllPositional, Q::Shape, "len(list), len(str), len(dict) or len(tensor)"},
       // Ints only: on floats TorchScript's max(a, b) is `a if a > b else b` (max(1.0, nan) is nan),
       // Python's keeps a (those stay torch.ops.prim.max.float: Note [TorchScript builtins without
       // a row] in lib/loaders/torchscript/lifter_ops.cpp).
@@ -529,6 +531,13 @@ std::vector<OpInfo> make_table() {
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
+      // Dict readers. keys/values/items are new lists in TorchScript (a snapshot, indexable):
+      // the Python emitter writes list(d.keys()) (Note [Dict views in Python], calls.cpp).
+      {"dict.keys", K::Method, {"aten::keys.str", "aten::keys.int", "aten::keys.bool", "aten::keys.float", "aten::keys.Tensor"}, kAllPositional, Q::Shape, "list(d.keys())"},
+      {"dict.values", K::Method, {"aten::values.str", "aten::values.int", "aten::values.bool", "aten::values.float", "aten::values.Tensor"}, kAllPositional, Q::Shape, "list(d.values())"},
+      {"dict.items", K::Method, {"aten::items.str", "aten::items.int", "aten::items.bool", "aten::items.float", "aten::items.Tensor"}, kAllPositional, Q::Shape, "list(d.items()): (key, value) tuples"},
+      {"dict.get", K::Method, {"aten::get.str", "aten::get.int", "aten::get.bool", "aten::get.float", "aten::get.Tensor", "aten::get.default_str", "aten::get.default_int", "aten::get.default_bool", "aten::get.default_float", "aten::get.default_Tensor"}, kAllPositional, Q::Shape, "d.get(k[, default])"},
+      {"dict.copy", K::Method, {"aten::copy.Dict_str", "aten::copy.Dict_int", "aten::copy.Dict_bool", "aten::copy.Dict_float", "aten::copy.Dict_Tensor"}, kAllPositional, Q::Shape, "d.copy(): a new dict of the same objects"},
       // Container mutation (Note [Container mutation] in lib/exec/alias.h): effects in program order.
       {"list.append", K::Method, {"aten::append.t"}, kAllPositional, Q::Shape, "l.append(x)"},
       {"list.extend", K::Method, {"aten::extend.t", "aten::add_.t"}, kAllPositional, Q::Shape, "l.extend(m), l += m"},
@@ -537,6 +546,10 @@ std::vector<OpInfo> make_table() {
       {"list.remove", K::Method, {"aten::remove.int", "aten::remove.float", "aten::remove.bool", "aten::remove.Tensor", "aten::remove.str"}, kAllPositional, Q::Shape, "l.remove(x)"},
       {"list.clear", K::Method, {"aten::clear.t"}, kAllPositional, Q::Shape, "l.clear()"},
       {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
+      // Ints, bools and strings only: TorchScript orders floats with `<` (NaN anywhere), Python's
+      // sort otherwise; tensors not at all alike (the lifter refuses those lists).
+      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
+      {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
       {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
       {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor"}, kAllPositional, Q::Shape, "d.clear()"},
       {"dict.setdefault", K::Method, {"aten::setdefault.str", "aten::setdefault.int", "aten::setdefault.bool", "aten::setdefault.float", "aten::setdefault.Tensor"}, kAllPositional, Q::Shape, "d.setdefault(k, v)"},

@@ -80,8 +80,9 @@ enum OpFact : uint32_t {
   // (int(t), float(t)). The Python emitter writes inplace=True on a module only over a new tensor
   // (Note [In-place modules] in lib/emitters/python/module_tree.cpp).
   kMayAliasInput = 1u << 4,
-  // A list op whose result holds objects of its first input (an item, a copy or a slice of a
-  // list): it aliases input 0 (lib/exec/alias.cpp).
+  // A list or dict op whose result holds objects of its first input (an item, a copy or a slice
+  // of a list; a dict's keys, values, items, d.get(k), d.copy()): it aliases input 0
+  // (lib/exec/alias.cpp).
   kSharesInputItems = 1u << 5,
   // A function row whose inputs are not in ATen order (F.interpolate: Note [Op table rows]):
   // find_op_by_aten does not return it, and the Python emitter takes its keyword defaults from

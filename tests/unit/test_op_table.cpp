@@ -79,7 +79,8 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
     if (op.facts & kKeepsInputShape) CHECK(op.kind != OpKind::Prim);
     if (op.facts & kMayAliasInput)
       CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
-    if (op.facts & kSharesInputItems) CHECK(op.kind == OpKind::Function);
+    if (op.facts & kSharesInputItems)
+      CHECK((op.kind == OpKind::Function || op.kind == OpKind::Method));
     if (op.facts & kInputsNotAtenOrder) CHECK(op.kind == OpKind::Function);
     if (op.facts & kVarargs) CHECK(op.kind == OpKind::Function);
     if (op.facts & kWritesContainer)
@@ -88,6 +89,13 @@ TEST_CASE("op table: facts sit on rows of the right kind") {
   CHECK(op_has("list.append", kWritesContainer));
   CHECK(op_has("operator.setitem", kWritesContainer));
   CHECK_FALSE(op_has("operator.getitem", kWritesContainer));
+  // A dict's values, items, get and copy hold the dict's own objects (a list value appended to
+  // through them is the dict's); reading them writes nothing.
+  for (const char* reader : {"dict.keys", "dict.values", "dict.items", "dict.get", "dict.copy"}) {
+    CAPTURE(reader);
+    CHECK(op_has(reader, kSharesInputItems));
+    CHECK_FALSE(op_has(reader, kWritesContainer));
+  }
   CHECK(op_has("Tensor.view", kMayAliasInput));
   CHECK_FALSE(op_has("torch.add", kMayAliasInput));
   CHECK(op_has("list.slice", kSharesInputItems));

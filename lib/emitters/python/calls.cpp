@@ -421,9 +421,23 @@ void PyEmitter::emit_call_form(const Node& n, const PyCallForm& form, const std:
 
 // torch.add/sub/mul/div as infix operators when that is the same call; Python's operator.*
 // (int/float/bool arithmetic of scripted models) always.
+//
+// Note [Dict views in Python]
+// TorchScript's d.keys(), d.values() and d.items() return new lists: a snapshot that later writes
+// to d do not change, read by index in the loops `for k, v in d.items()` lowers to. Python's are
+// live views without indexing, so they are written list(d.keys()), which is that snapshot (and
+// the model's own list(d.keys()) once, not list(list(d.keys()))).
 Expr PyEmitter::try_infix(const Node& n) {
   if (n.op() == "operator.getitem" && n.num_inputs() == 2)  // a list, tuple or dict item
     return Expr(receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]");
+  if ((n.op() == "dict.keys" || n.op() == "dict.values" || n.op() == "dict.items") &&
+      n.num_inputs() == 1)
+    return Expr("list(" + receiver(expr(n.input(0))) + n.op().substr(4) + "())");
+  if (n.op() == "list" && n.num_inputs() == 1 && n.input(0)->num_uses() == 1) {
+    // list(d.keys()) in the model: that snapshot is already a new list nothing else reads.
+    const Node* p = n.input(0)->node();
+    if (p->is("dict.keys") || p->is("dict.values") || p->is("dict.items")) return expr(n.input(0));
+  }
   if (n.op() == "list.slice" && n.num_inputs() == 4) {  // l[start:end:step]
     std::vector<std::string> parts;
     for (size_t i = 1; i < 4; ++i)
@@ -522,9 +536,14 @@ std::string PyEmitter::index_subscripts(const Value& indices) {
 bool PyEmitter::try_container_statement(const Node& n, std::vector<std::string>& body) {
   bool set = n.op() == "operator.setitem" && n.num_inputs() == 3;
   bool del = n.op() == "operator.delitem" && n.num_inputs() == 2;
-  if (!set && !del) return false;
+  bool imul = n.op() == "operator.imul" && n.num_inputs() == 2;
+  if (!set && !del && !imul) return false;
   if (n.num_outputs() != 0)
     unsupported(n, n.op() + " has no result in Python", "read the container itself instead");
+  if (imul) {  // l *= n: a statement on a name
+    body.push_back(expr(n.input(0)).text + " *= " + expr(n.input(1)).text);
+    return true;
+  }
   std::string target = receiver(expr(n.input(0))) + "[" + expr(n.input(1)).text + "]";
   body.push_back(set ? target + " = " + expr(n.input(2)).text : "del " + target);
   return true;

@@ -40,9 +40,15 @@ std::unique_ptr<Graph> Lifter::run() {
         sources.emplace_back(it->second.value->name(), o->debugName());
     }
   sweep_dead_prims();
-  if (message_args_dropped_) {
+  std::vector<Node*> nodes = graph_->all_nodes();
+  bool scripted =
+      std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return !n->blocks().empty(); });
+  if (message_args_dropped_ || scripted) {
     // What only a dropped message read may be an If result too (`if mask is not None:
     // mask_dtype = mask.dtype`, read by a raise's f-string): dead-code elimination drops it.
+    // So does a scripted callee's result its caller drops (torchaudio's EmformerAttention
+    // computes tanh(output_mems), which Emformer without memory never reads): the generated
+    // code would keep it as an unused local.
     Diagnostics quiet;
     PassContext ctx(quiet);
     run_dce(*graph_, ctx);

@@ -91,6 +91,8 @@ const char* Lifter::container_mutation_op(const jit::Node* n) {
       {"aten::remove", {"list.remove", nullptr}},
       {"aten::clear", {"list.clear", "dict.clear"}},
       {"aten::reverse", {"list.reverse", nullptr}},
+      {"aten::sort", {"list.sort", nullptr}},
+      {"aten::mul_", {"operator.imul", nullptr}},  // l *= n
       {"aten::_set_item", {"operator.setitem", "operator.setitem"}},
       {"aten::Delete", {"operator.delitem", "operator.delitem"}},
       {"aten::popitem", {nullptr, nullptr}},  // refused: see lift_container_mutation
@@ -113,11 +115,21 @@ void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& 
                 "a list or dict that is a constant of the model (a module attribute) is changed "
                 "in place",
                 f, "copy it first (l = list(self.l)) or make the change outside the model");
+  if (std::string(op) == "list.sort") {
+    auto elem = n->input(0)->type()->castRaw<c10::ListType>()->getElementType()->kind();
+    if (elem != c10::TypeKind::IntType && elem != c10::TypeKind::BoolType &&
+        elem != c10::TypeKind::StringType)
+      unsupported(n,
+                  "l.sort() of a " + n->input(0)->type()->repr_str() +
+                      " orders differently in TorchScript and Python (NaN floats, tensors)",
+                  f, "sort a tensor instead (torch.sort)");
+  }
   Node* node = append(op, ins, f, n);
-  // append, l[i] = v and l += m return the list itself: one more name of the same object.
+  // append, l[i] = v, l += m and l *= n return the list itself: one more name of the same object.
   std::string k = kind_str(n);
-  bool returns_self = n->input(0)->type()->cast<c10::ListType>() &&
-                      (k == "aten::append" || k == "aten::add_" || k == "aten::_set_item");
+  bool returns_self =
+      n->input(0)->type()->cast<c10::ListType>() &&
+      (k == "aten::append" || k == "aten::add_" || k == "aten::_set_item" || k == "aten::mul_");
   for (const jit::Value* o : n->outputs())
     f.env[o] = returns_self ? Binding{ins[0], {}}
                             : Binding{node->add_output(convert_type(o->type()), name_hint(o)), {}};
