@@ -226,9 +226,10 @@ class Dequantizer {
                   : plan->kind == Plan::Module ? "module"
                                                : "qfunctional",
                   n);
-      apply(n, *plan);  // may destroy n
+      bool kept = plan->kind == Plan::Module;
+      apply(n, *plan);  // destroys n unless it becomes the float module
       changed = true;
-      return true;
+      return kept;  // a destroyed node has no blocks left to walk (ASan: use after free)
     });
     g_.weights().apply(std::move(edits_));
     refuse_leftovers();
