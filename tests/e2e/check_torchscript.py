@@ -76,7 +76,7 @@ def main():
         if optimization["reassociated"]:
             tol = 1e-3
     elif optimization is not None:
-        die(f"NAME.json has an inference_optimization entry without --optimize-for-inference")
+        die("NAME.json has an inference_optimization entry without --optimize-for-inference")
     ts = [e for e in verification["results"] if e["engine"] == "torchscript"]
     if len(ts) != 1 or not ts[0]["passed"] or not verification["passed"]:
         die(f"NAME.json has no passing torchscript verification entry: {verification}")
