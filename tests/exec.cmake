@@ -49,6 +49,16 @@ foreach(model resnet18 mobilenet_v2)
   endforeach()
 endforeach()
 
+# --optimize-for-inference: NAME.pt frozen and optimized by LibTorch (BatchNorm folded into the
+# convs), loaded in Python and compared with the original; one small CNN, a few seconds.
+add_test(NAME exec_torchscript_mobilenet_v2_optimized
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_torchscript.py
+                 $<TARGET_FILE:tinytrace> ${TT_TESTMODELS_DIR}
+                 ${TT_EXEC_OUT}/torchscript_mobilenet_v2_optimized mobilenet_v2
+                 --optimize-for-inference)
+set_tests_properties(exec_torchscript_mobilenet_v2_optimized PROPERTIES LABELS "exec;e2e"
+                     TIMEOUT 600 FIXTURES_REQUIRED tt_models_torchvision)
+
 # --verify's tolerance: the 1e-4 default, the 1e-3 default after BatchNorm folding and --tolerance,
 # each against a perturbation whose relative difference lies between them.
 add_test(NAME exec_verify_tolerance

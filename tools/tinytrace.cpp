@@ -144,6 +144,14 @@ int main(int argc, char** argv) {
                     "each module type of the model is its own class (BasicBlock, "
                     "InvertedResidual), containers are nn.Sequential/nn.ModuleList, and the parent "
                     "calls self.layer1(x)");
+  convert->add_flag(
+      "--optimize-for-inference", copts.optimize_for_inference,
+      "With --emit torchscript: save NAME.pt frozen and optimized by LibTorch's own passes "
+      "(torch::jit::freeze: weights become constants, dropout goes, BatchNorm and constant "
+      "add/mul fold into the convs; linears become matmuls on pre-transposed weights). NAME.pt "
+      "then has no state_dict (NAME.pth keeps the weights); --verify checks it against the "
+      "original (1e-3 when the folds changed the arithmetic). LibTorch's MKLDNN conversion is "
+      "left out: it cannot be saved. E.g. --fuse --emit torchscript --optimize-for-inference");
   convert->add_flag("--fuse", copts.passes.fuse,
                     "Fold BatchNorm into the preceding conv/linear and clean up (the pipeline "
                     "'fuse'; see 'tinytrace passes')");

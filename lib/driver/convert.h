@@ -21,6 +21,9 @@ struct ConvertOptions {
   std::string verify_inputs;        // --verify-inputs: torch.save'd inputs instead of seeded ones
   std::optional<double> tolerance;  // --tolerance (default: 1e-4, 1e-3 when BN was folded)
   bool flat = false;                // --flat: one class with one forward in NAME.py
+  // --optimize-for-inference: NAME.pt frozen and optimized by LibTorch's passes (needs
+  // torchscript in `emit`; Note [Optimizing NAME.pt for inference]).
+  bool optimize_for_inference = false;
 };
 
 struct ConvertResult {

@@ -10,9 +10,10 @@ std::string torchscript_forward_source(const Graph& g) {
   return torchscript_forward(g, jit_operator_schemas).source;
 }
 
-void save_torchscript(const Graph& g, const std::string& path, const std::string& class_name) {
+void save_torchscript(const Graph& g, const std::string& path, const std::string& class_name,
+                      InferenceOptimization* optimize) {
   TorchScriptForward fwd = torchscript_forward(g, jit_operator_schemas);
-  save_torchscript_module(g, fwd.source, fwd.constants, path, class_name);
+  save_torchscript_module(g, fwd.source, fwd.constants, path, class_name, optimize);
 }
 
 }  // namespace tt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "loaders/torchscript_save.h"
 
 #include <string>
 
@@ -14,8 +15,11 @@ namespace tt {
 std::string torchscript_forward_source(const Graph& g);
 
 // NAME.pt for `g`: the module tree that holds the weights with the compiled forward, saved to
-// `path`. Throws tt::Error: Unsupported for a node it cannot express, Internal when the generated
-// source does not compile.
-void save_torchscript(const Graph& g, const std::string& path, const std::string& class_name);
+// `path`; with `optimize` frozen and optimized for inference first (Note [Optimizing NAME.pt for
+// inference] in lib/loaders/torchscript_save.cpp), what that did recorded there. Throws
+// tt::Error: Unsupported for a node it cannot express or a module LibTorch cannot freeze,
+// Internal when the generated source does not compile.
+void save_torchscript(const Graph& g, const std::string& path, const std::string& class_name,
+                      InferenceOptimization* optimize = nullptr);
 
 }  // namespace tt

@@ -391,6 +391,8 @@ json build_report(const Model& m, const ReportExtras& extras) {
       extras.verification.is_null() ? json(nullptr) : json(extras.verification);
   report["diagnostics"] = diagnostics;
   report["outputs"] = extras.outputs;
+  if (!extras.inference_optimization.is_null())
+    report["inference_optimization"] = json(extras.inference_optimization);
   // After --quant-prep: the float fallback regions (lib/ir/quant.h).
   if (std::any_of(extras.pipeline.begin(), extras.pipeline.end(),
                   [](const PassStat& p) { return p.name == "float-fallback"; })) {

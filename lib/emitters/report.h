@@ -16,6 +16,8 @@ struct ReportExtras {
   std::vector<PassStat> pipeline;    // one entry per pass run
   nlohmann::json verification;       // null when --verify did not run
   std::vector<std::string> outputs;  // files written
+  // --optimize-for-inference: what LibTorch's passes did to NAME.pt; null otherwise.
+  nlohmann::json inference_optimization;
 };
 
 constexpr int kReportVersion = 1;

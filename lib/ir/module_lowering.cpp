@@ -177,12 +177,16 @@ std::pair<Value*, Ints> padded_input(Builder& l, size_t r) {
   return {x, pad};
 }
 
+// aten::conv<r>d, the call torch.nn.Conv<r>d's forward makes (not the general aten::convolution):
+// LibTorch's frozen-graph folds (BatchNorm, add, mul into the conv), which
+// --optimize-for-inference runs on NAME.pt, match only these (Note [Optimizing NAME.pt for
+// inference] in lib/loaders/torchscript_save.cpp).
 Value* conv(Builder& l) {
   size_t r = rank_of(l.op());
   auto [x, pad] = padded_input(l, r);
-  return l.call("aten::convolution", {x, l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)),
-                                      l.ints(pad), l.ints(l.ints("dilation", r, 1)), l.b(false),
-                                      l.ints(Ints(r, 0)), l.i(l.a().get_int("groups", 1))});
+  return l.call(nd("aten::conv", r),
+                {x, l.w("weight"), l.w("bias"), l.ints(l.ints("stride", r, 1)), l.ints(pad),
+                 l.ints(l.ints("dilation", r, 1)), l.i(l.a().get_int("groups", 1))});
 }
 
 Value* conv_transpose(Builder& l) {

@@ -10,6 +10,8 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
+#include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <cctype>
@@ -85,11 +87,72 @@ torch::jit::Module build_module(const ModTree& t, const std::string& qualified,
   return m;
 }
 
+// Note [Optimizing NAME.pt for inference]
+// --optimize-for-inference saves NAME.pt frozen and optimized by LibTorch's own passes, the ones
+// torch::jit::optimize_for_inference runs (torch/csrc/jit/api/module.cpp), but one:
+//  - torch::jit::freeze(module, {}, optimize_numerics=true): parameters and attributes become
+//    constants of the inlined forward, then OptimizeFrozenGraph: dropout removed, BatchNorm and
+//    constant add/sub/mul/div folded into the preceding conv, BatchNorm into linear, linears on
+//    one input concatenated;
+//  - FuseFrozenConvAddRelu (a no-op unless LibTorch was built with CUDA/cuDNN), then
+//    FrozenLinearTranspose (linear as matmul with the weight transposed once).
+// Left out: ConvertFrozenOpsToMKLDNN. Its graphs hold MKLDNN tensors as prim::ConstantMKLDNNTensor
+// nodes that TorchScript's serializer cannot round-trip (torch.jit.load of the saved file fails
+// with "required keyword attribute 'value' is undefined", pytorch issue 81085; LibTorch documents
+// that serialization after optimize_for_inference "is not implemented"), and on Debian's
+// LibTorch 2.6 they also fail at run time outside inference mode (max_pool2d on an MKLDNN
+// tensor). A NAME.pt that does not load is worse than a slower one.
+// Freezing drops the module tree: NAME.pt then has no state_dict (NAME.pth still holds the
+// weights). The folds reassociate float arithmetic like fold-batchnorm does, so --verify compares
+// the optimized NAME.pt with the original at 1e-3 when they changed the graph's arithmetic
+// (InferenceOptimization::reassociated), as DESIGN.md §2 allows for BatchNorm folding.
+std::map<std::string, int64_t> aten_histogram(const torch::jit::Block* b) {
+  std::map<std::string, int64_t> out;
+  for (const torch::jit::Node* n : b->nodes()) {
+    if (n->kind().is_aten()) ++out[n->kind().toQualString()];
+    for (const torch::jit::Block* sub : n->blocks())
+      for (const auto& [k, c] : aten_histogram(sub)) out[k] += c;
+  }
+  return out;
+}
+
+torch::jit::Module optimize_for_inference(const torch::jit::Module& m,
+                                          InferenceOptimization& info) {
+  info.ops_before = aten_histogram(m.get_method("forward").graph()->block());
+  torch::jit::Module frozen;
+  try {
+    frozen = torch::jit::freeze(m, std::nullopt, /*optimize_numerics=*/true);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    throw Error(ExitCode::Unsupported,
+                "--optimize-for-inference: LibTorch cannot freeze the model: " +
+                    msg.substr(0, msg.find('\n')) + " — convert without --optimize-for-inference");
+  }
+  std::shared_ptr<torch::jit::Graph> graph = frozen.get_method("forward").graph();
+  torch::jit::FuseFrozenConvAddRelu(graph);
+  torch::jit::FrozenLinearTranspose(graph);
+  info.passes = {"freeze", "fuse-frozen-conv-add-relu", "frozen-linear-transpose"};
+  info.ops_after = aten_histogram(graph->block());
+  return frozen;
+}
+
 }  // namespace
+
+bool InferenceOptimization::reassociated() const {
+  auto without_dropout = [](std::map<std::string, int64_t> h) {
+    for (const char* k : {"aten::dropout", "aten::dropout_", "aten::feature_dropout",
+                          "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
+                          "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_"})
+      h.erase(k);
+    return h;
+  };
+  return without_dropout(ops_before) != without_dropout(ops_after);
+}
 
 void save_torchscript_module(const Graph& g, const std::string& src,
                              const std::vector<std::pair<std::string, at::Tensor>>& constants,
-                             const std::string& path, const std::string& class_name) {
+                             const std::string& path, const std::string& class_name,
+                             InferenceOptimization* optimize) {
   ModTree root;
   for (const std::string& name : g.weights().names()) {
     std::vector<std::string> comps;
@@ -131,7 +194,8 @@ void save_torchscript_module(const Graph& g, const std::string& src,
                       " — report it as a tinytrace bug",
                   {msg, src});
     }
-    m.eval();
+    m.eval();  // before freezing too: freeze refuses a module in training mode
+    if (optimize) m = optimize_for_inference(m, *optimize);
     // Through a stream whose failure we see: a full disk is exit 6 (Note [Exit code 6]).
     errno = 0;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

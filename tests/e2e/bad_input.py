@@ -59,6 +59,11 @@ CASES = {
                                                  "the first value that differs from the graph as loaded"]),
     "verify_without_input_shape": ("badinput/valid.pt", "file", 2, ["--verify"],
                                    ["--input-shape"]),
+    # --optimize-for-inference works on NAME.pt: without --emit torchscript it is a usage error
+    # that names the missing output.
+    "optimize_without_torchscript": ("badinput/valid.pt", "file", 2,
+                                     ["--optimize-for-inference", "--emit", "python,weights"],
+                                     ["--optimize-for-inference", "--emit torchscript"]),
     # An op of a library that is not loaded (nor a Python package's that tinytrace finds): the op
     # and the option that loads the library (tests/oplib.cmake adds that fixture).
     "custom_op_library_not_loaded": ("oplib/custom_ops.pt", "file", 3, [],

@@ -2,12 +2,18 @@
 """--emit torchscript end to end: NAME.pt loads with torch.jit.load, has the original's forward
 signature and state_dict keys (equal to NAME.pth's, in order), and matches the original model.
 
-    check_torchscript.py TINYTRACE TESTMODELS_DIR OUT_DIR MODEL [--fuse]
+    check_torchscript.py TINYTRACE TESTMODELS_DIR OUT_DIR MODEL [--fuse] [--optimize-for-inference]
 
 Relative difference max|ours - original| / max|original| must be <= 1e-4 (1e-3 with --fuse, which
 folds BatchNorm), on the example inputs scripts/gen_models.py saved (MODEL.inputs.pt).
 The conversion also runs --verify with MODEL.json's --input-shape: the CLI must print an OK
 verdict for the emitted NAME.pt ("verify (torchscript): OK") and NAME.json must carry its figures.
+
+With --optimize-for-inference NAME.pt is frozen by LibTorch (Note [Optimizing NAME.pt for
+inference]): instead of the state_dict check, NAME.pt must have no state_dict left, NAME.json's
+"inference_optimization" must list the passes, and every aten::batch_norm of the forward before
+freezing must be gone from the NAME.pt loaded in Python (folded into the convs); the tolerance is
+1e-3 when the report says the folds changed the arithmetic.
 """
 import json
 import os
@@ -37,6 +43,7 @@ def main():
         die(__doc__)
     tinytrace, models_dir, out_dir, name = sys.argv[1:5]
     fuse = "--fuse" in sys.argv[5:]
+    optimize = "--optimize-for-inference" in sys.argv[5:]
     tol = 1e-3 if fuse else 1e-4
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
@@ -49,6 +56,8 @@ def main():
         cmd += ["--input-shape", a]
     if fuse:
         cmd.append("--fuse")
+    if optimize:
+        cmd.append("--optimize-for-inference")
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         die(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()}")
@@ -58,7 +67,16 @@ def main():
     if "verify (torchscript): OK" not in r.stdout:
         die(f"--verify --emit torchscript printed no 'verify (torchscript): OK' verdict: {r.stdout.strip()}")
     with open(os.path.join(out_dir, name + ".json")) as f:
-        verification = json.load(f)["verification"]
+        report = json.load(f)
+    verification = report["verification"]
+    optimization = report.get("inference_optimization")
+    if optimize:
+        if not optimization or "freeze" not in optimization["passes"]:
+            die(f"NAME.json has no inference_optimization entry naming freeze: {optimization}")
+        if optimization["reassociated"]:
+            tol = 1e-3
+    elif optimization is not None:
+        die("NAME.json has an inference_optimization entry without --optimize-for-inference")
     ts = [e for e in verification["results"] if e["engine"] == "torchscript"]
     if len(ts) != 1 or not ts[0]["passed"] or not verification["passed"]:
         die(f"NAME.json has no passing torchscript verification entry: {verification}")
@@ -72,6 +90,16 @@ def main():
 
     weights = torch.load(os.path.join(out_dir, name + ".pth"))
     keys, want_keys = list(ours.state_dict().keys()), list(weights.keys())
+    if optimize:
+        if keys:
+            die(f"the frozen NAME.pt still has a state_dict: {keys[:5]}")
+        bn_before = optimization["aten_ops_before"].get("aten::batch_norm", 0)
+        bn_after = str(ours.graph).count("aten::batch_norm(")
+        if bn_after or optimization["aten_ops_after"].get("aten::batch_norm", 0):
+            die(f"aten::batch_norm left in the optimized NAME.pt ({bn_after} in its graph; "
+                f"{bn_before} before freezing)")
+        print(f"NAME.pt frozen: {bn_before} batch_norm folded, passes {optimization['passes']}")
+        keys = want_keys = []
     if keys != want_keys:
         extra = sorted(set(keys) - set(want_keys))[:5]
         lacking = sorted(set(want_keys) - set(keys))[:5]
@@ -111,7 +139,8 @@ def main():
         worst = max(worst, rel)
         if not rel <= tol:
             die(f"output {i}: relative difference {rel:.3g} > {tol:g} (max |diff| {diff:.3g})")
-    print(f"OK: {name}{' --fuse' if fuse else ''}: NAME.pt loads, {len(keys)} state_dict keys equal "
+    print(f"OK: {name}{' --fuse' if fuse else ''}{' --optimize-for-inference' if optimize else ''}: "
+          f"NAME.pt loads, {len(keys)} state_dict keys equal "
           f"NAME.pth's, worst relative difference {worst:.3g} <= {tol:g}")
 
 

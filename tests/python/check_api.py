@@ -233,11 +233,16 @@ def case_scripted(work):
     if s.class_name != "branchy_net" or sorted(s.paths) != ["python", "report", "tir",
                                                             "torchscript", "weights"]:
         fail(f"name/emit: class {s.class_name}, files {sorted(s.paths)}")
+    # optimize_for_inference=True implies emit="torchscript": a frozen NAME.pt, verified.
+    frozen = tinytrace.convert(scripted, x, optimize_for_inference=True, verify=True)
+    if "inference_optimization" not in frozen.report or "torchscript" not in frozen.paths:
+        fail(f"optimize_for_inference: no frozen NAME.pt reported, files {sorted(frozen.paths)}")
     from_path = tinytrace.convert(path, x).module
     from_path.load_state_dict(model.state_dict())
     sources = {"script=True": r.module, "ScriptModule": s.module, "path": from_path,
                ".tir": tinytrace.convert(s.paths["tir"]).module,
-               "--emit torchscript": torch.jit.load(s.paths["torchscript"])}
+               "--emit torchscript": torch.jit.load(s.paths["torchscript"]),
+               "--optimize-for-inference": torch.jit.load(frozen.paths["torchscript"])}
     model.eval()
     with torch.no_grad():
         for what, m in sources.items():

@@ -213,7 +213,7 @@ def _library_args(load_library):
 
 def convert(model, example_inputs=None, *, out_dir=None, name=None, fuse=False,
             quant_prep=False, qat=False, passes=None, verify=False, emit=None, script=False,
-            flat=False, tolerance=None, load_library=None):
+            flat=False, tolerance=None, load_library=None, optimize_for_inference=False):
     """Converts a model with ``tinytrace convert`` and returns a :class:`ConversionResult` holding
     the generated module instance (weights loaded, in the input's train/eval mode), its class,
     the output paths and the parsed report.
@@ -230,7 +230,9 @@ def convert(model, example_inputs=None, *, out_dir=None, name=None, fuse=False,
     ``passes`` (a pipeline such as ``"cse,dce"``), ``verify`` (``--verify`` on the example
     inputs, and the imported class run against ``model`` on them; ``tolerance`` overrides the
     default), ``emit`` (more outputs: ``"torchscript"``, ``"tir"``, ``"dot"``), ``flat``,
-    ``load_library`` (paths of op libraries, ``--load-library``).
+    ``load_library`` (paths of op libraries, ``--load-library``), ``optimize_for_inference``
+    (``--optimize-for-inference``: NAME.pt frozen and optimized by LibTorch; it implies
+    ``emit="torchscript"``, and the result's ``paths["torchscript"]`` is that file).
 
     A failure raises a :class:`tinytrace.ConversionError` subclass whose message is the CLI's
     error line and notes.
@@ -271,7 +273,12 @@ def convert(model, example_inputs=None, *, out_dir=None, name=None, fuse=False,
                 args += ["--verify-inputs", _model.save_inputs(inputs, staging)]
             if tolerance is not None:
                 args += ["--tolerance", repr(float(tolerance))]
-        args += ["--emit", ",".join(_emit_kinds(emit))]
+        kinds = _emit_kinds(emit)
+        if optimize_for_inference:
+            args.append("--optimize-for-inference")
+            if "torchscript" not in kinds:
+                kinds.append("torchscript")
+        args += ["--emit", ",".join(kinds)]
         proc = _cli.run(args, names=_names([model], [model_path]))
         result = _read_outputs(proc, model)
         if verify and inputs and isinstance(model, torch.nn.Module):
