@@ -73,7 +73,7 @@ function(tt_dequantize_test prefix entry)
 endfunction()
 foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
                        "q_resnet18_s:2" "q_mobilenet_v2:2" "q_mobilenet_v2_s:2" "q_shufflenet:2"
-                       "q_shufflenet_s:2")
+                       "q_shufflenet_s:2" "q_googlenet:2" "q_inception:2")
   tt_dequantize_test(dequantize "${entry}")
 endforeach()
 # --dequantize --quant-prep: a float model ready for a new PTQ run (prepare, calibrate, convert
