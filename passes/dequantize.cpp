@@ -9,7 +9,7 @@
 //   aten::quantize_per_tensor, aten::dequantize  -> removed (their input is used instead)
 //   nnq.Conv*, nnq.ConvTranspose*, nnq.Linear, nnqd.Linear, nnq.BatchNorm*, nnq.Hardswish,
 //   nnq.ELU, nnq.LeakyReLU, nnq.Sigmoid, nnq.ReLU6, nnq.Softmax,
-//   nnq.Embedding, nnq.EmbeddingBag                -> the nn.* module of that name
+//   nnq.Embedding, nnq.EmbeddingBag, nnqd.LSTM, nnqd.GRU -> the nn.* module of that name
 //   nniq.ConvReLU*, nniq.LinearReLU, nniq.BNReLU*  -> the nn.* module + nn.ReLU (a fresh path)
 //   QFunctional.add / mul / cat / add_scalar / mul_scalar -> torch.add / torch.mul / torch.cat
 //   QFunctional.add_relu                          -> torch.add + F.relu
@@ -118,6 +118,8 @@ const std::vector<ModuleTwin>& module_twins() {
       {"nnq.Softmax", "Softmax", "activation", false},
       {"nnq.Embedding", "Embedding", "sparse", false},
       {"nnq.EmbeddingBag", "EmbeddingBag", "sparse", false},
+      {"nnqd.LSTM", "LSTM", "rnn", false},
+      {"nnqd.GRU", "GRU", "rnn", false},
   };
   return rows;
 }
@@ -261,12 +263,16 @@ class Dequantizer {
       return;
     }
     if (p.kind == Plan::Module) {
-      // The float module's weight and bias are parameters (the int8 module keeps them packed).
-      for (const char* key : {"weight", "bias"})
-        if (Weight* wt = g_.weights().find(n->weight(key))) {
+      // The float module's weights and biases are parameters (the int8 module keeps them packed):
+      // `weight`/`bias`, and an RNN's `weight_ih_l0`, `bias_hh_l1_reverse`, ... (nnqd.LSTM/GRU
+      // hold them under nn.LSTM's names). Other tensors (a BatchNorm's running stats) stay buffers.
+      for (const auto& [key, name] : n->weights())
+        if (Weight* wt = g_.weights().find(name)) {
           if (wt->tensor.defined() && wt->tensor.is_quantized())
             wt->tensor = wt->tensor.dequantize().contiguous();
-          wt->is_param = true;
+          if (key == "weight" || key == "bias" || key.rfind("weight_", 0) == 0 ||
+              key.rfind("bias_", 0) == 0)
+            wt->is_param = true;
         }
       Attrs& a = n->attrs();
       if (a.has("bias_")) {  // nnq.Linear's constructor keyword

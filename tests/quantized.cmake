@@ -37,7 +37,7 @@ if(TEST badinput_quantized_embedding_4bit)
 endif()
 # --dequantize (passes/dequantize.cpp): the float twin of an int8 model, its outputs within
 # cosine similarity 0.99 of the int8 original's (tests/e2e/check_dequantize.py). q_qat: Quantize,
-# ConvReLU2d, Linear, DeQuantize; q_dynamic: nnqd.Linear; q_zoo: the activations, QFunctional
+# ConvReLU2d, Linear, DeQuantize; q_dynamic: nnqd.Linear; q_dynamic_lstm/gru: nnqd.LSTM/GRU; q_zoo: the activations, QFunctional
 # (scripted) and the quantized::* calls a trace keeps (add_scalar, mul_scalar); q_embedding:
 # nn.Embedding / nn.EmbeddingBag (sum, 2-d input and offsets with per-sample weights); the torchvision
 # models: Conv2d, ConvReLU2d, QFunctional.add_relu / cat, Linear, on a whole network.
@@ -71,7 +71,8 @@ function(tt_dequantize_test prefix entry)
                        ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_quantized
                        TIMEOUT 300)
 endfunction()
-foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
+foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_dynamic_lstm q_dynamic_lstm_s q_dynamic_gru
+                       q_dynamic_gru_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
                        "q_resnet18_s:2" "q_mobilenet_v2:2" "q_mobilenet_v2_s:2" "q_shufflenet:2"
                        "q_shufflenet_s:2" "q_googlenet:2" "q_inception:2")
   tt_dequantize_test(dequantize "${entry}")
