@@ -99,10 +99,19 @@ tt_debian13_exec() {
   esac
   local -a envs=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
                  LANG=C.UTF-8 TT_IN_DEBIAN13_ROOT=1 PYTHONPATH=$TT_CHECKOUT/tools/python)
+  # The command sees a clean environment plus the variables that steer the scripts: the build's,
+  # ctest's, the benchmarks' (BENCH_*, SIZES, ...), the fuzzer's and sanitizers', ccache's and
+  # tinytrace's own TT_* (except the ones describing the root, set above or on the host only).
   local v
-  for v in TERM CI BUILD_DIR CTEST_OUTPUT_ON_FAILURE CTEST_PARALLEL_LEVEL TT_GEN_THREADS \
-           TT_TESTMODELS_DIR TT_SOURCE_DIR SOURCE_DATE_EPOCH http_proxy https_proxy no_proxy; do
-    [[ -n ${!v:-} ]] && envs+=("$v=${!v}")
+  for v in $(compgen -e); do
+    case $v in
+      TT_DEBIAN13_ROOT | TT_DEBIAN_MIRROR | TT_CHECKOUT | TT_IN_DEBIAN13_ROOT) continue ;;
+      TERM | CI | BUILD_DIR | SOURCE_DATE_EPOCH | http_proxy | https_proxy | no_proxy) ;;
+      TT_* | CTEST_* | CCACHE_* | BENCH_* | SIZES | FANOUT_SIZES | DEEP | DEEP_REPS | FUZZ_ENGINE) ;;
+      JIT_LOAD_FLOOR | TINYTRACE | ASAN_OPTIONS | UBSAN_OPTIONS | LSAN_OPTIONS) ;;
+      *) continue ;;
+    esac
+    envs+=("$v=${!v}")
   done
   # The mount namespace is private: the mounts vanish with the command, nothing to clean up.
   tt_as_root unshare --mount --propagation private -- /bin/bash -c '
