@@ -43,11 +43,12 @@ corpus=$build_dir/fuzz_corpus/$target
 mkdir -p "$corpus" "$build_dir/fuzz_tmp"
 # libFuzzer reads the seed directories but adds new inputs to the first one only: the work corpus.
 set +e
+start=$SECONDS
 TMPDIR=$build_dir/fuzz_tmp "$build_dir/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=4096 \
   -print_final_stats=1 "$@" "$corpus" "${seeds[@]}" 2>&1 | tee "$build_dir/fuzz_$target.log" |
   grep -E '^(#[0-9]+ +(INITED|DONE|pulse)|stat::number_of_executed_units|==[0-9]+==|SUMMARY|fuzz finding|artifact_prefix|Test unit written)'
 status=${PIPESTATUS[0]}
 set -e
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build_dir/fuzz_$target.log" | tail -1)
-echo "fuzz.sh: $target: ${runs:-?} inputs in $seconds s, exit $status (log: $build_dir/fuzz_$target.log)"
+echo "fuzz.sh: $target: ${runs:-?} inputs in $((SECONDS - start)) s (limit $seconds s), exit $status (log: $build_dir/fuzz_$target.log)"
 exit "$status"
