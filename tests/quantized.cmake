@@ -31,10 +31,12 @@ foreach(name IN ITEMS q_dynamic_lstm q_dynamic_gru_s)
                        ENVIRONMENT "${TT_TEST_ENV}" FIXTURES_REQUIRED tt_models_quantized
                        TIMEOUT 300)
 endforeach()
-if(TEST badinput_quantized_embedding_4bit)
-  set_tests_properties(badinput_quantized_embedding_4bit PROPERTIES LABELS "badinput;quantized"
-                       FIXTURES_REQUIRED "tt_models_small;tt_models_quantized")
-endif()
+foreach(t IN ITEMS badinput_quantized_embedding_4bit badinput_name_clashes_with_helper)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES LABELS "badinput;quantized"
+                         FIXTURES_REQUIRED "tt_models_small;tt_models_quantized")
+  endif()
+endforeach()
 # --dequantize (passes/dequantize.cpp): the float twin of an int8 model, its outputs within
 # cosine similarity 0.99 of the int8 original's (tests/e2e/check_dequantize.py). q_qat: Quantize,
 # ConvReLU2d, Linear, DeQuantize; q_dynamic: nnqd.Linear; q_dynamic_lstm/gru: nnqd.LSTM/GRU; q_zoo: the activations, QFunctional

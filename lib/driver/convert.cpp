@@ -356,6 +356,20 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   std::vector<std::pair<std::string, c10::IValue>> state_items;
   if (wants("weights")) state_items = state_dict_items(g);
 
+  // NAME.py first, in memory: a graph the Python emitter refuses (exit 4) or a class name it
+  // cannot use (exit 2) fails before the output directory is created or touched.
+  std::string python_source;
+  if (wants("python")) {
+    PythonEmitOptions po;
+    po.class_name = res.class_name;
+    po.weights_file = res.name + ".pth";
+    po.example_inputs = opts.input_shapes;
+    po.flat = opts.flat;
+    po.op_libraries = m.source.op_libraries;
+    po.quantized_engine = quantized_engine();
+    python_source = emit_python(g, po, m.diags);
+  }
+
   // Stage every output; nothing becomes visible unless all of them were written.
   OutputSet out(opts.out_dir);
   std::vector<std::string> finals;
@@ -365,16 +379,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     if (kind == "dot" && find_dot_program()) finals.push_back(out.final_path(res.name + ".svg"));
   }
 
-  if (wants("python")) {
-    PythonEmitOptions po;
-    po.class_name = res.class_name;
-    po.weights_file = res.name + ".pth";
-    po.example_inputs = opts.input_shapes;
-    po.flat = opts.flat;
-    po.op_libraries = m.source.op_libraries;
-    po.quantized_engine = quantized_engine();
-    out.write_text(res.name + ".py", emit_python(g, po, m.diags));
-  }
+  if (wants("python")) out.write_text(res.name + ".py", python_source);
   if (wants("weights"))
     save_state_dict(out.stage(res.name + ".pth"), state_items, out.final_path(res.name + ".pth"));
   InferenceOptimization optimized;  // --optimize-for-inference

@@ -52,6 +52,7 @@ std::string PyEmitter::run() {
       return PyEmitter(g_, flat, diags_).run();
     }
     std::vector<std::string> main_block = emit_main(root_params_);
+    check_class_name();
     std::ostringstream os;
     write_header(os);
     write_helpers(os);
@@ -70,6 +71,7 @@ std::string PyEmitter::run() {
   for (Node* n : g_.block()->nodes()) emit_node(*n, body);
   body.push_back(emit_return());
   std::vector<std::string> main_block = emit_main(params);
+  check_class_name();
 
   std::ostringstream os;
   write_header(os);
@@ -140,6 +142,34 @@ void PyEmitter::collect_helpers() {
   };
   for (const Node* n : g_.all_nodes())
     if (const PyHelper* h = python_helper_for(n->op())) add(*h);
+}
+
+// The names NAME.py binds at its top level besides the model's class: its imports (`import a.b`
+// binds a, `import a.b as x` x, `from m import y` y), the helpers it defines, the names the code
+// calls (python_reserved). A model class of the same name (from --name, or a model file named
+// DynamicQuantizedLSTM.pt) would replace one of them, and the file would compute something
+// else or not run; the user picks another name.
+void PyEmitter::check_class_name() const {
+  const std::string cls = class_name();
+  std::string what;
+  if (std::count(helpers_.begin(), helpers_.end(), cls)) what = "the helper class NAME.py defines";
+  if (python_reserved(cls)) what = "a name the generated code uses";
+  for (std::string imp : imports_) {
+    std::string bound;
+    if (imp.rfind("from ", 0) == 0) {
+      bound = imp.substr(imp.rfind(' ') + 1);
+    } else if (auto as = imp.find(" as "); as != std::string::npos) {
+      bound = imp.substr(as + 4);
+    } else {
+      bound =
+          imp.substr(7, imp.find('.') == std::string::npos ? std::string::npos : imp.find('.') - 7);
+    }
+    if (bound == cls) what = "a name NAME.py imports (" + imp + ")";
+  }
+  if (cls == "importlib" || cls == "os") what = "a module NAME.py imports";
+  if (!what.empty())
+    throw Error(ExitCode::Usage, "the model's class name '" + cls + "' is also " + what +
+                                     " — give the model another name with --name");
 }
 
 void PyEmitter::write_helpers(std::ostream& os) const {

@@ -76,6 +76,12 @@ CASES = {
     "quantized_embedding_4bit": ("quantized/q_embedding_4bit.pt", "file", 4,
                                  ["--input-shape", "2,3:int64", "--quantized-engine", "qnnpack"],
                                  ["'bag'", "QUInt4x2", "float_qparams_weight_only_qconfig"]),
+    # A class name that is also a class NAME.py defines (the dynamic LSTM's helper): a usage error
+    # naming the clash, not a file where one class replaces the other.
+    "name_clashes_with_helper": ("quantized/q_dynamic_lstm.pt", "file", 2,
+                                 ["--name", "DynamicQuantizedLSTM", "--input-shape", "2,5,8",
+                                  "--quantized-engine", "qnnpack"],
+                                 ["'DynamicQuantizedLSTM'", "helper class", "--name"]),
 }
 
 

@@ -226,6 +226,8 @@ class PyEmitter {
   void write_header(std::ostream& os) const;
   void write_main(std::ostream& os, const std::vector<std::string>& main_block) const;
   void collect_helpers();
+  // Throws a usage error when the model's class name is also a name NAME.py binds at the top.
+  void check_class_name() const;
   void write_helpers(std::ostream& os) const;
 
   // classes.cpp: the hierarchical layout (Note [Classes of the generated module])
