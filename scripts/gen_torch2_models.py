@@ -118,6 +118,10 @@ register("t2_swin_scripted", _swin, [f32(1, 3, 40, 24)], mode="script",
 register("t2_vit_scripted", _vit, [f32(2, 3, 32, 32)], mode="script",
          needs=["aten::_native_multi_head_attention", "aten::scaled_dot_product_attention"],
          kind="torchvision", expect_ops=["nn.MultiheadAttention"])
+# Traced under no_grad as scripts/gen_models.py traces vit_b_16 (its attention one
+# aten::_native_multi_head_attention): the int-shapes test's ViT (tests/torch2.cmake).
+register("t2_vit_traced", _vit, [f32(2, 3, 32, 32)], needs=["aten::_native_multi_head_attention"],
+         kind="torchvision")
 register("t2_vit_traced_grad", _vit, [f32(2, 3, 32, 32)], mode="trace_grad",
          needs=["aten::scaled_dot_product_attention"], kind="torchvision",
          expect_ops=["F.scaled_dot_product_attention"])

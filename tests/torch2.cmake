@@ -43,13 +43,15 @@ foreach(model t2_scripted_checks t2_scripted_slices t2_encoder_seq_first_scripte
                        FIXTURES_REQUIRED tt_models_torch2)
 endforeach()
 # The int-shapes import pass (passes/int_shapes.cpp) end to end: traced shape arithmetic comes out
-# as Python ints (no int(...) / torch.tensor(...) round trips in vit_b_16's and shufflenet's
+# as Python ints (no int(...) / torch.tensor(...) round trips in the traced ViT's and shufflenet's
 # NAME.py), outputs still match, at batch 2 too, and a model traced in the script with every
-# rewritten op matches at several input shapes (tests/e2e/check_int_shapes.py).
+# rewritten op matches at several input shapes (tests/e2e/check_int_shapes.py). The ViT is
+# t2_vit_traced, vit_b_16's class at 2 layers and width 32, traced like vit_b_16 (no_grad); the
+# full-size vit_b_16's NAME.py is checked for round trips by e2e_readable_figures.
 add_test(NAME e2e_int_shapes
          COMMAND ${TT_T2_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_int_shapes.py
                  $<TARGET_FILE:tinytrace> ${CMAKE_BINARY_DIR}/int_shapes_out
-                 ${TT_TESTMODELS_DIR}/vit_b_16.pt:strict
+                 ${TT_T2_DIR}/t2_vit_traced.pt:strict
                  ${TT_TESTMODELS_DIR}/shufflenet_v2_x1_0.pt:strict ${TT_T2_DIR}/t2_swin.pt
                  ${TT_T2_DIR}/t2_mha_cross.pt)
 set_tests_properties(e2e_int_shapes PROPERTIES LABELS "e2e;int_shapes" TIMEOUT 900 COST 300

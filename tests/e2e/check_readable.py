@@ -57,7 +57,7 @@ def main():
         if not os.path.exists(model):
             fail(f"{model} is missing (generate it with scripts/gen_models.py --only torchvision)")
         d = os.path.join(out, name)
-        convert(tinytrace, model, d)
+        convert(tinytrace, model, d, "--emit", "python")  # only NAME.py is read here
         with open(os.path.join(d, name + ".py"), encoding="utf-8") as f:
             text = f.read()
         lines = code_lines(text)

@@ -14,6 +14,7 @@
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
+#include "python_session.h"
 #include "source_dir.h"
 #include <nlohmann/json.hpp>
 
@@ -241,7 +242,7 @@ std::string check_graph(const std::string& stem, const std::vector<Case>& cases)
     std::ofstream f(dir.path / "check.py", std::ios::binary);
     f << python_check_script(dir.path, stem, cases.size(), g->inputs().size());
   }
-  rc = run_cmd(std::string(kPython) + " " + (dir.path / "check.py").string(), out);
+  rc = test::run_python({(dir.path / "check.py").string()}, out);
   INFO("python: " << out);
   CHECK(rc == 0);
   return py;

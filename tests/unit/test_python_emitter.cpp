@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <doctest/doctest.h>
+#include "python_session.h"
 #include "source_dir.h"
 #include <nlohmann/json.hpp>
 
@@ -264,7 +265,7 @@ void run_python_checks(const Graph& g, const std::string& py, const std::string&
       "\nprint('--- __main__ ---')\n"
       "runpy.run_path(spec.origin, run_name='__main__')\n";
   write_file(dir.path / "check.py", script);
-  rc = run(std::string(kPython) + " " + (dir.path / "check.py").string(), out);
+  rc = test::run_python({(dir.path / "check.py").string()}, out);
   INFO("python: " << out);
   CHECK(rc == 0);
 }
@@ -277,9 +278,8 @@ void check_rows_in_python(const nlohmann::json& rows, const std::string& script)
   write_file(dir.path / "check.py",
              script + "\nfor b in bad:\n    print(b)\nsys.exit(1 if bad else 0)\n");
   std::string out;
-  int rc = run(std::string(kPython) + " " + (dir.path / "check.py").string() + " " +
-                   (dir.path / "rows.json").string(),
-               out);
+  int rc =
+      test::run_python({(dir.path / "check.py").string(), (dir.path / "rows.json").string()}, out);
   INFO(out);
   CHECK(rc == 0);
 }
