@@ -461,8 +461,16 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
     std::map<const void*, std::string> own;
     for (const auto& p : owner.module.named_parameters(/*recurse=*/false))
       own[p.value.unsafeGetTensorImpl()] = join_path(owner.path, p.name);
+    std::vector<at::Tensor> ts = iv.toTensorVector();
+    if (std::none_of(ts.begin(), ts.end(), [&](const at::Tensor& t) {
+          return own.count(t.unsafeGetTensorImpl()) != 0;
+        })) {
+      // None of them is state (AnchorGenerator.cell_anchors): a list of tensor constants.
+      f.env[out] = Binding{constant_value(iv, out->type(), f, n), {}};
+      return;
+    }
     std::vector<Value*> items;
-    for (const at::Tensor& t : iv.toTensorVector()) {
+    for (const at::Tensor& t : ts) {
       auto w = own.find(t.unsafeGetTensorImpl());
       if (w == own.end() || !state_dict_names_.count(w->second))
         unsupported(
