@@ -299,6 +299,24 @@ std::string py_format(const std::vector<IValue>& in) {
   return out;
 }
 
+// x.tolist(): nested lists of ints, floats or bools by x's dtype, as Python gives them (a
+// number for a 0-d tensor).
+IValue tensor_to_list(const at::Tensor& t) {
+  if (t.dim() == 0) {
+    at::Scalar s = t.item();
+    if (t.is_floating_point()) return s.toDouble();
+    if (t.scalar_type() == at::kBool) return s.toBool();
+    return s.toLong();
+  }
+  c10::TypePtr elem = t.is_floating_point()          ? c10::FloatType::get()
+                      : t.scalar_type() == at::kBool ? c10::TypePtr(c10::BoolType::get())
+                                                     : c10::TypePtr(c10::IntType::get());
+  for (int64_t i = 1; i < t.dim(); ++i) elem = c10::ListType::create(elem);
+  c10::impl::GenericList out(elem);
+  for (int64_t i = 0; i < t.size(0); ++i) out.push_back(tensor_to_list(t[i]));
+  return IValue(out);
+}
+
 std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vector<IValue>& in) {
   const std::string& b = n.base;
   auto one = [](IValue v) {
@@ -400,6 +418,31 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     for (const IValue& v : in[1].toListRef()) out.push_back(v);
     return one(IValue(out));
   }
+  // dict(pairs) / dict(d) / dict(): a new dict (the JIT's own needs typed (k, v) lists).
+  if (b == "aten::dict" && in.empty())
+    return one(IValue(c10::impl::GenericDict(c10::StringType::get(), c10::TensorType::get())));
+  if (b == "aten::dict" && in.size() == 1 && in[0].isGenericDict())
+    return one(in[0].toGenericDict().copy());
+  if (b == "aten::dict" && in.size() == 1 && in[0].isList()) {
+    const auto& pairs = in[0].toListRef();
+    auto pair_ok = [](const IValue& p) {
+      return p.isTuple() && p.toTupleRef().elements().size() == 2;
+    };
+    if (!std::all_of(pairs.begin(), pairs.end(), pair_ok)) return std::nullopt;
+    c10::TypePtr key = c10::StringType::get(), value = c10::TensorType::get();
+    if (!pairs.empty()) {
+      key = pairs[0].toTupleRef().elements()[0].type();
+      value = pairs[0].toTupleRef().elements()[1].type();
+    }
+    for (const IValue& p : pairs)
+      if (*p.toTupleRef().elements()[1].type() != *value) value = c10::AnyType::get();
+    c10::impl::GenericDict out(key, value);
+    for (const IValue& p : pairs)
+      out.insert_or_assign(p.toTupleRef().elements()[0], p.toTupleRef().elements()[1]);
+    return one(IValue(out));
+  }
+  if (b == "prim::tolist" && in.size() == 1 && in[0].isTensor() && !in[0].toTensor().is_complex())
+    return one(tensor_to_list(in[0].toTensor()));
   if (b == "prim::dtype" && in.size() == 1 && in[0].isTensor())
     return one(static_cast<int64_t>(in[0].toTensor().scalar_type()));
   if (b == "prim::device" && in.size() == 1 && in[0].isTensor())

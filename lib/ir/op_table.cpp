@@ -81,7 +81,7 @@ void add_facts(std::vector<OpInfo>& t) {
                         "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
   for (const char* n : {"operator.getitem", "list", "list.slice", "dict.keys", "dict.values",
-                        "dict.items", "dict.get", "dict.copy"})
+                        "dict.items", "dict.get", "dict.copy", "dict"})
     row(n).facts |= kSharesInputItems;
   for (const char* n : {"list.append", "list.extend", "list.insert", "list.pop", "list.remove",
                         "list.clear", "list.reverse", "list.sort", "operator.imul", "dict.pop", "dict.clear",
@@ -529,6 +529,8 @@ std::vector<OpInfo> make_table() {
       // torch 2.x's nn.MultiheadAttention/TransformerEncoder check x.device.type (1.13: str(x.device)).
       {"Tensor.requires_grad", K::Method, {"prim::requires_grad"}, kAllPositional, Q::Shape, "x.requires_grad"},
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
+      // prim::tolist(x, dim, elem_type): the lifter keeps x only (TorchScript checks the other two).
+      {"Tensor.tolist", K::Method, {"prim::tolist"}, kAllPositional, Q::Shape, "x.tolist(): nested lists of Python numbers"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
       {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       // Dict readers. keys/values/items are new lists in TorchScript (a snapshot, indexable):
@@ -537,6 +539,7 @@ std::vector<OpInfo> make_table() {
       {"dict.values", K::Method, {"aten::values.str", "aten::values.int", "aten::values.bool", "aten::values.float", "aten::values.Tensor"}, kAllPositional, Q::Shape, "list(d.values())"},
       {"dict.items", K::Method, {"aten::items.str", "aten::items.int", "aten::items.bool", "aten::items.float", "aten::items.Tensor"}, kAllPositional, Q::Shape, "list(d.items()): (key, value) tuples"},
       {"dict.get", K::Method, {"aten::get.str", "aten::get.int", "aten::get.bool", "aten::get.float", "aten::get.Tensor", "aten::get.default_str", "aten::get.default_int", "aten::get.default_bool", "aten::get.default_float", "aten::get.default_Tensor"}, kAllPositional, Q::Shape, "d.get(k[, default])"},
+      {"dict", K::Function, {"aten::dict", "aten::dict.str", "aten::dict.Dict_str", "aten::dict.int", "aten::dict.Dict_int", "aten::dict.bool", "aten::dict.Dict_bool", "aten::dict.float", "aten::dict.Dict_float", "aten::dict.Tensor", "aten::dict.Dict_Tensor"}, kAllPositional, Q::Shape, "dict(), dict(d), dict(pairs): a new dict of the same objects"},
       {"dict.copy", K::Method, {"aten::copy.Dict_str", "aten::copy.Dict_int", "aten::copy.Dict_bool", "aten::copy.Dict_float", "aten::copy.Dict_Tensor"}, kAllPositional, Q::Shape, "d.copy(): a new dict of the same objects"},
       // Container mutation (Note [Container mutation] in lib/exec/alias.h): effects in program order.
       {"list.append", K::Method, {"aten::append.t"}, kAllPositional, Q::Shape, "l.append(x)"},

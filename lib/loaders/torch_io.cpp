@@ -13,6 +13,7 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <iterator>
@@ -98,6 +99,30 @@ c10::IValue load_pickled(const std::string& path, const std::string& kind,
   }
 }
 
+// Python lists unpickle as List[Any]; a model's forward takes List[Tensor] (a detector's
+// images), List[int], ...: lists whose items share one of those types get it, recursively.
+c10::IValue typed_input(const c10::IValue& v) {
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(typed_input(e));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (!v.isList()) return v;
+  std::vector<c10::IValue> items;
+  for (const c10::IValue& e : v.toListRef()) items.push_back(typed_input(e));
+  auto all = [&](auto pred) { return std::all_of(items.begin(), items.end(), pred); };
+  c10::TypePtr elem = v.toList().elementType();
+  if (!items.empty() && all([](const c10::IValue& e) { return e.isTensor(); }))
+    elem = c10::TensorType::get();
+  else if (!items.empty() && all([](const c10::IValue& e) { return e.isInt(); }))
+    elem = c10::IntType::get();
+  else if (!items.empty() && all([](const c10::IValue& e) { return e.isDouble(); }))
+    elem = c10::FloatType::get();
+  c10::impl::GenericList out(elem);
+  for (c10::IValue& e : items) out.push_back(std::move(e));
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path) {
@@ -124,6 +149,7 @@ std::vector<c10::IValue> load_input_values(const std::string& path) {
   c10::IValue value = load_pickled(path, "inputs file", "written by torch.save",
                                    "save the input tuple with torch.save((x, ...), path)");
   if (value.isTensor()) return {value};
+  value = typed_input(value);
   if (value.isTuple()) return value.toTupleRef().elements().vec();
   if (value.isList()) return value.toListRef().vec();
   throw Error(ExitCode::BadInput,

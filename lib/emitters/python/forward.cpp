@@ -17,7 +17,7 @@ namespace tt::pyemit {
 bool python_reserved(const std::string& s) {
   static const std::set<std::string> r = {
       "self", "torch", "nn", "F", "os", "getattr", "setattr", "float", "int", "super", "quant",
-      "nni", "nniqat", "nnq", "nnqat", "bool", "len", "list", "abs", "math", "operator",
+      "nni", "nniqat", "nnq", "nnqat", "bool", "len", "list", "dict", "abs", "math", "operator",
       // the other builtins the generated code calls: a value
       // named `any` made `any(state)` raise UnboundLocalError
       "any", "all", "sum", "range", "tuple", "isinstance", "print"};

@@ -13,6 +13,7 @@ namespace tt::ts {
 std::unique_ptr<Graph> Lifter::run() {
   graph_ = std::make_unique<Graph>();
   collect_weights(root_, "");
+  find_attr_writes();
   auto method = root_.find_method("forward");
   if (!method)
     throw Error(ExitCode::Unsupported,
@@ -104,6 +105,12 @@ Value* Lifter::value_of(Frame& f, const jit::Value* v, const jit::Node* user, In
   auto it = f.env.find(v);
   if (it == f.env.end())
     throw Error(ExitCode::Internal, "value %" + v->debugName() + " used before it is defined");
+  if (!it->second.value && !it->second.module)
+    unsupported(
+        user,
+        "a TorchScript object (or a tuple holding one) is used as a value: returned, stored "
+        "in a list or dict, an `if` result, a loop-carried value or an op's argument",
+        f, "use its fields instead of the object (Note [Objects while lifting])");
   if (!it->second.value)
     unsupported(user, "a module object is used as a value", f,
                 "only calls of submodules and reads of their tensors are supported");
@@ -182,6 +189,16 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     return add_constant(bits, Type::list(Type::of(Type::Kind::Bool)), f, src);
   }
   if (iv.isTensor()) return tensor_constant(iv.toTensor(), f, src, "a tensor constant");
+  if (iv.isTensorList()) {
+    // A list of tensors kept as a plain attribute (SSD's DefaultBoxes._wh_pairs): a new list of
+    // the tensor constants, as the attribute's list is never changed (Note [Container mutation
+    // while lifting]).
+    std::vector<Value*> items;
+    for (const at::Tensor& t : iv.toTensorVector())
+      items.push_back(tensor_constant(t, f, src, "a tensor in a list constant"));
+    Node* n = append("prim.ListConstruct", items, f, src);
+    return n->add_output(Type::list(Type::tensor()));
+  }
   if (iv.isList()) {
     auto list = iv.toListRef();
     if (std::all_of(list.begin(), list.end(), [](const IValue& e) { return e.isString(); })) {
@@ -189,6 +206,18 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
       for (const IValue& e : list) strs.push_back(e.toStringRef());
       return add_constant(strs, Type::list(Type::of(Type::Kind::Str)), f, src);
     }
+  }
+  if (iv.isGenericDict()) {
+    // A dict the JIT's constant propagation made (`losses = {}` in torchvision's detectors): a
+    // new dict of the constant items, in order.
+    auto dt = type ? type->cast<c10::DictType>() : nullptr;
+    std::vector<Value*> items;
+    for (const auto& kv : iv.toGenericDict()) {
+      items.push_back(constant_value(kv.key(), dt ? dt->getKeyType() : nullptr, f, src));
+      items.push_back(constant_value(kv.value(), dt ? dt->getValueType() : nullptr, f, src));
+    }
+    Node* n = append("prim.DictConstruct", items, f, src);
+    return n->add_output(type ? convert_type(type) : Type{});
   }
   if (iv.isTuple()) {
     std::vector<Value*> elems;
@@ -243,6 +272,12 @@ void Lifter::unsupported(const jit::Node* n, const std::string& what, const Fram
     for (size_t i = 0; loc.empty() && i < n->outputs().size(); ++i)
       for (const jit::Use& u : n->outputs()[i]->uses())
         if (loc.empty()) loc = node_loc(u.user);
+    // Nor does prim::SetAttr: take the written value's producer's, or the enclosing if's/loop's.
+    for (size_t i = n->inputs().size(); loc.empty() && i > 0; --i)
+      loc = node_loc(n->input(i - 1)->node());
+    for (const jit::Node* o = n->owningBlock()->owningNode(); loc.empty() && o;
+         o = o->owningBlock()->owningNode())
+      loc = node_loc(o);
     if (!loc.empty()) where += " at " + loc;
   }
   if (!f.scope.empty()) where += " in module '" + f.scope + "'";
@@ -308,6 +343,8 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     return;
   }
   if (k == prim::GetAttr) return lift_get_attr(n, f);
+  if (k == prim::SetAttr) return lift_set_attr(n, f);
+  if (k == prim::CreateObject) return lift_create_object(n, f);
   if (k == prim::If) return lift_if(n, f);
   if (k == prim::Loop) return lift_loop(n, f);
   if (k == prim::CallFunction) return lift_call_function(n, f);
@@ -358,8 +395,16 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     f.env[n->output()] = Binding{d->add_output(Type::of(a.second), name_hint(n->output())), {}};
     return;
   }
+  if (kind_str(n) == "prim::tolist") {
+    // x.tolist(): the dim and element type inputs only repeat what TorchScript checks of x.
+    return void(emit("Tensor.tolist", {value_of(f, n->input(0), n)}, n, f));
+  }
   if (k == prim::ListConstruct) return void(emit("prim.ListConstruct", inputs_of(n, f), n, f));
-  if (k == prim::TupleConstruct) return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
+  if (k == prim::TupleConstruct) {
+    if (lift_tuple_of_refs(n, f)) return;
+    return void(emit("prim.TupleConstruct", inputs_of(n, f), n, f));
+  }
+  if ((k == prim::TupleUnpack || k == prim::TupleIndex) && lift_unpack_refs(n, f)) return;
   // A dict of results (torchvision's segmentation models return {"out": ..., "aux": ...}).
   if (k == prim::DictConstruct) return void(emit("prim.DictConstruct", inputs_of(n, f), n, f));
   if (k == prim::NumToTensor) return void(emit("prim.NumToTensor", inputs_of(n, f), n, f));
@@ -383,6 +428,7 @@ std::vector<Value*> Lifter::inputs_of(const jit::Node* n, Frame& f) {
 }
 
 void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
+  if (lift_object_get_attr(n, f)) return;
   auto it = f.env.find(n->input(0));
   if (it == f.env.end() || !it->second.module)
     unsupported(n, "attribute read on something that is not a module", f,
@@ -392,9 +438,10 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
   std::string full = join_path(owner.path, name);
   const jit::Value* out = n->output();
   if (auto ct = out->type()->cast<c10::ClassType>()) {
-    if (!ct->is_module())
-      unsupported(n, "attribute '" + full + "' is a TorchScript object", f,
-                  "only tensors, numbers, strings and submodules can be read");
+    if (!ct->is_module()) {
+      f.env[out] = stored_attr(owner.module.attr(name), out->type(), f, n);
+      return;
+    }
     f.env[out] = Binding{nullptr, ModuleRef{jit::Module(owner.module.attr(name).toObject()), full}};
     return;
   }
@@ -414,8 +461,16 @@ void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
     std::map<const void*, std::string> own;
     for (const auto& p : owner.module.named_parameters(/*recurse=*/false))
       own[p.value.unsafeGetTensorImpl()] = join_path(owner.path, p.name);
+    std::vector<at::Tensor> ts = iv.toTensorVector();
+    if (std::none_of(ts.begin(), ts.end(), [&](const at::Tensor& t) {
+          return own.count(t.unsafeGetTensorImpl()) != 0;
+        })) {
+      // None of them is state (AnchorGenerator.cell_anchors): a list of tensor constants.
+      f.env[out] = Binding{constant_value(iv, out->type(), f, n), {}};
+      return;
+    }
     std::vector<Value*> items;
-    for (const at::Tensor& t : iv.toTensorVector()) {
+    for (const at::Tensor& t : ts) {
       auto w = own.find(t.unsafeGetTensorImpl());
       if (w == own.end() || !state_dict_names_.count(w->second))
         unsupported(

@@ -50,10 +50,28 @@ struct ModuleRef {
   std::string path;  // "" for the top module
 };
 
-// What a JIT value stands for while lifting one method.
+struct ObjectState;
+struct Binding;
+
+// What a JIT value stands for while lifting one method: an IR value, a module, a TorchScript
+// object made in the graph, or a tuple that holds one of those (Note [Objects while lifting]).
 struct Binding {
   Value* value = nullptr;
   std::optional<ModuleRef> module;
+  std::shared_ptr<ObjectState> object;
+  std::shared_ptr<std::vector<Binding>> tuple;
+  bool is_value() const { return value != nullptr; }
+};
+
+// A TorchScript class instance (prim::CreateObject) while lifting: its fields as last written,
+// and the IR block it was made in (writes from any other block are refused).
+struct ObjectState {
+  c10::ClassTypePtr type;
+  std::map<std::string, Binding> fields;
+  const Block* home = nullptr;
+  // An object kept in the model (a module's attribute, BoxCoder): fields not written yet are
+  // read from it as constants; writes are refused (they would persist between calls).
+  c10::intrusive_ptr<c10::ivalue::Object> stored;
 };
 
 struct Frame {
@@ -105,6 +123,19 @@ class Lifter {
   void lift_get_attr(const jit::Node* n, Frame& f);
   void lift_unpack(const jit::Node* n, Frame& f);
   void lift_tuple_index(const jit::Node* n, Frame& f);
+  void lift_inlined(const jit::Node* n, const std::shared_ptr<jit::Graph>& g, Frame& sub, Frame& f);
+
+  // ---- lifter_objects.cpp ----
+  void find_attr_writes();
+  static bool warn_only_read(const jit::Node* get_attr);
+  void lift_create_object(const jit::Node* n, Frame& f);
+  void lift_set_attr(const jit::Node* n, Frame& f);
+  bool lift_object_get_attr(const jit::Node* n, Frame& f);
+  void lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectState>& obj, Frame& f);
+  bool lift_tuple_of_refs(const jit::Node* n, Frame& f);
+  bool lift_unpack_refs(const jit::Node* n, Frame& f);
+  static std::string type_key(const c10::TypePtr& t);
+  Binding stored_attr(const IValue& v, const c10::TypePtr& type, Frame& f, const jit::Node* n);
 
   // ---- lifter_control.cpp ----
   void lift_if(const jit::Node* n, Frame& f);
@@ -141,10 +172,10 @@ class Lifter {
   static AttrRead read_attr(const jit::Module& owner, std::vector<std::string> path);
   static bool same_attr_value(const IValue& a, const IValue& b);
   static bool reads_match(const std::vector<AttrRead>& reads, const jit::Module& self);
-  static void fold_attrs(jit::Graph& g, jit::Block* b,
-                         std::unordered_map<const jit::Value*, jit::Module>& owners,
-                         std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
-                         std::vector<AttrRead>& reads);
+  void fold_attrs(jit::Graph& g, jit::Block* b,
+                  std::unordered_map<const jit::Value*, jit::Module>& owners,
+                  std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
+                  std::vector<AttrRead>& reads) const;
   static void inline_functions(jit::Graph& g);
   static bool is_raise_guard(const jit::Node* n);
   static void drop_raise_guards(jit::Block* b, bool builtin_only = false);
@@ -198,6 +229,13 @@ class Lifter {
   std::map<std::tuple<const jit::Graph*, const void*, bool>, std::shared_ptr<jit::Graph>>
       per_instance_;
   int depth_ = 0;
+  // Note [Module attributes written in forward]: the (module type, attribute) pairs some method
+  // writes with prim::SetAttr (never folded into constants), those of them whose every read only
+  // decides whether to warn, and per module instance, the attributes read and written so far.
+  std::set<std::pair<std::string, std::string>> written_attrs_;
+  std::set<std::pair<std::string, std::string>> warn_only_attrs_;
+  std::set<std::pair<const void*, std::string>> module_reads_;
+  std::map<std::pair<const void*, std::string>, Binding> module_writes_;
 };
 
 }  // namespace tt::ts

@@ -15,6 +15,7 @@ namespace tt::ts {
 
 void Lifter::lift_call(const jit::Node* n, Frame& f) {
   auto it = f.env.find(n->input(0));
+  if (it != f.env.end() && it->second.object) return lift_object_call(n, it->second.object, f);
   if (it == f.env.end() || !it->second.module)
     unsupported(n, "method call on something that is not a module", f,
                 "only calls of submodules are supported");
@@ -26,15 +27,20 @@ void Lifter::lift_call(const jit::Node* n, Frame& f) {
                 "re-export the model");
   if (callee.path != f.self.path && try_leaf(n, callee, m->graph(), f)) return;
   std::shared_ptr<jit::Graph> g = prepared(m->graph(), callee.module, false);
-  if (++depth_ > 200)
-    unsupported(n, "modules are nested more than 200 deep", f, "simplify the model");
   Frame sub;
   sub.self = callee;
   sub.scope = callee.path;
+  lift_inlined(n, g, sub, f);
+}
+
+// The method graph `g` called by `n` (self and arguments: n's inputs), lifted in `sub`.
+void Lifter::lift_inlined(const jit::Node* n, const std::shared_ptr<jit::Graph>& g, Frame& sub,
+                          Frame& f) {
+  if (++depth_ > 200)
+    unsupported(n, "modules are nested more than 200 deep", f, "simplify the model");
   sub.caller = &f;
   sub.call = n;
-  sub.env[g->inputs().at(0)] = Binding{nullptr, callee};
-  for (size_t i = 1; i < g->inputs().size() && i < n->inputs().size(); ++i)
+  for (size_t i = 0; i < g->inputs().size() && i < n->inputs().size(); ++i)
     sub.env[g->inputs()[i]] = f.env.at(n->input(i));
   lift_block(*g->block(), sub);
   for (size_t i = 0; i < n->outputs().size(); ++i) {

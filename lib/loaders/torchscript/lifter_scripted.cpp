@@ -127,7 +127,7 @@ bool Lifter::reads_match(const std::vector<AttrRead>& reads, const jit::Module& 
 void Lifter::fold_attrs(jit::Graph& g, jit::Block* b,
                         std::unordered_map<const jit::Value*, jit::Module>& owners,
                         std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
-                        std::vector<AttrRead>& reads) {
+                        std::vector<AttrRead>& reads) const {
   for (auto it = b->nodes().begin(); it != b->nodes().end();) {
     jit::Node* n = *it;
     ++it;
@@ -136,6 +136,10 @@ void Lifter::fold_attrs(jit::Graph& g, jit::Block* b,
     auto o = owners.find(n->input(0));
     if (o == owners.end()) continue;
     std::string name = n->s(c10::attr::name);
+    // An attribute some method writes is read while lifting, in program order (Note [Module
+    // attributes written in forward]); which ones they are depends on the type only.
+    std::pair<std::string, std::string> attr{type_key(n->input(0)->type()), name};
+    if (written_attrs_.count(attr) && !warn_only_attrs_.count(attr)) continue;
     std::vector<std::string> path = paths.at(n->input(0));
     path.push_back(name);
     AttrRead read = read_attr(o->second, {name});

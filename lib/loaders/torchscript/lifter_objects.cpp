@@ -1,0 +1,241 @@
+// The TorchScript lifter (lifter.h): TorchScript objects and attribute writes (Note [Objects
+// while lifting], Note [Module attributes written in forward]).
+//
+// Note [Objects while lifting]
+// A scripted model may make an instance of a TorchScript class in its graph (torchvision's
+// ImageList: prim::CreateObject, then its __init__ as prim::CallMethod, whose prim::SetAttr
+// nodes fill the fields) and read the fields back with prim::GetAttr. Such an object has no
+// IR value: the lifter keeps it as a field map (ObjectState, one per prim::CreateObject lifted),
+// bound to the JIT value like a module reference, and passed on the same way (method arguments
+// and results, tuples: a tuple holding an object is a tuple of bindings). A field write sets the
+// map's entry; a field read binds the entry's value, so the read sees the last write in program
+// order, as Python would. Methods of the class are inlined with the object as `self`. This is
+// exact only while every write is known at lift time, so:
+// - a write from another block than the one the object was made in (inside an `if` or a loop
+//   the lifter keeps) is refused: which write the later reads see is decided at run time;
+// - an object that becomes a value (returned by forward, stored in a list or dict, an `if`
+//   result, a loop-carried value, an argument of an op) is refused: the IR has no object type
+//   and the generated code would need the class.
+// Nothing of the object is left in the IR: the generated code uses the fields' values directly.
+//
+// Note [Module attributes written in forward]
+// A method may also write an attribute of a module (`self._has_warned = True`, a cache
+// `if self.scales is None: self.scales = ...`). The write survives the call, which the generated
+// code (whose attributes are constants) does not reproduce, so the lifter accepts it only where
+// that makes no difference:
+// - the attribute is only read to decide whether to warn (every read feeds, directly or through
+//   `not`, the condition of an `if` whose branches only warn or write that attribute): warnings
+//   are not part of the generated code, the write is dropped and the reads stay constants;
+// - or the write is in straight-line code (no `if`/loop the lifter keeps) and forward reads the
+//   attribute of that module only after it: every call writes it before reading it, so the value
+//   kept from an earlier call is never seen. Later reads in the same call bind the written value.
+// Anything else (a cache read before its write, a write inside a branch) is refused. Attributes
+// that any method writes are never folded into constants while preparing a graph (Note
+// [Scripted method graphs]); the set is computed once from every method of every module type.
+#include "loaders/torchscript/lifter.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+
+#include <functional>
+
+namespace tt::ts {
+
+std::string Lifter::type_key(const c10::TypePtr& t) {
+  auto ct = t->cast<c10::ClassType>();
+  return ct && ct->name() ? ct->name()->qualifiedName() : t->repr_str();
+}
+
+// A read of an attribute that only decides whether to warn: its uses are the conditions of
+// `if`s (directly or through `not`) whose branches only warn, hold constants or write the same
+// attribute.
+bool Lifter::warn_only_read(const jit::Node* get_attr) {
+  const std::string name = get_attr->s(c10::attr::name);
+  std::function<bool(const jit::Value*)> only_guards = [&](const jit::Value* v) {
+    for (const jit::Use& u : v->uses()) {
+      const jit::Node* user = u.user;
+      if (user->kind() == c10::aten::__not__) {
+        if (!only_guards(user->output())) return false;
+        continue;
+      }
+      if (user->kind() != c10::prim::If || u.offset != 0 || !user->outputs().empty()) return false;
+      for (const jit::Block* b : user->blocks())
+        for (const jit::Node* m : b->nodes()) {
+          auto k = m->kind();
+          bool same_write = k == c10::prim::SetAttr && m->s(c10::attr::name) == name;
+          if (k != c10::aten::warn && k != c10::prim::Constant && !same_write) return false;
+        }
+    }
+    return true;
+  };
+  return only_guards(get_attr->output());
+}
+
+// written_attrs_ and warn_only_attrs_ from every method of every module type of the model.
+void Lifter::find_attr_writes() {
+  std::map<std::pair<std::string, std::string>, bool> reads_warn_only;
+  std::function<void(const jit::Block*)> walk = [&](const jit::Block* b) {
+    for (const jit::Node* n : b->nodes()) {
+      for (const jit::Block* sub : n->blocks()) walk(sub);
+      if (n->kind() != c10::prim::SetAttr && n->kind() != c10::prim::GetAttr) continue;
+      auto ct = n->input(0)->type()->cast<c10::ClassType>();
+      if (!ct || !ct->is_module()) continue;
+      std::pair<std::string, std::string> attr{type_key(ct), n->s(c10::attr::name)};
+      if (n->kind() == c10::prim::SetAttr) {
+        written_attrs_.insert(attr);
+        reads_warn_only.emplace(attr, true);
+      } else {
+        auto [it, fresh] = reads_warn_only.emplace(attr, true);
+        it->second = it->second && warn_only_read(n);
+      }
+    }
+  };
+  std::set<std::string> seen;
+  for (const jit::Module& m : root_.modules()) {
+    if (!seen.insert(type_key(m.type())).second) continue;
+    for (const jit::Method& method : m.get_methods()) walk(method.graph()->block());
+  }
+  for (const auto& attr : written_attrs_)
+    if (reads_warn_only.at(attr)) warn_only_attrs_.insert(attr);
+}
+
+void Lifter::lift_create_object(const jit::Node* n, Frame& f) {
+  auto obj = std::make_shared<ObjectState>();
+  obj->type = n->output()->type()->expect<c10::ClassType>();
+  obj->home = cur_;
+  f.env[n->output()] = Binding{nullptr, {}, obj, nullptr};
+}
+
+void Lifter::lift_set_attr(const jit::Node* n, Frame& f) {
+  const Binding& target = binding_of(f, n->input(0));
+  std::string name = n->s(c10::attr::name);
+  if (target.object) {
+    if (target.object->stored)
+      unsupported(n,
+                  "field '" + name + "' of a " + type_key(target.object->type) +
+                      " object kept in the model is written: the value persists to the next "
+                      "call, which the generated code cannot reproduce",
+                  f, "keep the value in a local variable");
+    if (target.object->home != cur_)
+      unsupported(n,
+                  "field '" + name + "' of a " + type_key(target.object->type) +
+                      " object is written inside an `if` or a loop: which value later reads see "
+                      "is decided at run time",
+                  f, "compute the value first and write the field in straight-line code");
+    target.object->fields[name] = binding_of(f, n->input(1));
+    return;
+  }
+  if (!target.module)
+    unsupported(n, "attribute write on something that is neither a module nor an object", f,
+                "write the attribute of a module or of a TorchScript object");
+  const ModuleRef& owner = *target.module;
+  std::string full = join_path(owner.path, name);
+  if (warn_only_attrs_.count({type_key(owner.module.type()), name})) return;
+  auto key = std::make_pair(static_cast<const void*>(owner.module._ivalue().get()), name);
+  if (cur_)
+    unsupported(n,
+                "the module attribute '" + full +
+                    "' is written inside an `if` or a loop: the value persists to the next call, "
+                    "which the generated code cannot reproduce",
+                f, "keep the value in a local variable instead of an attribute of self");
+  if (module_reads_.count(key))
+    unsupported(n,
+                "the module attribute '" + full +
+                    "' is read before forward writes it, so a call sees the value an earlier call "
+                    "left there (a cache), which the generated code cannot reproduce",
+                f, "compute the value in every call instead of keeping it on self");
+  module_writes_[key] = binding_of(f, n->input(1));
+}
+
+// A field of an object, or an attribute of a module that forward wrote (Note [Module attributes
+// written in forward]); false for a plain module attribute read (recorded as read).
+bool Lifter::lift_object_get_attr(const jit::Node* n, Frame& f) {
+  const Binding& b = binding_of(f, n->input(0));
+  std::string name = n->s(c10::attr::name);
+  if (b.object) {
+    auto it = b.object->fields.find(name);
+    if (it == b.object->fields.end() && b.object->stored) {
+      Binding v = stored_attr(b.object->stored->getAttr(name), n->output()->type(), f, n);
+      f.env[n->output()] = v;
+      return true;
+    }
+    if (it == b.object->fields.end())
+      unsupported(n,
+                  "field '" + name + "' of a " + type_key(b.object->type) +
+                      " object is read before it is written",
+                  f, "write the field in the class's __init__");
+    f.env[n->output()] = it->second;
+    return true;
+  }
+  if (!b.module) return false;
+  auto key = std::make_pair(static_cast<const void*>(b.module->module._ivalue().get()), name);
+  auto w = module_writes_.find(key);
+  if (w != module_writes_.end()) {
+    f.env[n->output()] = w->second;
+    return true;
+  }
+  module_reads_.insert(key);
+  return false;
+}
+
+// An attribute value of an object or module kept in the model: an object is a stored
+// ObjectState, anything else a constant.
+Binding Lifter::stored_attr(const IValue& v, const c10::TypePtr& type, Frame& f,
+                            const jit::Node* n) {
+  if (v.isObject() && !v.toObjectRef().type()->is_module()) {
+    auto obj = std::make_shared<ObjectState>();
+    obj->type = v.toObjectRef().type();
+    obj->stored = v.toObject();
+    return Binding{nullptr, {}, obj, nullptr};
+  }
+  return Binding{constant_value(v, type, f, n), {}};
+}
+
+// A method of an object's class, inlined with the object as self.
+void Lifter::lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectState>& obj,
+                              Frame& f) {
+  std::string method = n->s(c10::attr::name);
+  jit::Function* fn = obj->type->findMethod(method);
+  if (!fn || !fn->isGraphFunction())
+    unsupported(n, "class " + type_key(obj->type) + " has no TorchScript method " + method, f,
+                "re-export the model");
+  std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
+  Frame sub;
+  sub.self = f.self;
+  sub.scope = f.scope;
+  lift_inlined(n, g, sub, f);
+}
+
+// A tuple that holds a module or an object (ImageList and the targets, returned by a
+// transform's forward) is a tuple of bindings.
+bool Lifter::lift_tuple_of_refs(const jit::Node* n, Frame& f) {
+  auto items = std::make_shared<std::vector<Binding>>();
+  bool refs = false;
+  for (const jit::Value* v : n->inputs()) {
+    items->push_back(binding_of(f, v));
+    refs |= !items->back().is_value();
+  }
+  if (!refs) return false;
+  f.env[n->output()] = Binding{nullptr, {}, nullptr, items};
+  return true;
+}
+
+// prim::TupleUnpack / prim::TupleIndex of a tuple of bindings.
+bool Lifter::lift_unpack_refs(const jit::Node* n, Frame& f) {
+  const Binding& b = binding_of(f, n->input(0));
+  if (!b.tuple) return false;
+  auto items = b.tuple;  // f.env may rehash below
+  if (n->kind() == c10::prim::TupleUnpack) {
+    for (size_t i = 0; i < n->outputs().size(); ++i) f.env[n->output(i)] = items->at(i);
+    return true;
+  }
+  auto index = jit::toIValue(n->input(1));
+  if (!index || !index->isInt())
+    unsupported(n, "a tuple holding an object is indexed with a computed index", f,
+                "index it with a constant");
+  int64_t i = index->toInt();
+  if (i < 0) i += static_cast<int64_t>(items->size());
+  f.env[n->output()] = items->at(static_cast<size_t>(i));
+  return true;
+}
+
+}  // namespace tt::ts
