@@ -51,14 +51,14 @@ endif()
 # The default build runs the label too, so `scripts/test.sh` (what CI runs) proves it every time,
 # at the lowest cost we found:
 #   - the setup test sanitize_build (fixture tt_asan_build) builds build/asan/ with
-#     `scripts/build.sh --sanitize-suite`: clang++, ASan + UBSan at -O1, no libFuzzer
+#     `scripts/build.sh --sanitize-suite`: clang++, ASan + UBSan at -O0, no libFuzzer
 #     instrumentation, and only what the label runs (the CLI, the unit tests, the fault shim);
 #     it starts first (COST) and overlaps with the model generators and the other tests;
 #   - each selected test T gets a twin asan/T that runs T of build/asan/ through its ctest, with
 #     T's own fixtures plus tt_asan_build, but none of build/asan/'s fixtures (-FA): build/asan/
-#     reads this build's generated models through the link build/asan/testmodels, so nothing is
-#     generated twice. A twin whose T is missing fails (--no-tests=error), and a skipped T shows
-#     as skipped, not passed.
+#     reads this build's generated models through links (build/asan/testmodels* ->
+#     build/testmodels*), so nothing is generated twice. A twin whose T is missing fails
+#     (--no-tests=error), and a skipped T shows as skipped, not passed.
 # TT_SANITIZE_SUITE=OFF leaves it out (a machine without clang); CI runs it.
 option(TT_SANITIZE_SUITE "Run the sanitize label (ASan + UBSan) in the default suite" ON)
 if(NOT TT_SANITIZE_SUITE)
@@ -66,9 +66,22 @@ if(NOT TT_SANITIZE_SUITE)
 endif()
 set(TT_SANITIZE_DIR ${CMAKE_BINARY_DIR}/asan)
 file(MAKE_DIRECTORY ${TT_SANITIZE_DIR})
-if(NOT IS_SYMLINK ${TT_SANITIZE_DIR}/testmodels)
-  file(CREATE_LINK ${TT_TESTMODELS_DIR} ${TT_SANITIZE_DIR}/testmodels SYMBOLIC)
-endif()
+# Every directory of generated models a test file names (${CMAKE_BINARY_DIR}/testmodels*) is a
+# link in build/asan/ to this build's, made now: the generators fill them later.
+file(GLOB tt_test_files ${CMAKE_SOURCE_DIR}/tests/*.cmake)
+set(tt_model_dirs)
+foreach(f IN LISTS tt_test_files)
+  file(STRINGS ${f} lines REGEX "CMAKE_BINARY_DIR}/testmodels")
+  string(REGEX MATCHALL "CMAKE_BINARY_DIR}/testmodels[A-Za-z0-9_]*" found "${lines}")
+  list(APPEND tt_model_dirs ${found})
+endforeach()
+list(TRANSFORM tt_model_dirs REPLACE "^CMAKE_BINARY_DIR}/" "")
+list(REMOVE_DUPLICATES tt_model_dirs)
+foreach(d IN LISTS tt_model_dirs)
+  if(NOT IS_SYMLINK ${TT_SANITIZE_DIR}/${d})
+    file(CREATE_LINK ${CMAKE_BINARY_DIR}/${d} ${TT_SANITIZE_DIR}/${d} SYMBOLIC)
+  endif()
+endforeach()
 add_test(NAME sanitize_build
          COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${TT_SANITIZE_DIR}
                  ${CMAKE_SOURCE_DIR}/scripts/build.sh --sanitize-suite)
