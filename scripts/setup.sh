@@ -15,12 +15,8 @@ PACKAGES=(
   python3-torch python3-torchvision python3-torchaudio python3-pyflakes python3-jsonschema
   python3-onnx  # torch.onnx.export of torch 2.x needs it (the ONNX test models)
   libopenblas0-pthread graphviz time
+  clang libclang-rt-dev  # the suite's sanitize label and scripts/fuzz.sh: ASan, UBSan, libFuzzer
 )
-# --sanitize: also what scripts/build.sh --sanitize needs (clang++ and libFuzzer; Note [Sanitizer
-# build] in CMakeLists.txt), which the default build and suite do not.
-if [[ ${1:-} == --sanitize ]]; then
-  PACKAGES+=(clang libclang-rt-dev)
-fi
 
 # Root runs commands directly (CI is root); anyone else goes through sudo.
 if [[ $(id -u) -eq 0 ]]; then
