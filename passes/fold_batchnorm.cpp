@@ -221,41 +221,19 @@ class BnFolder {
     Node* p = c.p;
     const std::string_view w_name = ref_of(p, "weight");
 
-    const at::Tensor& w = c.w->tensor;
-    const at::Tensor* b = c.b ? &c.b->tensor : nullptr;
-    const at::Tensor* gamma = c.gamma ? &c.gamma->tensor : nullptr;
-    const at::Tensor* beta = c.beta ? &c.beta->tensor : nullptr;
-    double eps = bn->attrs().get_float("eps", 1e-5);
-    int64_t groups = p->attrs().get_int("groups", 1);
-    int64_t out_ch = c.kind == ProducerKind::ConvTranspose ? w.size(1) * groups : w.size(0);
-
-    auto f64 = [](const at::Tensor& t) { return t.detach().to(at::kDouble).reshape({-1}); };
-    at::Tensor scale = at::rsqrt(f64(c.var->tensor) + eps);
-    if (gamma) scale = scale * f64(*gamma);
-    at::Tensor bias64 = b ? f64(*b) : at::zeros({out_ch}, at::kDouble);
-    at::Tensor new_b = (bias64 - f64(c.mean->tensor)) * scale;
-    if (beta) new_b = new_b + f64(*beta);
-
-    at::Tensor w64 = w.detach().to(at::kDouble);
-    at::Tensor new_w;
-    if (c.kind == ProducerKind::ConvTranspose) {
-      std::vector<int64_t> view{groups, w.size(0) / groups, w.size(1)};
-      std::vector<int64_t> sview{groups, 1, w.size(1)};
-      for (int64_t d = 2; d < w.dim(); ++d) {
-        view.push_back(w.size(d));
-        sview.push_back(1);
-      }
-      new_w = (w64.reshape(view) * scale.reshape(sview)).reshape(w.sizes());
-    } else {
-      std::vector<int64_t> bshape(static_cast<size_t>(w.dim()), 1);
-      bshape[0] = out_ch;
-      new_w = w64 * scale.reshape(bshape);
-    }
-
-    const at::ScalarType wdt = w.scalar_type();
-    const at::ScalarType bdt = b ? b->scalar_type() : wdt;
-    at::Tensor folded_b = new_b.to(bdt).contiguous();
-    c.w->tensor = new_w.to(wdt).contiguous();
+    auto t = [](Weight* x) { return x ? &x->tensor : nullptr; };
+    BnFoldInputs in{t(c.w),
+                    t(c.b),
+                    t(c.mean),
+                    t(c.var),
+                    t(c.gamma),
+                    t(c.beta),
+                    bn->attrs().get_float("eps", 1e-5),
+                    p->attrs().get_int("groups", 1),
+                    c.kind == ProducerKind::ConvTranspose};
+    at::Tensor new_w, folded_b;
+    fold_bn_tensors(in, new_w, folded_b);
+    c.w->tensor = std::move(new_w);
     if (c.b) {
       c.b->tensor = folded_b;
     } else {
@@ -299,6 +277,153 @@ class BnFolder {
 };
 
 }  // namespace
+
+// Note [BatchNorm folding on raw data]
+// One fold is a handful of per-channel multiply-adds on tensors of a few hundred elements. Written
+// as ATen calls (to(kDouble), rsqrt, mul, add, to(dtype): about fifteen ops per fold) the
+// dispatcher's fixed cost per call dominates: ~127 us per fold, 13 s of the 1M-node graph of
+// scripts/bench_passes.sh (issue #22). The fast path below does the same arithmetic in plain loops
+// over the tensors' float/double data and allocates only the two results. It is bit for bit the
+// ATen formula: every step is one IEEE double operation rounded on its own, in the same order
+// (t = var + eps; s = 1 / sqrt(t); s = s * gamma; nb = (b - mean) * s; nb = nb + beta;
+// W' = W * s; results cast to the weight's / bias's dtype with one rounding), which is what ATen's
+// CPU kernels compute element by element (scalar and vector forms agree: rsqrt is a correctly
+// rounded sqrt then a division; there is no fused multiply-add in mul or add). The compiler must
+// not contract `nb * s + beta` into an FMA either: the steps are separate loops, and GCC's
+// -ffp-contract=fast (its default in gnu++ modes) is switched off for these functions. Tensors of
+// other dtypes (half, bfloat16) or layouts take the ATen path, which stays the reference:
+// tests/unit/test_passes.cpp compares the two bit for bit.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TT_NO_FP_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define TT_NO_FP_CONTRACT
+#endif
+
+namespace {
+
+int64_t bn_out_channels(const BnFoldInputs& in) {
+  const at::Tensor& w = *in.w;
+  return in.transpose ? w.size(1) * in.groups : w.size(0);
+}
+
+bool raw_foldable(const at::Tensor* t) {
+  return !t || (t->device().is_cpu() && t->is_contiguous() && t->layout() == at::kStrided &&
+                (t->scalar_type() == at::kFloat || t->scalar_type() == at::kDouble));
+}
+
+// Element i of a contiguous float or double tensor, as double (exact).
+inline double at_f64(const at::Tensor& t, int64_t i) {
+  return t.scalar_type() == at::kDouble ? t.const_data_ptr<double>()[i]
+                                        : static_cast<double>(t.const_data_ptr<float>()[i]);
+}
+
+// W'[i] = W[i] * s[channel of i], cast to W's dtype. W is viewed as [G, IG, OG, K] with the
+// channel of element (g, i, j, k) = g*OG + j: [1, 1, out, rest] for Conv/Linear, [groups,
+// in/groups, out/groups, k...] for ConvTranspose.
+template <typename T>
+TT_NO_FP_CONTRACT void scale_weight(const at::Tensor& w, at::Tensor& out,
+                                    const std::vector<double>& s, int64_t G, int64_t IG, int64_t OG,
+                                    int64_t K) {
+  const T* src = w.const_data_ptr<T>();
+  T* dst = out.mutable_data_ptr<T>();
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t i = 0; i < IG; ++i)
+      for (int64_t j = 0; j < OG; ++j) {
+        const double sc = s[static_cast<size_t>(g * OG + j)];
+        for (int64_t k = 0; k < K; ++k, ++src, ++dst)
+          *dst = static_cast<T>(static_cast<double>(*src) * sc);
+      }
+}
+
+TT_NO_FP_CONTRACT void fold_bn_raw(const BnFoldInputs& in, at::Tensor& new_w, at::Tensor& new_b) {
+  const at::Tensor& w = *in.w;
+  const int64_t oc = bn_out_channels(in);
+  const size_t n = static_cast<size_t>(oc);
+  std::vector<double> s(n), nb(n);
+  for (int64_t c = 0; c < oc; ++c) {
+    const double t = at_f64(*in.var, c) + in.eps;
+    s[c] = 1.0 / std::sqrt(t);
+  }
+  if (in.gamma)
+    for (int64_t c = 0; c < oc; ++c) s[c] = s[c] * at_f64(*in.gamma, c);
+  for (int64_t c = 0; c < oc; ++c) {
+    const double b = in.b ? at_f64(*in.b, c) : 0.0;
+    nb[c] = (b - at_f64(*in.mean, c)) * s[c];
+  }
+  if (in.beta)
+    for (int64_t c = 0; c < oc; ++c) nb[c] = nb[c] + at_f64(*in.beta, c);
+
+  const at::ScalarType wdt = w.scalar_type();
+  const at::ScalarType bdt = in.b ? in.b->scalar_type() : wdt;
+  new_b = at::empty({oc}, at::TensorOptions().dtype(bdt));
+  if (bdt == at::kDouble) {
+    std::copy(nb.begin(), nb.end(), new_b.mutable_data_ptr<double>());
+  } else {
+    float* dst = new_b.mutable_data_ptr<float>();
+    for (size_t c = 0; c < n; ++c) dst[c] = static_cast<float>(nb[c]);
+  }
+
+  new_w = at::empty(w.sizes(), at::TensorOptions().dtype(wdt));
+  if (oc == 0 || w.numel() == 0) return;
+  int64_t G = 1, IG = 1, OG = oc, K = w.numel() / oc;
+  if (in.transpose) {
+    G = in.groups;
+    IG = w.size(0) / in.groups;
+    OG = w.size(1);
+    K = w.numel() / (w.size(0) * w.size(1));
+  }
+  if (wdt == at::kDouble)
+    scale_weight<double>(w, new_w, s, G, IG, OG, K);
+  else
+    scale_weight<float>(w, new_w, s, G, IG, OG, K);
+}
+
+// The same formula as ATen calls: the reference, and the path for other dtypes and layouts.
+void fold_bn_aten(const BnFoldInputs& in, at::Tensor& new_w, at::Tensor& new_b) {
+  const at::Tensor& w = *in.w;
+  const int64_t groups = in.groups;
+  const int64_t out_ch = bn_out_channels(in);
+  auto f64 = [](const at::Tensor& t) { return t.detach().to(at::kDouble).reshape({-1}); };
+  at::Tensor scale = at::rsqrt(f64(*in.var) + in.eps);
+  if (in.gamma) scale = scale * f64(*in.gamma);
+  at::Tensor bias64 = in.b ? f64(*in.b) : at::zeros({out_ch}, at::kDouble);
+  at::Tensor b64 = (bias64 - f64(*in.mean)) * scale;
+  if (in.beta) b64 = b64 + f64(*in.beta);
+
+  at::Tensor w64 = w.detach().to(at::kDouble);
+  at::Tensor w_out;
+  if (in.transpose) {
+    std::vector<int64_t> view{groups, w.size(0) / groups, w.size(1)};
+    std::vector<int64_t> sview{groups, 1, w.size(1)};
+    for (int64_t d = 2; d < w.dim(); ++d) {
+      view.push_back(w.size(d));
+      sview.push_back(1);
+    }
+    w_out = (w64.reshape(view) * scale.reshape(sview)).reshape(w.sizes());
+  } else {
+    std::vector<int64_t> bshape(static_cast<size_t>(w.dim()), 1);
+    bshape[0] = out_ch;
+    w_out = w64 * scale.reshape(bshape);
+  }
+  const at::ScalarType wdt = w.scalar_type();
+  const at::ScalarType bdt = in.b ? in.b->scalar_type() : wdt;
+  new_b = b64.to(bdt).contiguous();
+  new_w = w_out.to(wdt).contiguous();
+}
+
+}  // namespace
+
+bool fold_bn_tensors(const BnFoldInputs& in, at::Tensor& new_w, at::Tensor& new_b,
+                     BnFoldMath math) {
+  const bool raw = math != BnFoldMath::Aten && raw_foldable(in.w) && raw_foldable(in.b) &&
+                   raw_foldable(in.mean) && raw_foldable(in.var) && raw_foldable(in.gamma) &&
+                   raw_foldable(in.beta) && in.mean->numel() == bn_out_channels(in);
+  if (raw)
+    fold_bn_raw(in, new_w, new_b);
+  else
+    fold_bn_aten(in, new_w, new_b);
+  return raw;
+}
 
 bool run_fold_batchnorm(Graph& g, PassContext& ctx) { return BnFolder(g, ctx).run(); }
 

@@ -324,6 +324,7 @@ bool PassManager::run(Graph& g, Diagnostics& diags) {
               " — fix the graph (this was found before any pass ran)",
           first_problems(std::vector<std::string>(problems.begin() + 1, problems.end()), 5));
   }
+  known_nodes_.reset();  // the graph may have changed since the last run
   return run_steps(pipeline_.steps, g, diags);
 }
 
@@ -373,7 +374,8 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
   const PassInfo& p = *st.pass;
   PassStat stat;
   stat.name = p.name;
-  stat.nodes_before = g.num_nodes();
+  // Only passes run between two passes of one run(), so the count after one is the next's before.
+  stat.nodes_before = known_nodes_ ? *known_nodes_ : g.num_nodes();
 
   PassContext ctx(diags);
   ctx.set_pass_name(p.name);
@@ -392,6 +394,7 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
 
   stat.changed = changed;
   stat.nodes_after = g.num_nodes();
+  known_nodes_ = stat.nodes_after;
   stat.rewrites = ctx.rewrites();
   stat.milliseconds = std::chrono::duration<double, std::milli>(t1 - t0).count();
   stat.log.reserve(ctx.log().size());

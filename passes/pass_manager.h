@@ -20,6 +20,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,9 @@ class PassManager {
   PassManagerOptions opts_;
   std::vector<PassStat> stats_;
   std::vector<RewriteLogEntry> log_;
+  // Node count after the last pass of the current run(): the next pass's count before (counting
+  // walks the whole graph; on 1M nodes a walk is a visible part of a pass, issue #22).
+  std::optional<size_t> known_nodes_;
 };
 
 // Runs a loader's import pipeline (Note [Import pipeline] in lib/loaders/loader.h) on the graph

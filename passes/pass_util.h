@@ -14,6 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
+namespace at {
+class Tensor;
+}
+
 namespace tt {
 
 // Side effects of the node itself (not of its nested blocks): mutation of an input (ops named
@@ -38,5 +42,21 @@ std::optional<size_t> rank_of(const Value* v);
 // Renames weights (old state_dict name -> new): the store keeps its order and every node's
 // reference follows (one walk over the graph, one rebuild of the store).
 void rename_weights(Graph& g, const std::unordered_map<std::string, std::string>& renames);
+
+// The arithmetic of fold-batchnorm (passes/fold_batchnorm.cpp): W' = W * s and
+// b' = (b - mean) * s + beta with s = gamma / sqrt(var + eps), per output channel, in float64, cast
+// back to W's and b's dtype (W's when there is no b). b, gamma, beta may be null. `transpose`: W is
+// a ConvTranspose weight [in, out/groups, k...]. Raw loops over float/double data where they can
+// run (Note [BatchNorm folding on raw data]), else ATen ops; `Aten` forces the latter (tests).
+struct BnFoldInputs {
+  const at::Tensor *w, *b, *mean, *var, *gamma, *beta;
+  double eps;
+  int64_t groups;
+  bool transpose;
+};
+enum class BnFoldMath { Fastest, Aten };
+// Returns true when the raw loops ran.
+bool fold_bn_tensors(const BnFoldInputs& in, at::Tensor& new_w, at::Tensor& new_b,
+                     BnFoldMath math = BnFoldMath::Fastest);
 
 }  // namespace tt

@@ -3,6 +3,7 @@
 
 #include "ir/op_table.h"
 
+#include <algorithm>
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <functional>
@@ -174,6 +175,13 @@ bool is_metadata_inplace(const std::string& aten_base) {
 }
 
 std::unordered_set<const Value*> mutated_memory(const Graph& g) {
+  // Most graphs write no memory at all: then nothing is mutated and the alias edges of every node
+  // (hash maps of vectors, a malloc or more per node) need not be built. On the 1M-node graphs of
+  // scripts/bench_passes.sh that was seconds per pass that asks (issue #22).
+  const std::vector<Node*> nodes = g.all_nodes();
+  if (std::none_of(nodes.begin(), nodes.end(),
+                   [](const Node* n) { return !written_inputs(*n).empty(); }))
+    return {};
   // Edges from a value to the values that may be views/aliases made from it (fwd) and back (bwd).
   std::unordered_map<const Value*, std::vector<const Value*>> fwd, bwd;
   auto edge = [&](const Value* from, const Value* to) {
@@ -181,7 +189,7 @@ std::unordered_set<const Value*> mutated_memory(const Graph& g) {
     bwd[to].push_back(from);
   };
   std::vector<const Value*> written;
-  for (const Node* n : g.all_nodes()) {
+  for (const Node* n : nodes) {
     for (size_t i : written_inputs(*n)) written.push_back(n->input(i));
     // What a container write stores (l.append(x), d[k] = v, l.extend(m)) is then held by the
     // container: a write through the container reaches it, and a write into it reaches the

@@ -568,6 +568,8 @@ class Graph {
   size_t num_nodes() const;  // counts nested nodes too
 
   // Names: unique within the graph.
+  // Room for `n` named values (a loader that knows the size saves the name table's rehashes).
+  void reserve_values(size_t n) { names_.reserve(n); }
   std::string unique_value_name(const std::string& hint);
   Value* find_value(const std::string& name) const;
 

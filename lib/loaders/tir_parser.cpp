@@ -18,9 +18,12 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/EmptyTensor.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -45,6 +48,9 @@ class Parser : Lexer {
 
   std::unique_ptr<Graph> run() {
     g_ = std::make_unique<Graph>();
+    // One node per line, mostly one value each: at most one name per line (issue #22: the name
+    // table of a 1M-node graph otherwise rehashes its way up).
+    g_->reserve_values(static_cast<size_t>(std::count(src_.begin(), src_.end(), '\n')) + 1);
     parse_graph();
     parse_sections();
     return std::move(g_);
@@ -611,7 +617,10 @@ class Parser : Lexer {
           fail(tp,
                std::string("cannot create a ") + dtype_name(t.dtype) + " weight from a declaration",
                "quantized weights can only come from external(\"file.pth\")");
-        w.tensor = at::zeros(*t.shape, at::TensorOptions().dtype(st));
+        // at::zeros without the dispatcher: a declaration per weight is the common case of
+        // generated graphs (scripts/bench_passes.sh declares 730k weights; issue #22).
+        w.tensor = at::detail::empty_cpu(*t.shape, st);
+        if (w.tensor.nbytes()) std::memset(w.tensor.mutable_data_ptr(), 0, w.tensor.nbytes());
       }
       // An incomplete declaration (f32[?,3], Tensor) leaves the tensor undefined.
       g_->weights().set(name, std::move(w));

@@ -6,11 +6,13 @@
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "passes/pass_manager.h"
+#include "passes/pass_util.h"
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 #include "source_dir.h"
 
+#include <cstring>
 #include <fstream>
 
 using namespace tt;
@@ -251,4 +253,68 @@ weights {
     CHECK_FALSE(st.changed);
     CHECK(st.rewrites == 0);
   }
+}
+
+// Note [BatchNorm folding on raw data] (passes/fold_batchnorm.cpp): the plain-loop arithmetic
+// must give the same bytes as the ATen formula it replaces, for every layout it accepts.
+TEST_CASE("fold-batchnorm: raw-data arithmetic is bit-identical to the ATen formula") {
+  at::Generator gen = at::detail::createCPUGenerator(7);
+  auto rnd = [&](std::vector<int64_t> shape, at::ScalarType dt) {
+    return (at::randn(shape, gen, at::TensorOptions().dtype(at::kDouble)) * 3).to(dt);
+  };
+  struct Case {
+    std::vector<int64_t> wshape;
+    int64_t groups;
+    bool transpose;
+  };
+  const std::vector<Case> cases = {
+      {{37, 5, 3, 3}, 1, false},    // Conv2d, odd channel count (vector tails)
+      {{64, 1, 3, 3}, 64, false},   // depthwise
+      {{19, 23}, 1, false},         // Linear
+      {{12, 6, 2, 2}, 3, true},     // ConvTranspose2d, groups=3: out = 18
+      {{8, 5, 3}, 1, true},         // ConvTranspose1d
+      {{6, 4, 1, 2, 3}, 2, false},  // Conv3d
+  };
+  for (at::ScalarType wdt : {at::kFloat, at::kDouble})
+    for (at::ScalarType sdt : {at::kFloat, at::kDouble})
+      for (const Case& c : cases)
+        for (int variant = 0; variant < 4; ++variant) {
+          at::Tensor w = rnd(c.wshape, wdt);
+          const int64_t oc = c.transpose ? c.wshape[1] * c.groups : c.wshape[0];
+          at::Tensor b = rnd({oc}, sdt), mean = rnd({oc}, sdt), gamma = rnd({oc}, sdt),
+                     beta = rnd({oc}, sdt);
+          at::Tensor var = rnd({oc}, sdt).abs();
+          var.index_put_({0}, 0.0);  // var + eps = eps
+          const bool has_b = variant & 1, affine = variant & 2;
+          BnFoldInputs in{&w,
+                          has_b ? &b : nullptr,
+                          &mean,
+                          &var,
+                          affine ? &gamma : nullptr,
+                          affine ? &beta : nullptr,
+                          1e-3 * (variant + 1),
+                          c.groups,
+                          c.transpose};
+          at::Tensor w_raw, b_raw, w_ref, b_ref;
+          REQUIRE(fold_bn_tensors(in, w_raw, b_raw));
+          REQUIRE(!fold_bn_tensors(in, w_ref, b_ref, BnFoldMath::Aten));
+          CAPTURE(c.wshape.size());
+          CAPTURE(c.wshape[0]);
+          CAPTURE(variant);
+          REQUIRE((w_raw.scalar_type() == w_ref.scalar_type()));
+          REQUIRE((b_raw.scalar_type() == b_ref.scalar_type()));
+          REQUIRE((w_raw.sizes() == w_ref.sizes()));
+          CHECK(std::memcmp(w_raw.const_data_ptr(), w_ref.const_data_ptr(), w_ref.nbytes()) == 0);
+          CHECK(std::memcmp(b_raw.const_data_ptr(), b_ref.const_data_ptr(), b_ref.nbytes()) == 0);
+          // Not vacuous: the fold changed the weight.
+          CHECK(!at::equal(w_raw, w));
+        }
+  // Half weights and non-contiguous tensors take the ATen path.
+  at::Tensor wh = at::ones({4, 2}, at::kHalf), m = at::zeros({4}), v = at::ones({4});
+  at::Tensor v_strided = at::ones({8}).slice(0, 0, 8, 2);
+  at::Tensor nw, nb;
+  CHECK(!fold_bn_tensors({&wh, nullptr, &m, &v, nullptr, nullptr, 1e-5, 1, false}, nw, nb));
+  at::Tensor wf = at::ones({4, 2});
+  CHECK(!fold_bn_tensors({&wf, nullptr, &m, &v_strided, nullptr, nullptr, 1e-5, 1, false}, nw, nb));
+  CHECK(fold_bn_tensors({&wf, nullptr, &m, &v, nullptr, nullptr, 1e-5, 1, false}, nw, nb));
 }
