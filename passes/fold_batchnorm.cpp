@@ -311,10 +311,15 @@ bool raw_foldable(const at::Tensor* t) {
                 (t->scalar_type() == at::kFloat || t->scalar_type() == at::kDouble));
 }
 
+// The raw pointers come from the untyped accessors (const_data_ptr(), mutable_data_ptr()) and a
+// cast: the typed templates (const_data_ptr<T>) constrain T with enable_if in a template
+// parameter, which clang mangles differently from the g++ that built LibTorch, so the sanitizer
+// build (clang) did not link.
 // Element i of a contiguous float or double tensor, as double (exact).
 inline double at_f64(const at::Tensor& t, int64_t i) {
-  return t.scalar_type() == at::kDouble ? t.const_data_ptr<double>()[i]
-                                        : static_cast<double>(t.const_data_ptr<float>()[i]);
+  return t.scalar_type() == at::kDouble
+             ? static_cast<const double*>(t.const_data_ptr())[i]
+             : static_cast<double>(static_cast<const float*>(t.const_data_ptr())[i]);
 }
 
 // W'[i] = W[i] * s[channel of i], cast to W's dtype. W is viewed as [G, IG, OG, K] with the
@@ -324,8 +329,8 @@ template <typename T>
 TT_NO_FP_CONTRACT void scale_weight(const at::Tensor& w, at::Tensor& out,
                                     const std::vector<double>& s, int64_t G, int64_t IG, int64_t OG,
                                     int64_t K) {
-  const T* src = w.const_data_ptr<T>();
-  T* dst = out.mutable_data_ptr<T>();
+  const T* src = static_cast<const T*>(w.const_data_ptr());
+  T* dst = static_cast<T*>(out.mutable_data_ptr());
   for (int64_t g = 0; g < G; ++g)
     for (int64_t i = 0; i < IG; ++i)
       for (int64_t j = 0; j < OG; ++j) {
@@ -357,9 +362,9 @@ TT_NO_FP_CONTRACT void fold_bn_raw(const BnFoldInputs& in, at::Tensor& new_w, at
   const at::ScalarType bdt = in.b ? in.b->scalar_type() : wdt;
   new_b = at::empty({oc}, at::TensorOptions().dtype(bdt));
   if (bdt == at::kDouble) {
-    std::copy(nb.begin(), nb.end(), new_b.mutable_data_ptr<double>());
+    std::copy(nb.begin(), nb.end(), static_cast<double*>(new_b.mutable_data_ptr()));
   } else {
-    float* dst = new_b.mutable_data_ptr<float>();
+    float* dst = static_cast<float*>(new_b.mutable_data_ptr());
     for (size_t c = 0; c < n; ++c) dst[c] = static_cast<float>(nb[c]);
   }
 
