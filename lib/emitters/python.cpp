@@ -154,7 +154,7 @@ void PyEmitter::check_class_name() const {
   std::string what;
   if (std::count(helpers_.begin(), helpers_.end(), cls)) what = "the helper class NAME.py defines";
   if (python_reserved(cls)) what = "a name the generated code uses";
-  for (std::string imp : imports_) {
+  for (const std::string& imp : imports_) {
     std::string bound;
     if (imp.rfind("from ", 0) == 0) {
       bound = imp.substr(imp.rfind(' ') + 1);
