@@ -79,24 +79,37 @@ namespace {
 // protobuf's CHECK; found by fuzz_onnx, regression input testdata/fuzz/onnx/crash-conv-rank.onnx).
 // Such a node is malformed ONNX (X and W have the same rank >= 3; each spatial attribute has one
 // entry per spatial axis, pads two), so the file is refused as bad input before inference runs.
+void check_node_ranks(const ::onnx::NodeProto& n, int r,
+                      const std::map<std::string, std::vector<int> >& ranks);
+
 void check_conv_pool_ranks(const ::onnx::GraphProto& g) {
   using namespace onnx_import;
-  std::map<std::string, int> rank;
+  // Every rank the file declares for a name: inference also takes the graph outputs' declared
+  // types (a graph output named like a Conv's input, with rank 2, crashed it the same way).
+  std::map<std::string, std::vector<int> > ranks;
   auto note = [&](const ox::ValueInfoProto& v) {
     if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-      rank[v.name()] = v.type().tensor_type().shape().dim_size();
+      ranks[v.name()].push_back(v.type().tensor_type().shape().dim_size());
   };
   for (const auto& v : g.input()) note(v);
   for (const auto& v : g.value_info()) note(v);
-  for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
+  for (const auto& v : g.output()) note(v);
+  for (const auto& t : g.initializer()) ranks[t.name()].push_back(t.dims_size());
   static const std::set<std::string> conv_pool = {
       "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"};
   for (const auto& n : g.node()) {
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
     if (!conv_pool.count(n.op_type()) || n.input_size() == 0) continue;
-    auto it = rank.find(n.input(0));
-    if (it == rank.end()) continue;
-    const int r = it->second;
+    auto it = ranks.find(n.input(0));
+    if (it == ranks.end()) continue;
+    for (const int r : it->second) check_node_ranks(n, r, ranks);
+  }
+}
+
+void check_node_ranks(const ::onnx::NodeProto& n, int r,
+                      const std::map<std::string, std::vector<int> >& ranks) {
+  using namespace onnx_import;
+  {
     auto refuse = [&](const std::string& what) {
       bad("node " + n.op_type() + " '" + n.name() + "': " + what +
           " — the ONNX file is malformed; re-export the model with torch.onnx.export");
@@ -105,10 +118,12 @@ void check_conv_pool_ranks(const ::onnx::GraphProto& g) {
     // The weight: input 1 (Conv, ConvTranspose, ConvInteger) or 3 (QLinearConv).
     int w = n.op_type() == "QLinearConv" ? 3 : n.op_type().rfind("Conv", 0) == 0 ? 1 : -1;
     if (w >= 0 && w < n.input_size()) {
-      auto wr = rank.find(n.input(w));
-      if (wr != rank.end() && wr->second != r)
-        refuse("weight '" + n.input(w) + "' has rank " + std::to_string(wr->second) +
-               " but the input has rank " + std::to_string(r));
+      auto wr = ranks.find(n.input(w));
+      if (wr != ranks.end())
+        for (const int k : wr->second)
+          if (k != r)
+            refuse("weight '" + n.input(w) + "' has rank " + std::to_string(k) +
+                   " but the input has rank " + std::to_string(r));
     }
     for (const auto& a : n.attribute()) {
       size_t want = a.name() == "pads" ? 2 * size_t(r - 2)
