@@ -80,7 +80,34 @@ namespace {
 // Such a node is malformed ONNX (X and W have the same rank >= 3; each spatial attribute has one
 // entry per spatial axis, pads two), so the file is refused as bad input before inference runs.
 void check_node_ranks(const ::onnx::NodeProto& n, int r,
-                      const std::map<std::string, std::vector<int> >& ranks);
+                      const std::map<std::string, std::vector<int> >& ranks) {
+  using namespace onnx_import;
+  auto refuse = [&](const std::string& what) {
+    bad("node " + n.op_type() + " '" + n.name() + "': " + what +
+        " — the ONNX file is malformed; re-export the model with torch.onnx.export");
+  };
+  if (r < 3) refuse("input '" + n.input(0) + "' has rank " + std::to_string(r) + ", not >= 3");
+  // The weight: input 1 (Conv, ConvTranspose, ConvInteger) or 3 (QLinearConv).
+  int w = n.op_type() == "QLinearConv" ? 3 : n.op_type().rfind("Conv", 0) == 0 ? 1 : -1;
+  if (w >= 0 && w < n.input_size()) {
+    auto wr = ranks.find(n.input(w));
+    if (wr != ranks.end())
+      for (const int k : wr->second)
+        if (k != r)
+          refuse("weight '" + n.input(w) + "' has rank " + std::to_string(k) +
+                 " but the input has rank " + std::to_string(r));
+  }
+  for (const auto& a : n.attribute()) {
+    size_t want = a.name() == "pads" ? 2 * size_t(r - 2)
+                  : (a.name() == "kernel_shape" || a.name() == "strides" ||
+                     a.name() == "dilations" || a.name() == "output_padding")
+                      ? size_t(r - 2)
+                      : 0;
+    if (want && a.ints_size() != 0 && size_t(a.ints_size()) != want)
+      refuse(a.name() + " has " + std::to_string(a.ints_size()) + " entries for " +
+             std::to_string(r - 2) + " spatial axes");
+  }
+}
 
 void check_conv_pool_ranks(const ::onnx::GraphProto& g) {
   using namespace onnx_import;
@@ -103,38 +130,6 @@ void check_conv_pool_ranks(const ::onnx::GraphProto& g) {
     auto it = ranks.find(n.input(0));
     if (it == ranks.end()) continue;
     for (const int r : it->second) check_node_ranks(n, r, ranks);
-  }
-}
-
-void check_node_ranks(const ::onnx::NodeProto& n, int r,
-                      const std::map<std::string, std::vector<int> >& ranks) {
-  using namespace onnx_import;
-  {
-    auto refuse = [&](const std::string& what) {
-      bad("node " + n.op_type() + " '" + n.name() + "': " + what +
-          " — the ONNX file is malformed; re-export the model with torch.onnx.export");
-    };
-    if (r < 3) refuse("input '" + n.input(0) + "' has rank " + std::to_string(r) + ", not >= 3");
-    // The weight: input 1 (Conv, ConvTranspose, ConvInteger) or 3 (QLinearConv).
-    int w = n.op_type() == "QLinearConv" ? 3 : n.op_type().rfind("Conv", 0) == 0 ? 1 : -1;
-    if (w >= 0 && w < n.input_size()) {
-      auto wr = ranks.find(n.input(w));
-      if (wr != ranks.end())
-        for (const int k : wr->second)
-          if (k != r)
-            refuse("weight '" + n.input(w) + "' has rank " + std::to_string(k) +
-                   " but the input has rank " + std::to_string(r));
-    }
-    for (const auto& a : n.attribute()) {
-      size_t want = a.name() == "pads" ? 2 * size_t(r - 2)
-                    : (a.name() == "kernel_shape" || a.name() == "strides" ||
-                       a.name() == "dilations" || a.name() == "output_padding")
-                        ? size_t(r - 2)
-                        : 0;
-      if (want && a.ints_size() != 0 && size_t(a.ints_size()) != want)
-        refuse(a.name() + " has " + std::to_string(a.ints_size()) + " entries for " +
-               std::to_string(r - 2) + " spatial axes");
-    }
   }
 }
 
