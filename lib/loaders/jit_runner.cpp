@@ -3,6 +3,7 @@
 
 #include "loaders/export.h"
 #include "loaders/loader.h"
+#include "loaders/torchscript/mapped_load.h"
 #include "support/diag.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -20,7 +21,8 @@ torch::jit::Module load_for_running(const std::string& path) {
   // A torch.export archive runs as the module its loader builds (lib/loaders/export/).
   if (detect_format(path) == "export") return export_to_module(path);
   try {
-    torch::jit::Module m = torch::jit::load(path);
+    // Weights mapped from the file, not copied (Note [Weights mapped from the archive]).
+    torch::jit::Module m = ts::load_mapped(path);
     m.eval();
     return m;
   } catch (const std::exception& e) {

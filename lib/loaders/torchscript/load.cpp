@@ -4,6 +4,7 @@
 #include "loaders/loader.h"
 
 #include "loaders/torchscript/lifter.h"
+#include "loaders/torchscript/mapped_load.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/api/include/torch/version.h>
@@ -89,7 +90,14 @@ jit::Module load_module(const std::string& path) {
   for (;;) {
     std::string what;
     try {
-      return jit::load(path, c10::Device(c10::kCPU));
+      ts::MappedLoadStats stats;
+      jit::Module m = ts::load_mapped(path, &stats);
+      if (stats.mapped)
+        spdlog::debug("weights: {} records ({} MiB) mapped from the archive, {} read",
+                      stats.records, stats.bytes >> 20, stats.filled);
+      else
+        spdlog::debug("weights: read into memory ({})", stats.reason);
+      return m;
     } catch (const c10::Error& e) {
       what = e.what_without_backtrace();
     } catch (const std::exception& e) {
