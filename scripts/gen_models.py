@@ -550,8 +550,10 @@ class TinyCnn(nn.Module):
 # Randomisation
 
 
-def randomize_(model, spec, gen):
-    """Gives every float tensor a non-trivial value and BatchNorm realistic random statistics."""
+def randomize_(model, spec, gen, before_stats=None):
+    """Gives every float tensor a non-trivial value and BatchNorm realistic random statistics.
+    before_stats(model), when given, runs after the BatchNorm affine parameters are drawn and
+    before the statistics are measured (so they hold for what it changes)."""
     with torch.no_grad():
         for t in list(model.parameters()) + list(model.buffers()):
             if t.is_floating_point() and t.numel() > 0 and not bool(t.any()):
@@ -561,6 +563,8 @@ def randomize_(model, spec, gen):
             if bn.affine:
                 bn.weight.copy_(0.75 + 0.5 * torch.rand(bn.weight.shape, generator=gen))
                 bn.bias.copy_(0.1 * torch.randn(bn.bias.shape, generator=gen))
+        if before_stats is not None:
+            before_stats(model)
         tracked = [bn for bn in bns if bn.track_running_stats]
         if not tracked:
             return

@@ -62,13 +62,53 @@ def post_training(model, inputs, gen):
     return torch.ao.quantization.convert(model.eval(), inplace=False)
 
 
-def torchvision_model(fn, **kw):
+# Note [A random MobileNetV3 quantizes badly]
+# With the plain recipe (randomize_, fuse_model, qnnpack PTQ, calibration on randn * 2) at 64x64,
+# torchvision's mobilenet_v3_large quantized far from its own float model: output cosine 0.887
+# on randn * 2, so no float twin could reach the 0.99 of the --dequantize tests. Measured per layer
+# (each module's dequantized int8 output against the float module's, scratch hooks): every int8
+# module alone is within cosine 0.9995 of its float module on the same input, but the error grows
+# steadily block after block (0.996 after features.6, 0.97 at features.12, 0.81 at features.14's
+# SE multiply, 0.887 at the logits). The random network amplifies any perturbation: Gaussian noise
+# of cosine 0.9995 added after features[0] of the *float* model leaves cosine 0.957 at its output
+# (0.930 after features[1]): random deep BatchNorm networks are chaotic, trained ones are not.
+# (The late SE blocks add to it: their gate multiplies two signals with errors, which adds the
+# errors. And at 64x64 the last blocks run on 2x2 maps, their BatchNorm statistics measured on 16
+# values per channel: larger inputs alone help, see the 128x128 row below.) Not the causes: the
+# observer (qnnpack's default is already a HistogramObserver), per-channel weights (0.871), more
+# calibration (8 batches of 4: 0.899).
+# So the test model is a less chaotic, more realistic one, still built by the standard recipe:
+#   - each residual block's branch ends in a BatchNorm scaled by RESIDUAL_GAIN (weight and bias,
+#     before the statistics are measured), as the zero-initialised last BatchNorm of residual
+#     blocks does in torchvision's ResNet (zero_init_residual) but not zero, so every branch
+#     still carries signal: the noise above then leaves cosine 0.9992 at the output;
+#   - 112x112 inputs (half ImageNet's 224): the last blocks run on 4x4 maps.
+# Cosine of the int8 model to its float model / to its float twin (float model with the int8
+# weights, what --dequantize writes), on randn * 2 (4 images; and the test's own input):
+#   64x64, gain 1 (before):        0.887 / 0.884  (0.943 / 0.952)
+#   64x64, gain 0.2:               0.981 / 0.984  (0.993 / 0.994)
+#   128x128, gain 1:               0.957 / 0.970  (0.924 / 0.967)
+#   112x112, gain 0.2 (this one):  0.994 / 0.996  (0.995 / 0.996); other seeds 0.996 / 0.997
+RESIDUAL_GAIN = 0.2
+
+
+def damp_residual_branches_(model):
+    """Scales the last BatchNorm of each residual block's branch by RESIDUAL_GAIN (Note [A random
+    MobileNetV3 quantizes badly])."""
+    for block in model.modules():
+        if getattr(block, "use_res_connect", False):
+            bn = block.block[-1][1]
+            bn.weight.mul_(RESIDUAL_GAIN)
+            bn.bias.mul_(RESIDUAL_GAIN)
+
+
+def torchvision_model(fn, before_stats=None, **kw):
     def build(spec, inputs, gen):
         from torchvision.models import quantization
         model = getattr(quantization, fn)(weights=None, quantize=False, **kw).eval()
         # Realistic BatchNorm statistics, so activations stay O(1) through the deep net and the
         # int8 outputs are not all one value.
-        gen_models.randomize_(model, spec, gen)
+        gen_models.randomize_(model, spec, gen, before_stats)
         model.fuse_model()
         return post_training(model, inputs, gen)
     return build
@@ -78,7 +118,7 @@ def torchvision_model(fn, **kw):
 for _name, _fn, _size, _kw, _scripted in [
     ("q_resnet18", "resnet18", 64, {}, True),
     ("q_mobilenet_v2", "mobilenet_v2", 64, {}, True),
-    ("q_mobilenet_v3", "mobilenet_v3_large", 64, {}, True),
+    ("q_mobilenet_v3", "mobilenet_v3_large", 112, {"before_stats": damp_residual_branches_}, True),
     ("q_shufflenet", "shufflenet_v2_x0_5", 64, {}, True),
     ("q_googlenet", "googlenet", 64, {"aux_logits": False, "init_weights": True}, False),
     ("q_inception", "inception_v3", 80, {"aux_logits": False, "init_weights": True}, False),

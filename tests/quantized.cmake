@@ -55,7 +55,8 @@ endforeach()
 # mobilenet_v2 reaches 0.935 and shufflenet 0.965), while on randn * 2 after calibrating on randn * 2 all three are above 0.99
 # (0.9986, 0.9926, 0.9926). No float twin is closer to the int8 model than the float model it came
 # from, so calibrating on plain randn would not let these tests run on plain randn: they keep the
-# calibration and run the torchvision models on randn * 2.
+# calibration and run the torchvision models on randn * 2. mobilenet_v3_large needed more than that
+# (Note [A random MobileNetV3 quantizes badly] in the generator).
 function(tt_dequantize_test prefix entry)
   string(REPLACE ":" ";" parts "${entry}")
   list(GET parts 0 name)
@@ -76,7 +77,8 @@ endfunction()
 foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_dynamic_lstm q_dynamic_lstm_s q_dynamic_gru
                        q_dynamic_gru_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
                        "q_resnet18_s:2" "q_mobilenet_v2:2" "q_mobilenet_v2_s:2" "q_shufflenet:2"
-                       "q_shufflenet_s:2" "q_googlenet:2" "q_inception:2")
+                       "q_shufflenet_s:2" "q_googlenet:2" "q_inception:2" "q_mobilenet_v3:2"
+                       "q_mobilenet_v3_s:2")
   tt_dequantize_test(dequantize "${entry}")
 endforeach()
 # --dequantize --quant-prep: a float model ready for a new PTQ run (prepare, calibrate, convert
