@@ -83,7 +83,8 @@ foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_dynamic_lstm q_dyna
 endforeach()
 # --dequantize --quant-prep: a float model ready for a new PTQ run (prepare, calibrate, convert
 # in check_dequantize.py --quant-prep).
-foreach(entry IN ITEMS q_qat q_zoo_s "q_resnet18:2" "q_mobilenet_v2_s:2")
+foreach(entry IN ITEMS q_qat q_zoo_s "q_resnet18:2" "q_mobilenet_v2_s:2"
+                       "q_mobilenet_v3:2")
   tt_dequantize_test(dequantize_prep "${entry}" --quant-prep)
 endforeach()
 # inspect's quantization table and diff's quantization parameter changes, on two int8 models
