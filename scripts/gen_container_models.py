@@ -258,6 +258,31 @@ class SortAndRepeat(nn.Module):
         return torch.stack(held[0], 0) * float(code), float(len(ts))
 
 
+class RangeLoops(nn.Module):
+    """`for i in range(lo, hi, step)` with bounds computed at run time, negative steps and an
+    empty range (TorchScript's aten::__range_length and aten::__derive_index, written back as
+    range loops), and a range zipped with a list (the loop counts min(len(range), len(l)): the two
+    builtins are then written as len(range(...)) and lo + k * step)."""
+
+    def forward(self, x):
+        n = int(x.size(0))
+        rows: List[torch.Tensor] = []
+        for i in range(n - 1, -1, -1):
+            rows.append(x[i] * float(i))
+        for i in range(1, n * 3, 2):
+            rows.append(x[i % n] + float(i))
+        for i in range(n, 0, -3):
+            rows.append(x[i - 1] - float(i))
+        for i in range(n, n - 5):
+            rows.append(x[0] * 100.0)
+        for i in range(n + 2, n, 1):
+            rows.append(x[0] * 200.0)
+        total = 0
+        for i, r in zip(range(n + 3, -n, -5), rows):
+            total += i * int(r.size(0))
+        return torch.stack(rows), float(total), float(len(rows))
+
+
 class EmformerRnnt(nn.Module):
     """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
     checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
@@ -308,6 +333,7 @@ register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
 register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
 register("ct_sort_and_repeat", SortAndRepeat, [(2, 6)])
+register("ct_range_loops", RangeLoops, [(4, 6)])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 

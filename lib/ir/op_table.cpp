@@ -521,6 +521,11 @@ std::vector<OpInfo> make_table() {
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
       {"abs", K::Function, {"aten::abs.int"}, kAllPositional, Q::Shape, "abs(x) on a number"},
       {"operator.pow", K::Function, {"aten::pow.int"}, kAllPositional, Q::Shape, "a ** b on numbers (a float, as in TorchScript)"},
+      // TorchScript's lowering of `for i in range(lo, hi, step)`: a trip count and the loop
+      // variable from the counter (register_prim_ops.cpp; exactly Python's range arithmetic). The
+      // Python emitter writes the loop back (Note [Range loops in Python], control_flow.cpp).
+      {"range.length", K::Function, {"aten::__range_length"}, kAllPositional, Q::Shape, "len(range(lo, hi, step))"},
+      {"range.element", K::Function, {"aten::__derive_index"}, kAllPositional, Q::Shape, "start + index * step: item `index` of range(start, hi, step)"},
       // Tensor attributes: the Python emitter writes x.dtype (no call); dispatch.cpp evaluates them.
       {"Tensor.dtype", K::Method, {"prim::dtype"}, kAllPositional, Q::Shape, "x.dtype"},
       {"Tensor.device", K::Method, {"prim::device"}, kAllPositional, Q::Shape, "x.device"},

@@ -160,6 +160,8 @@ bool PyEmitter::may_be_mutated(const Value* v) {
 
 void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
   const std::string& op = n.op();
+  // A range loop's variable and length (Note [Range loops in Python]): written by the loop.
+  if (range_elements_.count(&n) || (n.is("range.length") && range_length_elided(n))) return;
   if (op == "prim.Constant") {
     const AttrValue* v = n.attrs().find("value");
     if (!v) unsupported(n, "the constant has no value", "give it a value attribute");
