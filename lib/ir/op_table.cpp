@@ -472,7 +472,10 @@ std::vector<OpInfo> make_table() {
       {"Tensor.size", K::Method, {"aten::size.int", "aten::size"}, kAllPositional, Q::Shape, "x.size([dim])"},
       {"Tensor.numel", K::Method, {"aten::numel"}, kAllPositional, Q::Shape, "x.numel()"},
       {"Tensor.dim", K::Method, {"aten::dim"}, kAllPositional, Q::Shape, "x.dim()"},
-      {"int", K::Function, {"aten::Int.Tensor"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
+      // aten::IntImplicit: TorchScript's conversion of a 0-dim tensor passed where an int is
+      // expected (`max(t, 1)`), the same number; only on inputs the original refuses (a 1-element
+      // tensor of other dims, one that requires grad) does int() still answer.
+      {"int", K::Function, {"aten::Int.Tensor", "aten::IntImplicit"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
       {"float", K::Function, {"aten::Float.Tensor"}, kAllPositional, Q::Shape, "float(t) of a 0-dim tensor"},
       {"bool", K::Function, {"aten::Bool.Tensor"}, kAllPositional, Q::Shape, "bool(t) of a 0-dim tensor"},
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
