@@ -9,7 +9,9 @@ reverse, sort, l[i] = v, del l[i], d[k] = v, d.pop, d.setdefault, d.update, del 
 dict reader (items, keys, values, get, copy, len, `k in d`); d.popitem() is refused:
 TorchScript's removes the first item, Python's the last. Also a real model built on them:
 torchaudio's Emformer RNN-T (tiny dims), its predictor state lists fed back into a second call.
-Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. The
+Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. Also
+range loops with computed bounds and negative steps (aten::__range_length, __derive_index) and a
+0-dim tensor where an int is expected (aten::IntImplicit), written without torch.ops. The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
 generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
 registers one test per model (plain and --fuse, --verify --verify-inputs and the generated
@@ -258,6 +260,40 @@ class SortAndRepeat(nn.Module):
         return torch.stack(held[0], 0) * float(code), float(len(ts))
 
 
+class RangeLoops(nn.Module):
+    """`for i in range(lo, hi, step)` with bounds computed at run time, negative steps and an
+    empty range (TorchScript's aten::__range_length and aten::__derive_index, written back as
+    range loops), and a range zipped with a list (the loop counts min(len(range), len(l)): the two
+    builtins are then written as len(range(...)) and lo + k * step)."""
+
+    def forward(self, x):
+        n = int(x.size(0))
+        rows: List[torch.Tensor] = []
+        for i in range(n - 1, -1, -1):
+            rows.append(x[i] * float(i))
+        for i in range(1, n * 3, 2):
+            rows.append(x[i % n] + float(i))
+        for i in range(n, 0, -3):
+            rows.append(x[i - 1] - float(i))
+        for i in range(n, n - 5):
+            rows.append(x[0] * 100.0)
+        for i in range(n + 2, n, 1):
+            rows.append(x[0] * 200.0)
+        total = 0
+        for i, r in zip(range(n + 3, -n, -5), rows):
+            total += i * int(r.size(0))
+        return torch.stack(rows), float(total), float(len(rows))
+
+
+class ImplicitInt(nn.Module):
+    """A 0-dim tensor where an int is expected (TorchScript's aten::IntImplicit, written int(t))."""
+
+    def forward(self, x):
+        k = torch.argmax(x[0])
+        a = max(k, 1)
+        return x[:, :a], x.select(1, k) * float(min(k, 2))
+
+
 class EmformerRnnt(nn.Module):
     """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
     checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
@@ -291,9 +327,9 @@ class EmformerRnnt(nn.Module):
 SPECS = {}
 
 
-def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4):
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, expect_ops=()):
     SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {},
-                       tol=tol, expect_ops=[])
+                       tol=tol, expect_ops=list(expect_ops))
 
 
 register("ct_tuple_then_append", TupleThenAppend, [(2, 6)])
@@ -308,6 +344,8 @@ register("ct_branch_loop_writes", BranchAndLoopWrites, [(2, 6)], branch_branches
 register("ct_list_of_lists", ListOfLists, [(2, 6)])
 register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
 register("ct_sort_and_repeat", SortAndRepeat, [(2, 6)])
+register("ct_range_loops", RangeLoops, [(4, 6)], expect_ops=["range.element"])
+register("ct_implicit_int", ImplicitInt, [(3, 6)], expect_ops=["int"])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 

@@ -143,8 +143,8 @@ class ToListDict(nn.Module):
 
 
 class SsdLite(nn.Module):
-    """torchvision's ssdlite320_mobilenet_v3_large (random weights), scripted, on two images of
-    different sizes: ImageList, BoxCoder, the _has_warned flag, prim::tolist, dict() and
+    """torchvision's ssdlite320_mobilenet_v3_large (random weights, 5 classes), scripted, on two
+    images of different sizes: ImageList, BoxCoder, the _has_warned flag, prim::tolist, dict() and
     torchvision::nms. The detector is scripted before wrapping: scripted, it returns (losses,
     detections) in both modes."""
 
@@ -152,7 +152,8 @@ class SsdLite(nn.Module):
         super().__init__()
         import torchvision
         m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
-            weights=None, weights_backbone=None, detections_per_img=10, topk_candidates=30).eval()
+            weights=None, weights_backbone=None, num_classes=5, detections_per_img=10,
+            topk_candidates=30).eval()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.ssd = torch.jit.script(m)
@@ -204,10 +205,7 @@ register("ob_object_fields", ObjectFields, [(3, 4)], fields_branches, {"sign": {
 register("ob_stored_object", StoredObject, [(3, 6)])
 register("ob_attr_writes", AttrWrites, [(3, 6)])
 register("ob_tolist_dict", ToListDict, [(4, 5)])
-# SsdLite converts and --verify reproduces it exactly (the interpreter), but the generated code
-# still calls torch.ops.aten.__range_length / __derive_index, which Python's name mangling breaks
-# inside a class (the range builtins' spellings are another change): register it as
-# register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)]) once those have spellings.
+register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)])
 
 UNSUPPORTED = {
     "ob_bad_branch_field": (BranchFieldWrite, "prim::SetAttr"),
@@ -217,7 +215,7 @@ UNSUPPORTED = {
 
 # What the generated code of a model may import besides torch (tests/e2e/run_scripted.py reads
 # "allow_imports" from MODEL.json): torchvision, whose import registers torchvision::nms.
-ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"]}  # when registered (above)
+ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"]}
 
 
 def main():

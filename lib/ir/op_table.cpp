@@ -472,7 +472,10 @@ std::vector<OpInfo> make_table() {
       {"Tensor.size", K::Method, {"aten::size.int", "aten::size"}, kAllPositional, Q::Shape, "x.size([dim])"},
       {"Tensor.numel", K::Method, {"aten::numel"}, kAllPositional, Q::Shape, "x.numel()"},
       {"Tensor.dim", K::Method, {"aten::dim"}, kAllPositional, Q::Shape, "x.dim()"},
-      {"int", K::Function, {"aten::Int.Tensor"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
+      // aten::IntImplicit: TorchScript's conversion of a 0-dim tensor passed where an int is
+      // expected (`max(t, 1)`), the same number; only on inputs the original refuses (a 1-element
+      // tensor of other dims, one that requires grad) does int() still answer.
+      {"int", K::Function, {"aten::Int.Tensor", "aten::IntImplicit"}, kAllPositional, Q::Shape, "int(t) of a 0-dim tensor"},
       {"float", K::Function, {"aten::Float.Tensor"}, kAllPositional, Q::Shape, "float(t) of a 0-dim tensor"},
       {"bool", K::Function, {"aten::Bool.Tensor"}, kAllPositional, Q::Shape, "bool(t) of a 0-dim tensor"},
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
@@ -521,6 +524,11 @@ std::vector<OpInfo> make_table() {
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
       {"abs", K::Function, {"aten::abs.int"}, kAllPositional, Q::Shape, "abs(x) on a number"},
       {"operator.pow", K::Function, {"aten::pow.int"}, kAllPositional, Q::Shape, "a ** b on numbers (a float, as in TorchScript)"},
+      // TorchScript's lowering of `for i in range(lo, hi, step)`: a trip count and the loop
+      // variable from the counter (register_prim_ops.cpp; exactly Python's range arithmetic). The
+      // Python emitter writes the loop back (Note [Range loops in Python], control_flow.cpp).
+      {"range.length", K::Function, {"aten::__range_length"}, kAllPositional, Q::Shape, "len(range(lo, hi, step))"},
+      {"range.element", K::Function, {"aten::__derive_index"}, kAllPositional, Q::Shape, "start + index * step: item `index` of range(start, hi, step)"},
       // Tensor attributes: the Python emitter writes x.dtype (no call); dispatch.cpp evaluates them.
       {"Tensor.dtype", K::Method, {"prim::dtype"}, kAllPositional, Q::Shape, "x.dtype"},
       {"Tensor.device", K::Method, {"prim::device"}, kAllPositional, Q::Shape, "x.device"},

@@ -445,6 +445,10 @@ Expr PyEmitter::try_infix(const Node& n) {
     return Expr(receiver(expr(n.input(0))) + "[" + python_slice(parts[0], parts[1], parts[2]) +
                 "]");
   }
+  if (n.op() == "range.length" && n.num_inputs() == 3)  // Note [Range loops in Python]
+    return Expr("len(range(" + range_args(n) + "))");
+  if (n.op() == "range.element" && n.num_inputs() == 3)  // lo + k * step
+    return binary_expr(expr(n.input(1)), "+", binary_expr(expr(n.input(0)), "*", expr(n.input(2))));
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
     return binary_expr(expr(n.input(1)), "in", expr(n.input(0)));
   if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)

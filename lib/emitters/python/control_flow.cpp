@@ -1,5 +1,7 @@
 // The Python emitter's control flow: prim.If as if/elif/else and prim.Loop as for/while.
 #include "emitters/python/emitter.h"
+#include "ir/match.h"
+#include "passes/pass_util.h"
 
 #include <limits>
 
@@ -172,6 +174,54 @@ bool PyEmitter::can_take_loop_var(const Block& b, const Value* param, const Valu
   return true;
 }
 
+// Note [Range loops in Python]
+// TorchScript lowers `for i in range(lo, hi, step)` (all but range(n)) to a loop of
+// aten::__range_length(lo, hi, step) iterations whose variable is aten::__derive_index(k, lo,
+// step), that is lo + k * step (torch/csrc/jit/runtime/register_prim_ops.cpp: the numbers
+// Python's range gives, negative steps included; rows range.length and range.element). Where a
+// loop's trip count is range.length and every read of its counter is a range.element of the
+// same lo and step in its body, the loop is written back as `for i in range(lo, hi, step):`
+// (i the element), and neither the elements nor the length are written: the length only when
+// the loop is its one reader and nothing with a side effect comes between them, so that hi
+// (perhaps written inline in it) reads the same at the loop. Elsewhere the two are written
+// `len(range(lo, hi, step))` and `lo + k * step` (try_infix).
+
+// The range.length node of a loop written back as a range loop; nullptr for other loops.
+const Node* PyEmitter::range_loop_length(const Node& loop) {
+  if (!loop.is("prim.Loop") || loop.num_inputs() < 2 || loop.blocks().size() != 1) return nullptr;
+  const Node* len = loop.input(0)->node();
+  if (!len || !len->is("range.length") || len->num_inputs() != 3) return nullptr;
+  const Block& blk = *loop.block(0);
+  for (const Use& u : blk.inputs()[0]->uses()) {
+    const Node* e = u.user;
+    if (!e->is("range.element") || e->num_inputs() != 3 || u.index != 0 ||
+        e->owning_block() != &blk || e->input(1) != len->input(0) || e->input(2) != len->input(2))
+      return nullptr;  // the counter itself is read: the loop keeps range(n)
+  }
+  return len;
+}
+
+// Whether range.length node `len` is left out, its loop being written with range(lo, hi, step).
+bool PyEmitter::range_length_elided(const Node& len) {
+  const Value* v = len.num_outputs() == 1 ? len.output(0) : nullptr;
+  if (!v || v->num_uses() != 1 || v->uses()[0].index != 0) return false;
+  const Node* loop = v->uses()[0].user;
+  if (loop->owning_block() != len.owning_block() || range_loop_length(*loop) != &len) return false;
+  for (const Node* m = len.next(); m && m != loop; m = m->next())
+    if (has_side_effects(m)) return false;  // hi might read differently at the loop
+  return true;
+}
+
+// "hi", "lo, hi" or "lo, hi, step": the arguments of range() for range.length node `len`.
+std::string PyEmitter::range_args(const Node& len) {
+  auto is_int = [](const Value* v, int64_t k) { return const_int(v) == std::optional<int64_t>(k); };
+  std::string args = expr(len.input(1)).text;
+  if (!is_int(len.input(0), 0) || !is_int(len.input(2), 1))
+    args = expr(len.input(0)).text + ", " + args;
+  if (!is_int(len.input(2), 1)) args += ", " + expr(len.input(2)).text;
+  return args;
+}
+
 void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
   const Block& blk = *n.block(0);
   const size_t k = n.num_outputs();
@@ -228,7 +278,18 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
       preferred_[blk.outputs()[j + 1]] = vars[j];
 
   Value* it = blk.inputs()[0];
-  std::string it_name = it->has_uses() ? bind_name(it, "i") : "_";
+  const Node* range_len = range_loop_length(n);  // Note [Range loops in Python]
+  std::string it_name = it->has_uses() && !range_len ? bind_name(it, "i") : "_";
+  std::string range_text = range_len ? range_args(*range_len) : expr(trip).text;
+  if (range_len) {
+    for (const Use& u : it->uses()) {
+      Value* elem = u.user->output(0);
+      preferred_.erase(elem);  // the for target, never a carried variable
+      if (it_name == "_") it_name = bind_name(elem, "i");
+      expr_[elem] = Expr(it_name);
+      range_elements_.insert(u.user);
+    }
+  }
 
   // The condition variable, when the condition is not constant true.
   bool need_cond = !(init_true && body_true);
@@ -260,7 +321,7 @@ void PyEmitter::emit_loop(const Node& n, std::vector<std::string>& body) {
       lines.push_back("    break");
     }
     body.insert(body.end(), before.begin(), before.end());
-    body.push_back("for " + it_name + " in range(" + expr(trip).text + "):");
+    body.push_back("for " + it_name + " in range(" + range_text + "):");
   } else {
     if (need_cond && expr(init_cond).text != cond_var)
       before.push_back(cond_var + " = " + expr(init_cond).text);

@@ -338,6 +338,9 @@ class PyEmitter {
   static std::optional<bool> const_true_false(const Value* v);
   bool can_take_loop_var(const Block& b, const Value* param, const Value* ret) const;
   void emit_loop(const Node& n, std::vector<std::string>& body);
+  const Node* range_loop_length(const Node& loop);
+  bool range_length_elided(const Node& len);
+  std::string range_args(const Node& len);
 
   // calls.cpp
   void emit_module_call(const Node& n, std::vector<std::string>& body);
@@ -392,6 +395,8 @@ class PyEmitter {
   std::unordered_map<const Value*, std::string> preferred_;
   // Variables of loop-carried values: rebound at the end of each iteration.
   std::set<std::string> loop_vars_;
+  // range.element nodes written as their range loop's variable (Note [Range loops in Python]).
+  std::unordered_set<const Node*> range_elements_;
   std::set<std::string> imports_;
   // Definitions NAME.py writes before the model's classes, those used first (Note [Python helper
   // definitions] in ir/py_helpers.h).

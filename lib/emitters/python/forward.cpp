@@ -160,6 +160,8 @@ bool PyEmitter::may_be_mutated(const Value* v) {
 
 void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
   const std::string& op = n.op();
+  // A range loop's variable and length (Note [Range loops in Python]): written by the loop.
+  if (range_elements_.count(&n) || (n.is("range.length") && range_length_elided(n))) return;
   if (op == "prim.Constant") {
     const AttrValue* v = n.attrs().find("value");
     if (!v) unsupported(n, "the constant has no value", "give it a value attribute");
@@ -190,7 +192,18 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     bool list = op == "prim.ListConstruct";
     std::string text = list ? py_list(items) : py_tuple(items);
     Value* out = n.output(0);
-    if ((simple || out->num_uses() <= 1) && !may_be_mutated(out)) {
+    // The index list of x[i, :, j] read once, by a node of its own block, is written as those
+    // subscripts (index_subscripts), evaluated once, where it is read: even when the alias facts
+    // cannot tell it from a list something writes, it needs no name of its own (which nothing
+    // would read).
+    bool subscripts_only = false;
+    if (out->num_uses() == 1) {
+      const Use& u = out->uses()[0];
+      subscripts_only = u.index == 1 && u.user->owning_block() == n.owning_block() &&
+                        (u.user->is("Tensor.index") || u.user->is("aten::index.Tensor") ||
+                         tensor_inplace_method_of(u.user->op()) == "index_put_");
+    }
+    if ((simple || out->num_uses() <= 1) && (!may_be_mutated(out) || subscripts_only)) {
       Expr e{text};
       if (list) e.list_elems = items;
       expr_[out] = e;
