@@ -437,6 +437,11 @@ Graph* Value::graph() const { return node_->graph(); }
 Value* Value::set_name(const std::string& hint) {
   Graph* g = graph();
   if (!name_.empty()) g->release_name(name_);
+  // A free hint is taken with one lookup of the name table (the common case of a loader).
+  if (!hint.empty() && g->names_.try_emplace(hint, this).second) {
+    name_ = hint;
+    return this;
+  }
   name_ = g->unique_value_name(hint);
   g->names_[name_] = this;
   return this;
