@@ -40,6 +40,7 @@
 #include "passes/pass_util.h"
 
 #include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
 
 #include <cmath>
 #include <memory_resource>
@@ -129,6 +130,9 @@ class BnFolder {
   // Reference counts of the candidates' producer modules and of the weights they touch, from one
   // walk over the graph. Only names of candidates are counted, so the tables stay small.
   void count_references() {
+    // Sized once: a candidate adds one module and up to seven weight names (no rehash series).
+    module_calls_.reserve(cands_.size());
+    weight_refs_.reserve(cands_.size() * 7);
     for (const auto& c : cands_) {
       module_calls_.emplace(c.p->module(), 0);  // only producer ops can call a producer module
       for (const auto& kv : c.p->weights()) weight_refs_.emplace(kv.second, 0);
@@ -360,7 +364,8 @@ TT_NO_FP_CONTRACT void fold_bn_raw(const BnFoldInputs& in, at::Tensor& new_w, at
 
   const at::ScalarType wdt = w.scalar_type();
   const at::ScalarType bdt = in.b ? in.b->scalar_type() : wdt;
-  new_b = at::empty({oc}, at::TensorOptions().dtype(bdt));
+  // at::empty without the dispatcher (its fixed cost is most of a small fold; issue #22).
+  new_b = at::detail::empty_cpu({oc}, bdt);
   if (bdt == at::kDouble) {
     std::copy(nb.begin(), nb.end(), static_cast<double*>(new_b.mutable_data_ptr()));
   } else {
@@ -368,7 +373,7 @@ TT_NO_FP_CONTRACT void fold_bn_raw(const BnFoldInputs& in, at::Tensor& new_w, at
     for (size_t c = 0; c < n; ++c) dst[c] = static_cast<float>(nb[c]);
   }
 
-  new_w = at::empty(w.sizes(), at::TensorOptions().dtype(wdt));
+  new_w = at::detail::empty_cpu(w.sizes(), wdt);
   if (oc == 0 || w.numel() == 0) return;
   int64_t G = 1, IG = 1, OG = oc, K = w.numel() / oc;
   if (in.transpose) {

@@ -62,6 +62,8 @@ class PassContext : public RewriteLog {
   void reject(const char* rule, const Node* n, const char* why) override;
   size_t rewrites() const { return rewrites_; }
   const std::vector<RewriteLogEntry>& log() const { return log_; }
+  // Moves the log out (the PassManager keeps it after the pass; 10^5 entries are not copied).
+  std::vector<RewriteLogEntry> take_log() { return std::move(log_); }
 
   // A named count the pass reports (MLIR-style statistics): the report's pipeline[].statistics,
   // e.g. infer-shapes' "nodes run for real" next to "nodes by shape rule".

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 namespace tt {
@@ -405,7 +406,12 @@ bool PassManager::run_pass(const PipelineStep& st, Graph& g, Diagnostics& diags)
                changed ? "changed" : "no change", stat.nodes_before, stat.nodes_after,
                stat.rewrites, stat.milliseconds, cpu_ms);
   stats_.push_back(stat);
-  log_.insert(log_.end(), ctx.log().begin(), ctx.log().end());
+  std::vector<RewriteLogEntry> log = ctx.take_log();
+  if (log_.empty())
+    log_ = std::move(log);
+  else
+    log_.insert(log_.end(), std::make_move_iterator(log.begin()),
+                std::make_move_iterator(log.end()));
 
   if (opts_.print_ir_after == "all" || opts_.print_ir_after == p.name) {
     std::ostream& os = opts_.ir_stream ? *opts_.ir_stream : std::cerr;

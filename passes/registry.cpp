@@ -138,8 +138,9 @@ std::string first_output_name(const Node* n) {
 void PassContext::rewrite(const char* rule, const Node* n) {
   ++rewrites_;
   RewriteLogEntry e{pass_name_, rule, first_output_name(n), n ? n->scope() : std::string()};
-  spdlog::debug("{}: {} at %{}{}", pass_name_, rule, e.node,
-                e.scope.empty() ? std::string() : " (in " + e.scope + ")");
+  if (spdlog::should_log(spdlog::level::debug))  // no message built when debug is off
+    spdlog::debug("{}: {} at %{}{}", pass_name_, rule, e.node,
+                  e.scope.empty() ? std::string() : " (in " + e.scope + ")");
   log_.push_back(std::move(e));
 }
 

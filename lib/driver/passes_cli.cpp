@@ -105,10 +105,23 @@ void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream) {
   if (!in)
     throw Error(ExitCode::BadInput, o.file + ": cannot open the file (" + std::strerror(errno) +
                                         ") — check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in one piece when the size is known (a 1M-node file is 160 MB: no stream copy).
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0 && in) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  } else {
+    in.clear();
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    text = std::move(buf).str();
+  }
 
-  auto cases = split_tir_cases(text.str());
+  auto cases = split_tir_cases(text);
   for (size_t i = 0; i < cases.size(); ++i) {
     auto g = parse_tir(cases[i], o.file);  // its errors name file:line:col
     Diagnostics diags;

@@ -261,6 +261,7 @@ struct IrOpCounts {
   uint64_t nodes_renumbered = 0;       // Block::renumber
   uint64_t input_indices_shifted = 0;  // insert_input / remove_input
   uint64_t weight_slots_moved = 0;     // WeightStore compaction
+  uint64_t node_count_updates = 0;     // Block::count_nodes, one per enclosing block
 };
 IrOpCounts& ir_op_counts();
 
@@ -441,6 +442,7 @@ class Node {
   Node(Graph* g, std::string op) : graph_(g), op_(std::move(op)) {}
   void remove_use_of_input(size_t i);
   void unlink();
+  size_t nested_count() const;
 
   Graph* graph_;
   std::string op_;
@@ -491,8 +493,11 @@ class Block {
   void renumber();
   void place(Node* n);  // assigns n's order number after it was linked in
   void clear();         // destroys every node (back to front) and the outputs
+  // Adds delta to total_ here and in every enclosing block up to a detached owner.
+  void count_nodes(int64_t delta);
   Graph* graph_;
   Node* owner_;
+  size_t total_ = 0;  // nodes here and in nested blocks (Note [Node counts] in ir.cpp)
   std::unique_ptr<Node> param_, ret_;
   std::list<std::unique_ptr<Node>> nodes_;
 };
@@ -565,7 +570,7 @@ class Graph {
 
   // All nodes, blocks first-to-last, depth-first into nested blocks (pre-order).
   std::vector<Node*> all_nodes() const;
-  size_t num_nodes() const;  // counts nested nodes too
+  size_t num_nodes() const;  // counts nested nodes too; O(1) (Note [Node counts] in ir.cpp)
 
   // Names: unique within the graph.
   // Room for `n` named values (a loader that knows the size saves the name table's rehashes).

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 namespace tt {
 
@@ -82,75 +81,111 @@ Type tir_tensor_type(const at::Tensor& t) {
 
 namespace {
 
-void print_value_decl(std::ostream& os, const Value* v) {
-  os << '%' << v->name() << " : " << v->type().str();
+// The printer appends to one std::string (no stream per node or per line; issue #22: the
+// 1M-node graph of scripts/bench_passes.sh prints 100 MB).
+void print_value_decl(std::string& os, const Value* v) {
+  os += '%';
+  os += v->name();
+  os += " : ";
+  os += v->type().str();
 }
 
-void print_value_list(std::ostream& os, const std::vector<Value*>& vs) {
+void print_value_list(std::string& os, const std::vector<Value*>& vs) {
   for (size_t i = 0; i < vs.size(); ++i) {
-    if (i) os << ", ";
-    os << '%' << vs[i]->name();
+    if (i) os += ", ";
+    os += '%';
+    os += vs[i]->name();
   }
 }
 
-void print_node_at(std::ostream& os, const Node& n, int indent);
+void print_node_at(std::string& os, const Node& n, int indent);
 
-void print_block_body(std::ostream& os, const Block& b, int indent) {
-  const std::string pad(static_cast<size_t>(indent) * 2, ' ');
+void print_block_body(std::string& os, const Block& b, int indent) {
+  const size_t pad = static_cast<size_t>(indent) * 2;
   for (Node* n = b.front(); n; n = n->next()) {
-    os << pad;
+    os.append(pad, ' ');
     print_node_at(os, *n, indent);
-    os << '\n';
+    os += '\n';
   }
-  os << pad << "return";
+  os.append(pad, ' ');
+  os += "return";
   if (!b.outputs().empty()) {
-    os << ' ';
+    os += ' ';
     print_value_list(os, b.outputs());
   }
-  os << '\n';
+  os += '\n';
+}
+
+// Appends a name bare or quoted (tir_name_or_quoted) without a temporary for the bare case.
+void print_name(std::string& os, const std::string& s) {
+  if (tir_is_bare_name(s))
+    os += s;
+  else
+    os += attr_str(AttrValue(s));
 }
 
 // Prints the node starting at the current column (the caller wrote the indentation); nested
 // blocks are indented relative to `indent`. No trailing newline.
-void print_node_at(std::ostream& os, const Node& n, int indent) {
+void print_node_at(std::string& os, const Node& n, int indent) {
   for (size_t i = 0; i < n.num_outputs(); ++i) {
-    if (i) os << ", ";
+    if (i) os += ", ";
     print_value_decl(os, n.output(i));
   }
-  if (n.num_outputs()) os << " = ";
-  os << n.op();
+  if (n.num_outputs()) os += " = ";
+  os += n.op();
   if (!n.attrs().empty()) {
-    os << '[';
+    os += '[';
     bool first = true;
     for (const auto& kv : n.attrs().items()) {
-      if (!first) os << ", ";
+      if (!first) os += ", ";
       first = false;
-      os << kv.first << '=' << attr_str(kv.second);
+      os += kv.first;
+      os += '=';
+      os += attr_str(kv.second);
     }
-    os << ']';
+    os += ']';
   }
-  os << '(';
+  os += '(';
   print_value_list(os, n.inputs());
-  os << ')';
-  for (const auto& kv : n.weights()) os << " @" << kv.first << '=' << tir_name_or_quoted(kv.second);
-  if (!n.module().empty()) os << " #module=" << tir_name_or_quoted(n.module());
-  if (!n.scope().empty()) os << " #scope=" << tir_name_or_quoted(n.scope());
-  if (!n.loc().empty()) os << " #loc=" << attr_str(AttrValue(n.loc()));
+  os += ')';
+  for (const auto& kv : n.weights()) {
+    os += " @";
+    os += kv.first;
+    os += '=';
+    print_name(os, kv.second);
+  }
+  if (!n.module().empty()) {
+    os += " #module=";
+    print_name(os, n.module());
+  }
+  if (!n.scope().empty()) {
+    os += " #scope=";
+    print_name(os, n.scope());
+  }
+  if (!n.loc().empty()) {
+    os += " #loc=";
+    os += attr_str(AttrValue(n.loc()));
+  }
   if (n.blocks().empty()) return;
-  os << " {\n";
-  const std::string pad(static_cast<size_t>(indent + 1) * 2, ' ');
+  os += " {\n";
+  const size_t pad = static_cast<size_t>(indent + 1) * 2;
   for (size_t bi = 0; bi < n.blocks().size(); ++bi) {
     const Block& b = *n.block(bi);
-    os << pad << "block" << bi << '(';
+    os.append(pad, ' ');
+    os += "block";
+    os += std::to_string(bi);
+    os += '(';
     for (size_t i = 0; i < b.inputs().size(); ++i) {
-      if (i) os << ", ";
+      if (i) os += ", ";
       print_value_decl(os, b.inputs()[i]);
     }
-    os << ") {\n";
+    os += ") {\n";
     print_block_body(os, b, indent + 2);
-    os << pad << "}\n";
+    os.append(pad, ' ');
+    os += "}\n";
   }
-  os << std::string(static_cast<size_t>(indent) * 2, ' ') << '}';
+  os.append(static_cast<size_t>(indent) * 2, ' ');
+  os += '}';
 }
 
 // Note [Modules in .tir]
@@ -164,65 +199,83 @@ void print_node_at(std::ostream& os, const Node& n, int indent) {
 // The path is written like #module= (bare when it is a dotted name, else quoted; the root is
 // ""), the class always as a string, and the forward's argument names in parentheses when the
 // table knows them (no parentheses: none known).
-void print_modules(std::ostream& os, const Graph& g) {
+void print_modules(std::string& os, const Graph& g) {
   if (g.modules().empty()) return;
-  os << "modules {\n";
+  os += "modules {\n";
   for (const auto& [path, info] : g.modules()) {
-    os << "  " << tir_name_or_quoted(path) << " : " << attr_str(AttrValue(info.type));
+    os += "  ";
+    print_name(os, path);
+    os += " : ";
+    os += attr_str(AttrValue(info.type));
     if (!info.forward_args.empty()) {
-      os << '(';
-      for (size_t i = 0; i < info.forward_args.size(); ++i)
-        os << (i ? ", " : "") << tir_name_or_quoted(info.forward_args[i]);
-      os << ')';
+      os += '(';
+      for (size_t i = 0; i < info.forward_args.size(); ++i) {
+        if (i) os += ", ";
+        print_name(os, info.forward_args[i]);
+      }
+      os += ')';
     }
-    os << '\n';
+    os += '\n';
   }
-  os << "}\n";
+  os += "}\n";
 }
 
 }  // namespace
 
 std::string print_node(const Node& n) {
-  std::ostringstream os;
+  std::string os;
   print_node_at(os, n, 0);
-  return os.str();
+  return os;
 }
 
 std::string print_graph(const Graph& g, const PrintOptions& opts) {
-  std::ostringstream os;
-  os << "graph ";
-  if (!g.name().empty()) os << '@' << tir_name_or_quoted(g.name());
-  os << '(';
+  std::string os;
+  // About 100 bytes a line: one allocation for most graphs instead of a doubling series.
+  os.reserve(g.num_nodes() * 100 + 4096);
+  os += "graph ";
+  if (!g.name().empty()) {
+    os += '@';
+    print_name(os, g.name());
+  }
+  os += '(';
   for (size_t i = 0; i < g.inputs().size(); ++i) {
-    if (i) os << ", ";
+    if (i) os += ", ";
     print_value_decl(os, g.inputs()[i]);
   }
-  os << ") {\n";
+  os += ") {\n";
   print_block_body(os, *g.block(), 1);
-  os << "}\n";
+  os += "}\n";
   print_modules(os, g);
 
   const WeightStore& ws = g.weights();
-  if (!opts.print_weights_section || ws.size() == 0) return os.str();
-  os << "weights {\n";
+  if (!opts.print_weights_section || ws.size() == 0) return os;
+  os += "weights {\n";
   for (const std::string& name : ws.names()) {
     const Weight& w = ws.at(name);
-    os << "  " << tir_name_or_quoted(name) << " : " << tir_tensor_type(w.tensor).str() << ' '
-       << (w.is_param ? "param" : "buffer");
+    os += "  ";
+    print_name(os, name);
+    os += " : ";
+    os += tir_tensor_type(w.tensor).str();
+    os += w.is_param ? " param" : " buffer";
     switch (opts.weights) {
       case PrintOptions::Weights::Declare:
         break;
       case PrintOptions::Weights::Inline:
-        if (w.tensor.defined()) os << " = " << tir_tensor_values(w.tensor, ", ");
+        if (w.tensor.defined()) {
+          os += " = ";
+          os += tir_tensor_values(w.tensor, ", ");
+        }
         break;
       case PrintOptions::Weights::External:
-        os << " = external(" << attr_str(AttrValue(opts.weights_file)) << ')';
+        os += " = external(";
+        os += attr_str(AttrValue(opts.weights_file));
+        os += ')';
         break;
     }
-    os << '\n';
+    os += '\n';
   }
-  os << "}\n";
-  return os.str();
+  os += "}\n";
+  return os;
 }
 
 }  // namespace tt

@@ -297,14 +297,24 @@ class Parser : Lexer {
   // ------------------------------------------------------------------------------------------
   // values and scopes (Note [Scopes in .tir])
 
-  void define(const std::string& name, Value* v) { scopes_.back()[name] = v; }
+  // A value is visible when it was defined in a block that encloses the one being parsed and is
+  // not an output of a node whose blocks are being parsed (its outputs exist from the start of
+  // its line, but count as defined only after its last block). The graph's name table finds the
+  // value; the stack of open blocks decides: no table of names per scope (issue #22: 10^6 names
+  // hashed a second time and freed at the end).
+  bool visible(const Value* v) const {
+    const Block* def = v->node()->owning_block();  // the block itself for a block argument
+    for (size_t i = open_.size(); i-- > 0;) {
+      if (open_[i] == def) return true;
+      if (open_[i]->owning_node() == v->node()) return false;
+    }
+    return false;
+  }
 
   Value* lookup(const std::string& name, size_t pos) {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end()) return f->second;
-    }
-    if (g_->find_value(name))
+    Value* v = g_->find_value(name);
+    if (v && visible(v)) return v;
+    if (v)
       fail(pos, "%" + name + " is not visible here",
            "a value defined inside a block (or by the node that owns this block) cannot be used "
            "outside it; return it from the block");
@@ -331,7 +341,7 @@ class Parser : Lexer {
     expect_ident("graph", "at the start of the file", kGraphHint);
     if (eat('@')) g_->set_name(name_or_string("a graph name"));
     expect('(', "to start the graph inputs", kGraphHint);
-    scopes_.emplace_back();
+    open_.push_back(g_->block());
     if (!eat(')')) {
       do {
         size_t p = (skip_ws(), pos_);
@@ -339,7 +349,7 @@ class Parser : Lexer {
         expect(':', "after the input name", "write %name : Type");
         Type t = type();
         check_new_name(name, p);
-        define(name, checked_name(g_->add_input(t, name), name, p));
+        checked_name(g_->add_input(t, name), name, p);
       } while (eat(','));
       expect(')', "to close the graph inputs", "separate inputs with ','");
     }
@@ -429,7 +439,7 @@ class Parser : Lexer {
       check_new_name(o.name, o.pos);
       checked_name(n->add_output(o.type, o.name), o.name, o.pos);
     }
-    for (const auto& kv : attrs.items()) n->attrs().set(kv.first, kv.second);
+    n->attrs() = std::move(attrs);
 
     bool seen_module = false, seen_scope = false, seen_loc = false;
     while (true) {
@@ -484,7 +494,7 @@ class Parser : Lexer {
                "nested blocks are written block0(...) { ... } block1(...) { ... } and closed with "
                "'}'");
         Block* nb = n->add_block();
-        scopes_.emplace_back();
+        open_.push_back(nb);
         expect('(', "after " + want, kBlockHint);
         if (!eat(')')) {
           do {
@@ -493,18 +503,17 @@ class Parser : Lexer {
             expect(':', "after %" + name, "write %name : Type");
             Type t = type();
             check_new_name(name, vp);
-            define(name, checked_name(nb->add_input(t, name), name, vp));
+            checked_name(nb->add_input(t, name), name, vp);
           } while (eat(','));
           expect(')', "to close the arguments of " + want, kBlockHint);
         }
         expect('{', "to start " + want, kBlockHint);
         parse_block_body(nb);
-        scopes_.pop_back();
+        open_.pop_back();
         ++index;
       }
     }
-    // Outputs become visible only after the node (its own blocks cannot see them).
-    for (size_t i = 0; i < outs.size(); ++i) define(outs[i].name, n->output(i));
+    // Outputs become visible only after the node (its own blocks cannot see them): visible().
   }
 
   // ------------------------------------------------------------------------------------------
@@ -685,7 +694,7 @@ class Parser : Lexer {
   }
 
   std::unique_ptr<Graph> g_;
-  std::vector<std::unordered_map<std::string, Value*>> scopes_;
+  std::vector<Block*> open_;  // the blocks being parsed, innermost last
   std::map<std::string, std::unordered_map<std::string, at::Tensor>> external_;
 };
 
@@ -707,32 +716,35 @@ std::unique_ptr<Graph> parse_tir(const std::string& text, const std::string& fil
 
 std::vector<std::string> split_tir_cases(const std::string& text) {
   // Each case keeps its original line numbers (earlier lines become blank lines), so parse
-  // errors point at the right line of the file.
+  // errors point at the right line of the file. Lines are looked at in place and copied in
+  // runs (no string per line: a 1M-node file has 10^6 lines; issue #22).
   std::vector<std::string> cases;
   std::string cur;
   size_t line_no = 0;
   size_t pos = 0;
+  size_t run = 0;  // start of the lines not yet copied into cur
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     const bool has_nl = end != std::string::npos;
     if (!has_nl) end = text.size();
-    std::string line = text.substr(pos, end - pos);
+    const size_t line = pos;
     pos = has_nl ? end + 1 : end;
     ++line_no;
-    size_t b = line.find_first_not_of(" \t\r");
-    size_t e = line.find_last_not_of(" \t\r");
-    std::string trimmed = b == std::string::npos ? "" : line.substr(b, e - b + 1);
-    bool is_sep = trimmed.size() >= 7 && trimmed.compare(0, 3, "// ") == 0 &&
-                  trimmed.find_first_not_of('-', 3) == std::string::npos;
+    size_t b = line;
+    while (b < end && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r')) ++b;
+    size_t e = end;
+    while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r')) --e;
+    bool is_sep = e - b >= 7 && text.compare(b, 3, "// ") == 0;
+    for (size_t i = b + 3; is_sep && i < e; ++i) is_sep = text[i] == '-';
     if (is_sep) {
-      cases.push_back(cur);
+      cur.append(text, run, line - run);
+      cases.push_back(std::move(cur));
       cur = std::string(line_no, '\n');
-      continue;
+      run = pos;
     }
-    cur += line;
-    if (has_nl) cur += '\n';
   }
-  cases.push_back(cur);
+  cur.append(text, run, pos - run);
+  cases.push_back(std::move(cur));
   return cases;
 }
 

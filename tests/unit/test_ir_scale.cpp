@@ -28,7 +28,8 @@ IrOpCounts delta(const IrOpCounts& before) {
           now.use_slots_scanned - before.use_slots_scanned,
           now.nodes_renumbered - before.nodes_renumbered,
           now.input_indices_shifted - before.input_indices_shifted,
-          now.weight_slots_moved - before.weight_slots_moved};
+          now.weight_slots_moved - before.weight_slots_moved,
+          now.node_count_updates - before.node_count_updates};
 }
 
 // Every use of every value points back at it, in both directions. In O(uses log uses): each
@@ -119,6 +120,51 @@ TEST_CASE("ir scale: replace_all_uses_with and input edits are O(what they touch
   CHECK(delta(before).use_slots_moved <= 2 * kN);
   check_use_lists(g);
   CHECK(x->uses()[0].user == users.front());
+}
+
+TEST_CASE("ir scale: num_nodes is kept up to date in O(nesting depth) per link") {
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F32), "x");
+  auto walked = [&] { return g.all_nodes().size(); };
+  IrOpCounts before = ir_op_counts();
+  std::vector<Node*> top = fan_out(g, x, kN);
+  // One update per appended node in the top block: no walk.
+  CHECK(delta(before).node_count_updates == kN);
+  CHECK(g.num_nodes() == kN);
+
+  // A node whose blocks are filled while it is detached brings their nodes along when inserted.
+  Node* outer = g.create("prim.If", {x}, 0);
+  Block* b0 = outer->add_block();
+  Block* b1 = outer->add_block();
+  b0->append(g.create("F.relu", {x}, 1));
+  Node* inner = g.create("prim.Loop", {x}, 0);
+  Block* ib = inner->add_block();
+  ib->append(g.create("F.relu", {x}, 1));
+  ib->append(g.create("F.relu", {x}, 1));
+  b1->append(inner);  // b1 is not in the graph yet: num_nodes unchanged
+  CHECK(g.num_nodes() == kN);
+  outer->insert_before(top[10]);
+  CHECK(g.num_nodes() == kN + 5);
+  CHECK(g.num_nodes() == walked());
+  // Linking into a nested block updates every enclosing block (here 3: ib, b1, top).
+  before = ir_op_counts();
+  ib->prepend(g.create("F.relu", {x}, 1));
+  CHECK(delta(before).node_count_updates == 3);
+  CHECK(g.num_nodes() == kN + 6);
+  // Moving keeps the count; moving a node with blocks out of a nested block and back too.
+  inner->move_before(top[0]);
+  CHECK(g.num_nodes() == kN + 6);
+  CHECK(b1->empty());
+  inner->move_after(b1->param_node());
+  CHECK(g.num_nodes() == walked());
+  // Destroying a node in a nested block, then a node with nested blocks.
+  ib->front()->destroy();
+  CHECK(g.num_nodes() == kN + 5);
+  outer->destroy();
+  CHECK(g.num_nodes() == kN);
+  for (size_t i = 0; i < kN; i += 2) top[i]->destroy();
+  CHECK(g.num_nodes() == kN / 2);
+  CHECK(g.num_nodes() == walked());
 }
 
 TEST_CASE("ir scale: appending and prepending 100k nodes never renumbers the block") {
