@@ -607,8 +607,12 @@ def make_inputs(spec, gen, batch=None):
 
 
 def flatten(x):
+    """The output tensors in order. A None output (scripted GoogLeNet's unused aux logits) has no
+    tensor: the e2e checkers (scripts/check_model.py) compare it by position themselves."""
     if isinstance(x, torch.Tensor):
         return [x]
+    if x is None:
+        return []
     if isinstance(x, (tuple, list)):
         return [t for item in x for t in flatten(item)]
     if isinstance(x, dict):
@@ -691,12 +695,24 @@ def graph_nodes(graph):
             yield from graph_nodes(b)
 
 
+def plain(x):
+    """x with named tuples as plain tuples: a scripted model's NamedTuple class (GoogLeNetOutputs,
+    made in torch._jit_internal) cannot be pickled by torch.save."""
+    if isinstance(x, tuple):
+        return tuple(plain(t) for t in x)
+    if isinstance(x, list):
+        return [plain(t) for t in x]
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    return x
+
+
 def save_model_files(base, archive, inputs, expected, meta):
     """Writes BASE.pt (the archive), BASE.inputs.pt, BASE.expected.pt, then BASE.json (`meta`, last:
     its generator stamp marks the set as complete)."""
     atomic_write(base + ".pt", lambda p: archive.save(p))
     atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
-    atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
+    atomic_write(base + ".expected.pt", lambda p: torch.save(plain(expected), p))
 
     def write_meta(p):
         with open(p, "w") as f:
@@ -778,7 +794,7 @@ def write_case(out_dir, spec, st, archive, inputs, expected, exp_flat, max_abs, 
     base = os.path.join(out_dir, spec.name)
     atomic_write(base + ".pt", lambda p: archive.save(p))
     atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
-    atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
+    atomic_write(base + ".expected.pt", lambda p: torch.save(plain(expected), p))
     meta = {
         "name": spec.name,
         "group": spec.group,

@@ -114,14 +114,15 @@ def torchvision_model(fn, before_stats=None, **kw):
     return build
 
 
-# (Scripted GoogLeNet and Inception return a named tuple with None aux outputs: traced only.)
+# Scripted GoogLeNet and Inception return a named tuple with None aux outputs (a plain tuple in
+# NAME.py: positions and values the same).
 for _name, _fn, _size, _kw, _scripted in [
     ("q_resnet18", "resnet18", 64, {}, True),
     ("q_mobilenet_v2", "mobilenet_v2", 64, {}, True),
     ("q_mobilenet_v3", "mobilenet_v3_large", 112, {"before_stats": damp_residual_branches_}, True),
     ("q_shufflenet", "shufflenet_v2_x0_5", 64, {}, True),
-    ("q_googlenet", "googlenet", 64, {"aux_logits": False, "init_weights": True}, False),
-    ("q_inception", "inception_v3", 80, {"aux_logits": False, "init_weights": True}, False),
+    ("q_googlenet", "googlenet", 64, {"aux_logits": False, "init_weights": True}, True),
+    ("q_inception", "inception_v3", 80, {"aux_logits": False, "init_weights": True}, True),
 ]:
     register(_name, [gen_models.f32(1, 3, _size, _size)], torchvision_model(_fn, **_kw),
              _scripted)

@@ -77,7 +77,8 @@ endfunction()
 foreach(entry IN ITEMS q_qat q_qat_s q_dynamic q_dynamic_s q_dynamic_lstm q_dynamic_lstm_s q_dynamic_gru
                        q_dynamic_gru_s q_zoo q_zoo_s q_embedding q_embedding_s "q_resnet18:2"
                        "q_resnet18_s:2" "q_mobilenet_v2:2" "q_mobilenet_v2_s:2" "q_shufflenet:2"
-                       "q_shufflenet_s:2" "q_googlenet:2" "q_inception:2" "q_mobilenet_v3:2"
+                       "q_shufflenet_s:2" "q_googlenet:2" "q_googlenet_s:2" "q_inception:2"
+                       "q_inception_s:2" "q_mobilenet_v3:2"
                        "q_mobilenet_v3_s:2")
   tt_dequantize_test(dequantize "${entry}")
 endforeach()
