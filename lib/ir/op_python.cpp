@@ -278,6 +278,13 @@ const PyCallForm* python_call_form(std::string_view op) {
   // torchvision's Python functions over its op library (torchvision/ops/*.py): the ops take the
   // output size as two ints and return extra results the functions drop.
   static const std::unordered_map<std::string_view, PyCallForm> forms = {
+      // x.to(device, dtype=...): a callee "Tensor.m" is a method of input 0.
+      {"Tensor.to_device",
+       {"Tensor.to",
+        {{"", "{1}", ""},
+         {"dtype", "{2}", "None"},
+         {"non_blocking", "{3}", "False"},
+         {"copy", "{4}", "False"}}}},
       {"torchvision.ops.roi_align",
        {"torchvision.ops.roi_align",
         {{"", "{0}", ""},

@@ -415,7 +415,12 @@ void PyEmitter::emit_call_form(const Node& n, const PyCallForm& form, const std:
       unsupported(n, "its call form leaves out a positional argument before a given one",
                   "fix the call form in lib/ir/op_python.cpp");
   positional.insert(positional.end(), keyword.begin(), keyword.end());
-  std::string call = function_callee(form.callee) + "(" + join(positional, ", ") + ")";
+  std::string callee = form.callee;
+  if (callee.rfind("Tensor.", 0) == 0 && n.num_inputs() > 0)
+    callee = receiver(expr(n.input(0))) + callee.substr(callee.find('.'));  // a method of input 0
+  else
+    callee = function_callee(callee);
+  std::string call = callee + "(" + join(positional, ", ") + ")";
   assign(n, call, hint, false, body, form.first_result_only);
 }
 
