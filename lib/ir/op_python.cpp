@@ -278,6 +278,15 @@ const PyCallForm* python_call_form(std::string_view op) {
   // torchvision's Python functions over its op library (torchvision/ops/*.py): the ops take the
   // output size as two ints and return extra results the functions drop.
   static const std::unordered_map<std::string_view, PyCallForm> forms = {
+      // aten::_unique2(self, sorted, return_inverse, return_counts), flags True or results unused.
+      {"torch.unique.flat",
+       {"torch.unique",
+        {{"", "{0}", ""},
+         {"sorted", "{1}", "True"},
+         {"return_inverse", "True", ""},
+         {"return_counts", "True", ""}},
+        false,
+        {{1, 2}, {2, 3}}}},
       // x.to(device, dtype=...): a callee "Tensor.m" is a method of input 0.
       {"Tensor.to_device",
        {"Tensor.to",

@@ -432,6 +432,10 @@ std::vector<OpInfo> make_table() {
       {"torch.argmin", K::Function, {"aten::argmin"}, kAllPositional, Q::Float, "argmin(input, dim, keepdim)"},
       {"torch.topk", K::Function, {"aten::topk"}, kAllPositional, Q::Native, "topk(input, k, dim, largest, sorted)"},
       {"torch.sort", K::Function, {"aten::sort"}, kAllPositional, Q::Float, "sort(input, dim, descending)"},
+      // torch.unique without dim: written through its call form with both flags True, so it returns
+      // the three tensors _unique2 returns; the Python emitter keeps the ATen call where a result
+      // the model reads would differ (a False flag: _unique2's result is then empty).
+      {"torch.unique.flat", K::Function, {"aten::_unique2"}, kAllPositional, Q::Float, "torch.unique(input, sorted=, return_inverse=True, return_counts=True)"},
       {"torch.unique", K::Function, {"aten::unique_dim"}, {"", "dim", "sorted", "return_inverse", "return_counts"}, Q::Float, "unique(input, dim=, sorted=, return_inverse=, return_counts=)"},
 
       // ---------------------------------------------------------------------------------------

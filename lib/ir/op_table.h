@@ -176,6 +176,10 @@ struct PyCallForm {
   const char* callee;
   std::vector<PyCallArg> args;
   bool first_result_only = false;
+  // (result, input) pairs: the form stands for the op only where each such result is unused or
+  // its input is the constant True (torch.unique(..., return_inverse=True) for aten::_unique2,
+  // whose inverse is empty when its flag is False); torch.ops.<ns>.<op>(...) otherwise.
+  std::vector<std::pair<int, int>> results_if_true{};
 };
 // The call form of row `op`; nullptr when it is written the usual way.
 const PyCallForm* python_call_form(std::string_view op);
