@@ -315,7 +315,8 @@ class RuntimeDevice(nn.Module):
 class UniqueFlags(nn.Module):
     """torch.unique without dim (aten::_unique2) with its flags True, False (the empty results
     unread) and mixed, written torch.unique(...); _unique2 called directly with a False flag whose
-    (empty) result the model reads keeps the ATen call."""
+    (empty) result the model reads keeps the ATen call. With dim (aten::unique_dim, three results
+    whatever the flags) a tuple unpack of torch.unique(x, dim=0) once took the rows apart."""
 
     def forward(self, x):
         q = (x * 2.0).round()
@@ -324,7 +325,8 @@ class UniqueFlags(nn.Module):
         w, inv2 = torch.unique(q.flip(0), return_inverse=True)
         z = torch._unique2(q, True, False, True)
         return (u, inv.float(), cnt.float(), v.sort()[0], w, inv2.float() + 1.0, z[0],
-                z[2].float(), float(z[1].numel()))
+                z[2].float(), float(z[1].numel()), torch.unique(q, dim=0),
+                torch.unique(q, dim=1, return_counts=True)[1].float())
 
 
 class EmformerRnnt(nn.Module):

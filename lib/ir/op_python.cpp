@@ -287,6 +287,18 @@ const PyCallForm* python_call_form(std::string_view op) {
          {"return_counts", "True", ""}},
         false,
         {{1, 2}, {2, 3}}}},
+      // aten::unique_dim(self, dim, sorted, return_inverse, return_counts) returns all three
+      // tensors whatever its flags (torch 2.6); torch.unique returns one to three, so both flags
+      // are True here, and the ATen call stays where a False flag's result is read.
+      {"torch.unique",
+       {"torch.unique",
+        {{"", "{0}", ""},
+         {"sorted", "{2}", "True"},
+         {"return_inverse", "True", ""},
+         {"return_counts", "True", ""},
+         {"dim", "{1}", ""}},
+        false,
+        {{1, 3}, {2, 4}}}},
       // x.to(device, dtype=...): a callee "Tensor.m" is a method of input 0.
       {"Tensor.to_device",
        {"Tensor.to",
