@@ -11,7 +11,9 @@ TorchScript's removes the first item, Python's the last. Also a real model built
 torchaudio's Emformer RNN-T (tiny dims), its predictor state lists fed back into a second call.
 Reads before and after a write (len(l) then l.append(x)) check that nothing is reordered. Also
 range loops with computed bounds and negative steps (aten::__range_length, __derive_index) and a
-0-dim tensor where an int is expected (aten::IntImplicit), written without torch.ops. The
+0-dim tensor where an int is expected (aten::IntImplicit), written without torch.ops, and
+x.to(device[, dtype]) with a run-time device (aten::to.prim_Device, to.device) and torch.unique
+(aten::_unique2). The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
 generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
 registers one test per model (plain and --fuse, --verify --verify-inputs and the generated
@@ -294,6 +296,39 @@ class ImplicitInt(nn.Module):
         return x[:, :a], x.select(1, k) * float(min(k, 2))
 
 
+class RuntimeDevice(nn.Module):
+    """x.to(device[, dtype]) with a device known only at run time (aten::to.prim_Device, to.device,
+    written x.to(d, dtype=torch.float64)); the result may be its input (the write through it
+    shows in the input); a dtype read from a tensor (c.dtype) is written as such."""
+
+    def forward(self, x):
+        d = x.device
+        a = x.clone()
+        b = a.to(d)
+        b.mul_(2.0)
+        c = x.to(d, torch.float64) * 0.5
+        e = (x * 3.0).to(d, torch.int32, copy=True)
+        g = x.to(d, c.dtype, False, True)
+        return a, c, e.to(x.dtype), g
+
+
+class UniqueFlags(nn.Module):
+    """torch.unique without dim (aten::_unique2) with its flags True, False (the empty results
+    unread) and mixed, written torch.unique(...); _unique2 called directly with a False flag whose
+    (empty) result the model reads keeps the ATen call. With dim (aten::unique_dim, three results
+    whatever the flags) a tuple unpack of torch.unique(x, dim=0) once took the rows apart."""
+
+    def forward(self, x):
+        q = (x * 2.0).round()
+        u, inv, cnt = torch.unique(q, return_inverse=True, return_counts=True)
+        v = torch.unique(q, sorted=False)
+        w, inv2 = torch.unique(q.flip(0), return_inverse=True)
+        z = torch._unique2(q, True, False, True)
+        return (u, inv.float(), cnt.float(), v.sort()[0], w, inv2.float() + 1.0, z[0],
+                z[2].float(), float(z[1].numel()), torch.unique(q, dim=0),
+                torch.unique(q, dim=1, return_counts=True)[1].float())
+
+
 class EmformerRnnt(nn.Module):
     """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
     checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
@@ -346,6 +381,8 @@ register("ct_stored_then_appended", StoredThenAppended, [(2, 6)])
 register("ct_sort_and_repeat", SortAndRepeat, [(2, 6)])
 register("ct_range_loops", RangeLoops, [(4, 6)], expect_ops=["range.element"])
 register("ct_implicit_int", ImplicitInt, [(3, 6)], expect_ops=["int"])
+register("ct_runtime_device", RuntimeDevice, [(2, 6)], expect_ops=["Tensor.to_device"])
+register("ct_unique_flags", UniqueFlags, [(3, 5)], expect_ops=["torch.unique.flat"])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 

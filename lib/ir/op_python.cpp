@@ -278,6 +278,34 @@ const PyCallForm* python_call_form(std::string_view op) {
   // torchvision's Python functions over its op library (torchvision/ops/*.py): the ops take the
   // output size as two ints and return extra results the functions drop.
   static const std::unordered_map<std::string_view, PyCallForm> forms = {
+      // aten::_unique2(self, sorted, return_inverse, return_counts), flags True or results unused.
+      {"torch.unique.flat",
+       {"torch.unique",
+        {{"", "{0}", ""},
+         {"sorted", "{1}", "True"},
+         {"return_inverse", "True", ""},
+         {"return_counts", "True", ""}},
+        false,
+        {{1, 2}, {2, 3}}}},
+      // aten::unique_dim(self, dim, sorted, return_inverse, return_counts) returns all three
+      // tensors whatever its flags (torch 2.6); torch.unique returns one to three, so both flags
+      // are True here, and the ATen call stays where a False flag's result is read.
+      {"torch.unique",
+       {"torch.unique",
+        {{"", "{0}", ""},
+         {"sorted", "{2}", "True"},
+         {"return_inverse", "True", ""},
+         {"return_counts", "True", ""},
+         {"dim", "{1}", ""}},
+        false,
+        {{1, 3}, {2, 4}}}},
+      // x.to(device, dtype=...): a callee "Tensor.m" is a method of input 0.
+      {"Tensor.to_device",
+       {"Tensor.to",
+        {{"", "{1}", ""},
+         {"dtype", "{2}", "None"},
+         {"non_blocking", "{3}", "False"},
+         {"copy", "{4}", "False"}}}},
       {"torchvision.ops.roi_align",
        {"torchvision.ops.roi_align",
         {{"", "{0}", ""},

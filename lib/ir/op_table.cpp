@@ -6,6 +6,7 @@
 //   longer one), so one `py_args` vector is right for every overload of the row. Where ATen has
 //   overloads with conflicting layouts, either the loader normalises to one overload
 //   (aten::arange -> arange.start_step, aten::to.device/dtype_layout -> to.dtype on CPU,
+//   aten::to.device with another device -> to.prim_Device,
 //   aten::constant_pad_nd/reflection_pad/replication_pad -> aten::pad, aten::_convolution ->
 //   conv{N}d / conv_transpose{N}d) or the other overload gets its own valid Python spelling
 //   (aten::mean -> Tensor.mean, aten::mean.dim -> torch.mean).
@@ -76,7 +77,7 @@ void add_facts(std::vector<OpInfo>& t) {
   for (const char* n : {"Tensor.view", "Tensor.reshape", "Tensor.view_as", "Tensor.permute", "Tensor.transpose",
                         "Tensor.t", "Tensor.expand", "Tensor.expand_as", "Tensor.slice", "Tensor.select",
                         "Tensor.squeeze", "Tensor.unsqueeze", "Tensor.unflatten", "Tensor.contiguous",
-                        "Tensor.to", "Tensor.type_as", "Tensor.detach", "Tensor.chunk", "Tensor.split",
+                        "Tensor.to", "Tensor.to_device", "Tensor.type_as", "Tensor.detach", "Tensor.chunk", "Tensor.split",
                         "Tensor.split_with_sizes", "Tensor.unbind", "torch.flatten", "F.dropout", "int",
                         "float", "Tensor.cpu"})
     row(n).facts |= kMayAliasInput;
@@ -431,6 +432,10 @@ std::vector<OpInfo> make_table() {
       {"torch.argmin", K::Function, {"aten::argmin"}, kAllPositional, Q::Float, "argmin(input, dim, keepdim)"},
       {"torch.topk", K::Function, {"aten::topk"}, kAllPositional, Q::Native, "topk(input, k, dim, largest, sorted)"},
       {"torch.sort", K::Function, {"aten::sort"}, kAllPositional, Q::Float, "sort(input, dim, descending)"},
+      // torch.unique without dim: written through its call form with both flags True, so it returns
+      // the three tensors _unique2 returns; the Python emitter keeps the ATen call where a result
+      // the model reads would differ (a False flag: _unique2's result is then empty).
+      {"torch.unique.flat", K::Function, {"aten::_unique2"}, kAllPositional, Q::Float, "torch.unique(input, sorted=, return_inverse=True, return_counts=True)"},
       {"torch.unique", K::Function, {"aten::unique_dim"}, {"", "dim", "sorted", "return_inverse", "return_counts"}, Q::Float, "unique(input, dim=, sorted=, return_inverse=, return_counts=)"},
 
       // ---------------------------------------------------------------------------------------
@@ -578,6 +583,9 @@ std::vector<OpInfo> make_table() {
       // dtype / memory
       // to.device and to.dtype_layout are normalised to to.dtype by the loader (CPU only).
       {"Tensor.to", K::Method, {"aten::to.dtype", "aten::to.other"}, {"", "", "", "", "memory_format"}, Q::Float, "x.to(dtype or other, non_blocking, copy)"},
+      // A device known only at run time (x.to(y.device)): written through its call form (Note
+      // [Python call forms]); the loader gives it a constant torch dtype or keeps the ATen call.
+      {"Tensor.to_device", K::Method, {"aten::to.prim_Device"}, kAllPositional, Q::Float, "x.to(device, dtype, non_blocking, copy) for a run-time device"},
       {"Tensor.type_as", K::Method, {"aten::type_as"}, kAllPositional, Q::Native, "x.type_as(other)"},
       {"Tensor.detach", K::Method, {"aten::detach"}, kAllPositional, Q::Native, "x.detach()"},
       {"Tensor.clone", K::Method, {"aten::clone"}, {"", "memory_format"}, Q::Native, "x.clone()"},

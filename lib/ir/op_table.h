@@ -162,7 +162,8 @@ const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signature
 // aligned) where torchvision.ops.roi_align(input, boxes, output_size, spatial_scale, ...) takes the
 // two sizes as one tuple. Each argument is a text in which {i} stands for input i, written by
 // keyword when `keyword` is set and left out when its text equals `def` (a trailing positional one
-// too). A form with first_result_only stands for the op only when the op's other results are
+// too). A callee "Tensor.m" is method m of input 0 (x.to(device, dtype=...)), whose arguments
+// then leave input 0 out. A form with first_result_only stands for the op only when the op's other results are
 // unused (torchvision.ops.roi_pool drops roi_pool's argmax); the emitter writes the op as
 // torch.ops.<ns>.<op>(...) otherwise. The interpreter and the TorchScript emitter use the row's
 // ATen name as usual.
@@ -175,6 +176,10 @@ struct PyCallForm {
   const char* callee;
   std::vector<PyCallArg> args;
   bool first_result_only = false;
+  // (result, input) pairs: the form stands for the op only where each such result is unused or
+  // its input is the constant True (torch.unique(..., return_inverse=True) for aten::_unique2,
+  // whose inverse is empty when its flag is False); torch.ops.<ns>.<op>(...) otherwise.
+  std::vector<std::pair<int, int>> results_if_true{};
 };
 // The call form of row `op`; nullptr when it is written the usual way.
 const PyCallForm* python_call_form(std::string_view op);

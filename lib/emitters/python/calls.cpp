@@ -375,7 +375,17 @@ void PyEmitter::emit_call_form(const Node& n, const PyCallForm& form, const std:
   bool others_used = false;
   for (size_t i = 1; i < n.num_outputs(); ++i) others_used = others_used || n.output(i)->has_uses();
   const OpInfo* info = n.info();
-  if (form.first_result_only && others_used && info && !info->aten.empty()) {
+  bool differs = form.first_result_only && others_used;
+  for (const auto& [result, flag] : form.results_if_true) {
+    const AttrValue* c = static_cast<size_t>(flag) < n.num_inputs()
+                             ? n.input(static_cast<size_t>(flag))->constant()
+                             : nullptr;
+    bool is_true = c && std::holds_alternative<bool>(*c) && std::get<bool>(*c);
+    if (static_cast<size_t>(result) < n.num_outputs() &&
+        n.output(static_cast<size_t>(result))->has_uses() && !is_true)
+      differs = true;
+  }
+  if (differs && info && !info->aten.empty()) {
     CallArgs a = call_args(n, info, 0);
     assign(n, torch_ops_callee(info->aten.front()) + "(" + format_args(a) + ")", hint, false, body);
     return;
@@ -415,7 +425,12 @@ void PyEmitter::emit_call_form(const Node& n, const PyCallForm& form, const std:
       unsupported(n, "its call form leaves out a positional argument before a given one",
                   "fix the call form in lib/ir/op_python.cpp");
   positional.insert(positional.end(), keyword.begin(), keyword.end());
-  std::string call = function_callee(form.callee) + "(" + join(positional, ", ") + ")";
+  std::string callee = form.callee;
+  if (callee.rfind("Tensor.", 0) == 0 && n.num_inputs() > 0)
+    callee = receiver(expr(n.input(0))) + callee.substr(callee.find('.'));  // a method of input 0
+  else
+    callee = function_callee(callee);
+  std::string call = callee + "(" + join(positional, ", ") + ")";
   assign(n, call, hint, false, body, form.first_result_only);
 }
 

@@ -12,6 +12,8 @@
 //   aten::stft                     -> torch.stft (stft.center order, center=False)
 //   aten::{std,var,std_mean,var_mean}{,.dim} -> torch.std, ... (the .correction order)
 //   aten::to.device/dtype_layout   -> Tensor.to (to.dtype order) when the device is the CPU
+//   aten::to.device (memory_format None), to.prim_Device -> Tensor.to_device (to.prim_Device
+//                                     order, a constant dtype) when the device is known at run time
 //   aten::Int/ScalarImplicit(prim::NumToTensor(x)) -> x
 //   aten::slice(x, dim, 0, INT64_MAX, 1) -> x (the tracer's record of a `:` in x[:, i])
 //   aten::to(c, cpu, c's dtype, False, False, None) of a constant tensor c -> c (x[[2, 0]])
@@ -47,7 +49,7 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
 
   if (fold_tracer_noise(qual, ins, n, f)) return;  // jit_cleanup.cpp
-  if (lift_traced_qfunctional(n, f)) return;        // lifter_quantized.cpp
+  if (lift_traced_qfunctional(n, f)) return;       // lifter_quantized.cpp
   if (lift_inplace(n, *schema, ins, f)) return;
 
   std::string op;
@@ -501,11 +503,30 @@ bool Lifter::normalize(const std::string& qual, std::vector<Value*>& ins, const 
     op = "torch.arange";
     return true;
   }
-  if (qual == "aten::to.device") {
+  if (qual == "aten::to.device" && is_cpu(ins.at(1))) {
     // (self, device, dtype, non_blocking, copy, memory_format): every tensor is on the CPU.
-    if (!is_cpu(ins.at(1))) return false;
     pick({0, 2, 3, 4, 5});
     op = "Tensor.to";
+    return true;
+  }
+  if (qual == "aten::to.device" || qual == "aten::to.prim_Device") {
+    // A device known at run time, x.to(y.device[, dtype]): to.prim_Device(self, device, dtype,
+    // non_blocking, copy) is to.device without memory_format (None: the input's format).
+    // Its dtype is an int in the schema and a torch dtype in Python: a constant, None or a
+    // value the IR knows as a dtype (y.dtype); a computed int keeps the ATen call.
+    const AttrValue* dtype = ins.at(2)->constant();
+    bool dtype_known = ins.at(2)->type().kind == Type::Kind::ScalarType ||
+                       (dtype && (std::holds_alternative<NoneAttr>(*dtype) ||
+                                  std::holds_alternative<int64_t>(*dtype)));
+    if (qual == "aten::to.device") {
+      if (!dtype_known || !is_none(ins.at(5))) return false;
+      pick({0, 1, 2, 3, 4});
+    } else if (!dtype_known) {
+      op = qual;  // stays an ATen call (find_op_by_aten would pick the row)
+      return true;
+    }
+    ins.at(2) = typed_int(ins.at(2), IntRole::ScalarType, f, n);
+    op = "Tensor.to_device";
     return true;
   }
   if (qual == "aten::to.dtype_layout") {
