@@ -163,9 +163,9 @@ const std::map<std::string, std::vector<PyParam>, std::less<>>& python_signature
 // two sizes as one tuple. Each argument is a text in which {i} stands for input i, written by
 // keyword when `keyword` is set and left out when its text equals `def` (a trailing positional one
 // too). A callee "Tensor.m" is method m of input 0 (x.to(device, dtype=...)), whose arguments
-// then leave input 0 out. A form with first_result_only stands for the op only when the op's other results are
-// unused (torchvision.ops.roi_pool drops roi_pool's argmax); the emitter writes the op as
-// torch.ops.<ns>.<op>(...) otherwise. The interpreter and the TorchScript emitter use the row's
+// then leave input 0 out. A form with first_result_only stands for the op only when the op's
+// other results are unused (torchvision.ops.roi_pool drops roi_pool's argmax); the emitter writes
+// the op as torch.ops.<ns>.<op>(...) otherwise. The interpreter and the TorchScript emitter use the row's
 // ATen name as usual.
 struct PyCallArg {
   const char* keyword;  // "" for a positional argument
