@@ -791,10 +791,6 @@ def generate(spec, out_dir, st, extra_meta=None):
 def write_case(out_dir, spec, st, archive, inputs, expected, exp_flat, max_abs, extra_meta):
     """Writes NAME.pt (the archive), NAME.inputs.pt, NAME.expected.pt and NAME.json: the inputs,
     outputs and tolerance of spec, with the fields of extra_meta added."""
-    base = os.path.join(out_dir, spec.name)
-    atomic_write(base + ".pt", lambda p: archive.save(p))
-    atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
-    atomic_write(base + ".expected.pt", lambda p: torch.save(plain(expected), p))
     meta = {
         "name": spec.name,
         "group": spec.group,
@@ -807,12 +803,7 @@ def write_case(out_dir, spec, st, archive, inputs, expected, exp_flat, max_abs, 
         "max_abs_output": max_abs,
         **extra_meta,
     }
-
-    def write_meta(p):
-        with open(p, "w") as f:
-            json.dump(meta, f, indent=1)
-            f.write("\n")
-    atomic_write(base + ".json", write_meta)
+    save_model_files(os.path.join(out_dir, spec.name), archive, inputs, expected, meta)
 
 
 # --------------------------------------------------------------------------------------------
