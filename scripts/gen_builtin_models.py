@@ -122,6 +122,40 @@ class ConformerLengths(nn.Module):
         return y + 0.01 * out_lengths.to(y.dtype).view(-1, 1, 1)
 
 
+class Wav2Vec2Lengths(nn.Module):
+    """torchaudio's wav2vec2 (group-norm feature extractor, 2 small encoder layers, a CTC head),
+    its lengths made from the input inside the model: the last waveform shorter, so the feature
+    extractor's length arithmetic and the encoder's padding mask are at work."""
+
+    def __init__(self):
+        super().__init__()
+        import torchaudio
+        self.model = torchaudio.models.wav2vec2_model(
+            extractor_mode="group_norm", extractor_conv_layer_config=[(8, 10, 5), (8, 3, 2)],
+            extractor_conv_bias=False, encoder_embed_dim=16, encoder_projection_dropout=0.0,
+            encoder_pos_conv_kernel=8, encoder_pos_conv_groups=4, encoder_num_layers=2,
+            encoder_num_heads=2, encoder_attention_dropout=0.0, encoder_ff_interm_features=32,
+            encoder_ff_interm_dropout=0.0, encoder_dropout=0.0, encoder_layer_norm_first=False,
+            encoder_layer_drop=0.0, aux_num_out=5)
+
+    def forward(self, x):
+        n = x.size(1)
+        lengths = torch.full((x.size(0),), n, dtype=torch.long)
+        lengths[-1] = n - 97
+        y, out_lengths = self.model(x, lengths)
+        assert out_lengths is not None
+        return y, out_lengths
+
+
+def _conv_tasnet():
+    """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
+    the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
+    import torchaudio
+    return torchaudio.models.ConvTasNet(num_sources=2, enc_kernel_size=8, enc_num_feats=16,
+                                        msk_kernel_size=3, msk_num_feats=8, msk_num_hidden_feats=16,
+                                        msk_num_layers=2, msk_num_stacks=1)
+
+
 def _audio(cls, **kw):
     def build():
         import torchaudio
@@ -147,6 +181,8 @@ register("bi_melspectrogram", _audio("MelSpectrogram", sample_rate=8000, n_fft=6
 register("bi_conformer", ConformerLengths, [(2, 7, 16)])
 register("bi_mfcc", _audio("MFCC", sample_rate=8000, n_mfcc=6, melkwargs={"n_fft": 64, "n_mels": 12}),
          [(1, 256)], tol=1e-3)
+register("bi_wav2vec2", Wav2Vec2Lengths, [(2, 400)])
+register("bi_conv_tasnet", _conv_tasnet, [(1, 1, 203)])
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
 

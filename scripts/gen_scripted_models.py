@@ -434,6 +434,8 @@ def generate(name, spec, out_dir, st):
                 rel = float((e - t).abs().max()) / max(float(e.abs().max()), 1e-30)
                 assert rel <= 1e-5, f"{name}: scripted and eager outputs differ (rel {rel:.2e})"
                 max_abs = max(max_abs, float(t.abs().max()))
+            elif isinstance(t, torch.Tensor):  # integer or boolean tensors (lengths, masks)
+                assert torch.equal(e, t), f"{name}: scripted and eager outputs differ ({e} vs {t})"
             else:
                 assert e == t, f"{name}: scripted and eager outputs differ ({e} vs {t})"
         gen_models.atomic_write(f"{base}.inputs.{k}.pt", lambda p: torch.save(inputs, p))
