@@ -140,4 +140,4 @@ done
 echo "(medians of $reps runs each, alternating load, cp, convert; convert = tinytrace convert MODEL" \
      "--input-shape ... writing NAME.py, NAME.pth, NAME.json; ratio = convert_s / (load_s + cp_s);" \
      "*_MB = peak RSS; verify_s (BENCH_VERIFY=1) = the same with --verify; $(nproc) cores," \
-     "$(date -u +%F))"
+     "$(date -u '+%F %H:%M UTC'), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"

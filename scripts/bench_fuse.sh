@@ -16,6 +16,10 @@
 #   BENCH_REPS=30 BENCH_SIZE=224 BENCH_THREADS=2 scripts/bench_fuse.sh
 #
 # Defaults: 15 rounds (BENCH_REPS), input 1x3x224x224 (BENCH_SIZE), 2 threads (BENCH_THREADS).
+# BENCH_TEXPR=1 leaves LibTorch's TensorExpr (NNC) fuser on; by default it is off for every
+# variant. Debian 13's LibTorch 2.6 compiles the fusion groups of a frozen graph with LLVM on the
+# second call, and on this project's 2-core VM that compile of resnet50's frozen graph (orig_ofi
+# and ts_ofi alike) had not finished after 5 minutes: the benchmark never got past its warm-up.
 # Every variant runs under torch.inference_mode() after 3 warm-up calls (the profiling executor
 # optimizes TorchScript graphs on the first calls). A variant that cannot run prints "n/a" and
 # its error on stderr; the script never fails on timing noise. Models come from
@@ -28,6 +32,8 @@ tt_debian13_reexec "$0" "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 reps=${BENCH_REPS:-15}
+texpr=${BENCH_TEXPR:-0}
+texpr_state=$([[ $texpr == 1 ]] && echo on || echo off)
 size=${BENCH_SIZE:-224}
 threads=${BENCH_THREADS:-2}
 models=("$@")
@@ -44,19 +50,21 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo |
   cut -d: -f2 | sed 's/^ *//')), load $(cut -d' ' -f1-3 /proc/loadavg); input 1x3x${size}x${size}," \
-  "${threads} threads, median of ${reps} alternating rounds: ms (time / the original's time)"
+  "${threads} threads, TensorExpr fuser ${texpr_state}, median of ${reps} alternating rounds: ms" \
+  "(time / the original's time)"
 printf '%-13s %16s %16s %16s %16s %16s %16s\n' model original py_plain py_fuse ts_fuse orig_ofi ts_ofi
 for m in "${models[@]}"; do
   tt=("$build/tinytrace" convert "$models_dir/$m.pt" -q)
   "${tt[@]}" -o "$tmp/$m/plain" --emit python,weights > /dev/null
   "${tt[@]}" -o "$tmp/$m/fuse" --fuse --emit python,weights,torchscript > /dev/null
   "${tt[@]}" -o "$tmp/$m/ofi" --fuse --emit torchscript --optimize-for-inference > /dev/null
-  /usr/bin/python3 - "$models_dir/$m.pt" "$tmp/$m" "$m" "$reps" "$size" "$threads" <<'PY'
+  /usr/bin/python3 - "$models_dir/$m.pt" "$tmp/$m" "$m" "$reps" "$size" "$threads" "$texpr" <<'PY'
 import importlib.util, os, statistics, sys, time
 import torch
 path, out, name = sys.argv[1], sys.argv[2], sys.argv[3]
 reps, size, threads = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 torch.set_num_threads(threads)
+torch._C._jit_set_texpr_fuser_enabled(sys.argv[7] == "1")
 
 
 def generated(d):
