@@ -725,8 +725,25 @@ std::string_view tensor_inplace_method_of(std::string_view aten_op) {
   return is_tensor_inplace_method(name) ? name : std::string_view{};
 }
 
+std::string_view functional_inplace_of(std::string_view aten_op) {
+  if (aten_op.substr(0, 6) != "aten::") return {};
+  std::string_view name = aten_op.substr(6);
+  name = name.substr(0, name.find('.'));
+  // torch.nn.functional's in-place activations (torch 1.13 and 2.x): each is the ATen op of its
+  // name (torch._C._nn.elu_, torch.celu_, _VF.threshold_, ...), positional arguments alike.
+  static const std::unordered_set<std::string_view> functions = {
+      "celu_", "elu_", "hardtanh_", "leaky_relu_", "rrelu_", "selu_", "threshold_"};
+  // Only reachable as F.NAME(x, inplace=True) (torch._C._nn.NAME_, the input its only argument).
+  static const std::unordered_set<std::string_view> inplace_flag = {"hardsigmoid_", "hardswish_",
+                                                                    "mish_", "silu_"};
+  if (functions.count(name)) return name;
+  if (inplace_flag.count(name)) return name.substr(0, name.size() - 1);
+  return {};
+}
+
 bool python_spells_fallback(std::string_view op) {
-  return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty();
+  return op == "aten::index.Tensor" || !tensor_inplace_method_of(op).empty() ||
+         !functional_inplace_of(op).empty();
 }
 
 bool written_as_torch_ops(std::string_view op) {

@@ -201,6 +201,11 @@ bool is_tensor_inplace_method(std::string_view name);
 // The method name of an ATen op that is such an in-place method ("aten::clamp_.default" ->
 // "clamp_"); empty otherwise.
 std::string_view tensor_inplace_method_of(std::string_view aten_op);
+// The torch.nn.functional function an ATen in-place op is called through when torch.Tensor has no
+// such method: "aten::leaky_relu_.default" -> "leaky_relu_" (F.leaky_relu_(x, 0.2): that op with
+// the same arguments); "aten::silu_.default" -> "silu" (F.silu(x, inplace=True), which calls
+// exactly that op: F has no silu_); empty otherwise.
+std::string_view functional_inplace_of(std::string_view aten_op);
 // True for ops of the form "aten::..." that the table does not know (emitted via torch.ops).
 bool is_aten_fallback(std::string_view op);
 // ATen fallback ops the Python emitter still writes idiomatically (x[i, :, j] for aten::index,

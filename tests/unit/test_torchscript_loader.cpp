@@ -111,6 +111,12 @@ TEST_CASE("op table: lookups by name and by ATen overload") {
   CHECK(find_op("torch.matmul")->qclass == QuantClass::Float);
   CHECK(is_aten_fallback("aten::special_erfcx.default"));
   CHECK_FALSE(is_aten_fallback("F.relu"));
+  // In-place activations without a Tensor method go through F (their values: the mutation tests).
+  CHECK(functional_inplace_of("aten::leaky_relu_.default") == "leaky_relu_");
+  CHECK(functional_inplace_of("aten::silu_.default") == "silu");  // F.silu(x, inplace=True)
+  CHECK(functional_inplace_of("aten::relu_.default").empty());    // x.relu_()
+  CHECK(functional_inplace_of("aten::leaky_relu.default").empty());
+  CHECK_FALSE(written_as_torch_ops("aten::hardtanh_.default"));
 
   // Every row: unique name; py_args never puts a positional after a keyword.
   std::map<std::string, int> names;

@@ -513,13 +513,21 @@ bool arithmetic_is_infix(const Node& n) {
 // aten::index.Tensor(self, indices) as x[i, :, j] when the indices are a list literal (None:
 // that dim is taken whole); an in-place op kept as such (aten::fill_, aten::clamp_, ...;
 // Note [In-place writes]) as the Tensor method x.fill_(value), which writes where the model
-// wrote (often through a view). "" when neither applies.
+// wrote (often through a view), or F.leaky_relu_(x, 0.2) for the in-place activations that have
+// no method. "" when none applies.
 std::string PyEmitter::try_index_or_fill(const Node& n) {
   const std::string& op = n.op();
   std::string_view method = tensor_inplace_method_of(op);
   if (n.num_inputs() >= 1 && !method.empty())
     return receiver(expr(n.input(0))) + "." + std::string(method) + "(" +
            format_args(call_args(n, nullptr, 1)) + ")";
+  if (std::string_view f = functional_inplace_of(op); n.num_inputs() >= 1 && !f.empty()) {
+    // F.leaky_relu_(x, 0.2) or F.silu(x, inplace=True): torch.Tensor has no such method
+    bool flag = f.back() != '_';
+    if (flag && n.num_inputs() != 1) return "";
+    return function_callee("F." + std::string(f)) + "(" + format_args(call_args(n, nullptr, 0)) +
+           (flag ? ", inplace=True)" : ")");
+  }
   if (op != "aten::index.Tensor" || n.num_inputs() != 2) return "";
   std::string subs = index_subscripts(*n.input(1));
   return subs.empty() ? "" : receiver(expr(n.input(0))) + "[" + subs + "]";
