@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <future>
 #include <sstream>
 
@@ -157,14 +158,20 @@ bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64)
   return true;
 }
 
+// Where the stored (uncompressed) bytes of an entry start; nullopt when compressed or out of range.
+std::optional<uint64_t> zip_entry_offset(RangeReader& f, const ZipEntry& e) {
+  if (e.method != 0) return std::nullopt;
+  std::string local = f.at(e.local_offset, 30);
+  if (local.size() < 30 || le32(local, 0) != 0x04034b50) return std::nullopt;
+  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
+  if (data + e.compressed_size > f.size()) return std::nullopt;
+  return data;
+}
+
 // The stored (uncompressed) bytes of an entry; "" when compressed or out of range.
 std::string zip_entry_bytes(RangeReader& f, const ZipEntry& e) {
-  if (e.method != 0) return "";
-  std::string local = f.at(e.local_offset, 30);
-  if (local.size() < 30 || le32(local, 0) != 0x04034b50) return "";
-  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
-  if (data + e.compressed_size > f.size()) return "";
-  return f.at(data, e.compressed_size);
+  std::optional<uint64_t> data = zip_entry_offset(f, e);
+  return data ? f.at(*data, e.compressed_size) : "";
 }
 
 [[noreturn]] void corrupt_zip() {
@@ -267,7 +274,8 @@ bool looks_like_onnx(const std::string& b) {
 
 }  // namespace
 
-ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want) {
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want,
+                     const std::function<bool(const std::string&)>& locate) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
   bool zip64 = false;
@@ -278,16 +286,22 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
   ZipContents out;
   for (const auto& e : entries) {
     out.names.push_back(e.name);
-    if (!want(e.name)) continue;
+    bool wanted = want(e.name), located = !wanted && locate && locate(e.name);
+    if (!wanted && !located) continue;
     if (e.method != 0)
       throw Error(ExitCode::BadInput,
                   "zip entry " + e.name + " is compressed (method " + std::to_string(e.method) +
                       "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
-    std::string b = e.compressed_size == 0 ? std::string() : zip_entry_bytes(f, e);
-    if (b.size() != e.compressed_size)
+    // Where the bytes are (also for an empty entry: its local header is checked the same way).
+    std::optional<uint64_t> at = zip_entry_offset(f, e);
+    if (!at)
       throw Error(ExitCode::BadInput,
                   "zip entry " + e.name + " is truncated or corrupt — re-save the file");
-    out.data[e.name] = std::move(b);
+    if (located) {
+      out.ranges[e.name] = {*at, e.compressed_size};
+      continue;
+    }
+    out.data[e.name] = f.at(*at, e.compressed_size);
   }
   return out;
 }

@@ -85,13 +85,16 @@ std::unique_ptr<Graph> load_export(
 
 // Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp): the
 // central directory is read once; `names` lists every entry, `data` holds the bytes of the entries
-// `want` selects (stored uncompressed). Throws BadInput when the archive is truncated or corrupt,
-// ZIP64, or a wanted entry is compressed or cut short.
+// `want` selects and `ranges` where in the file those `locate` selects are (offset and size of
+// their bytes; for entries too big to read whole). Throws BadInput when the archive is truncated
+// or corrupt, ZIP64, or a wanted or located entry is compressed or cut short.
 struct ZipContents {
   std::vector<std::string> names;
   std::map<std::string, std::string> data;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> ranges;
 };
-ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want);
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want,
+                     const std::function<bool(const std::string&)>& locate = nullptr);
 
 // The ONNX loader (lib/loaders/onnx.cpp and lib/loaders/onnx/; only those TUs include the
 // ONNX/protobuf headers, through lib/loaders/onnx/onnx_proto.h). Throws
