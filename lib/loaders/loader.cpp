@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <future>
 #include <sstream>
@@ -83,6 +84,7 @@ struct ZipEntry {
   std::string name;
   uint32_t local_offset = 0;
   uint32_t compressed_size = 0;
+  uint32_t crc = 0;
   uint16_t method = 0;
 };
 
@@ -90,12 +92,16 @@ struct ZipEntry {
 // (its central directory) and at most one small entry, never the whole (often 100 MB) file.
 class RangeReader {
  public:
-  explicit RangeReader(const std::string& path) : in_(path, std::ios::binary) {
+  // The file, or its bytes [base, base + size).
+  explicit RangeReader(const std::string& path, uint64_t base = 0,
+                       uint64_t size = std::numeric_limits<uint64_t>::max())
+      : in_(path, std::ios::binary), base_(base) {
     if (!in_)
       throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
                                           ") — check the path and its permissions");
     in_.seekg(0, std::ios::end);
-    size_ = static_cast<uint64_t>(in_.tellg());
+    uint64_t file = static_cast<uint64_t>(in_.tellg());
+    size_ = base > file ? 0 : std::min(size, file - base);
   }
   uint64_t size() const { return size_; }
   // Bytes [off, off + n) clipped to the file; a read error is a BadInput error.
@@ -104,7 +110,7 @@ class RangeReader {
     n = std::min(n, size_ - off);
     std::string b(static_cast<size_t>(n), '\0');
     in_.clear();
-    in_.seekg(static_cast<std::streamoff>(off));
+    in_.seekg(static_cast<std::streamoff>(base_ + off));
     in_.read(&b[0], static_cast<std::streamsize>(n));
     if (static_cast<uint64_t>(in_.gcount()) != n)
       throw Error(ExitCode::BadInput, "read error — check the file and the disk");
@@ -113,7 +119,7 @@ class RangeReader {
 
  private:
   std::ifstream in_;
-  uint64_t size_ = 0;
+  uint64_t base_ = 0, size_ = 0;
 };
 
 // Reads the central directory. Returns false when the archive is truncated or corrupt.
@@ -146,6 +152,7 @@ bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64)
     if (p + 46 > cd.size() || le32(cd, p) != 0x02014b50) return false;
     ZipEntry e;
     e.method = le16(cd, p + 10);
+    e.crc = le32(cd, p + 16);
     e.compressed_size = le32(cd, p + 20);
     uint16_t n = le16(cd, p + 28), extra = le16(cd, p + 30), comment = le16(cd, p + 32);
     e.local_offset = le32(cd, p + 42);
@@ -302,6 +309,22 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
       continue;
     }
     out.data[e.name] = f.at(*at, e.compressed_size);
+  }
+  return out;
+}
+
+std::vector<ZipRecord> zip_records(const std::string& path, uint64_t offset, uint64_t size) {
+  std::vector<ZipRecord> out;
+  try {
+    RangeReader f(path, offset, size);
+    std::vector<ZipEntry> entries;
+    bool zip64 = false;
+    if (!read_zip_directory(f, entries, zip64) || zip64) return {};
+    for (const ZipEntry& e : entries)
+      if (std::optional<uint64_t> at = zip_entry_offset(f, e))
+        out.push_back(ZipRecord{e.name, *at, e.compressed_size, e.crc});
+  } catch (const std::exception&) {
+    return {};
   }
   return out;
 }

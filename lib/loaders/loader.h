@@ -96,6 +96,16 @@ struct ZipContents {
 ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want,
                      const std::function<bool(const std::string&)>& locate = nullptr);
 
+// The stored entries of the zip at [offset, offset + size) of the file at `path`: where each one's
+// bytes start (from `offset`), their size and their CRC-32 as the central directory says. Empty
+// when the zip cannot be read, or is ZIP64.
+struct ZipRecord {
+  std::string name;
+  uint64_t data_offset = 0, size = 0;
+  uint32_t crc = 0;
+};
+std::vector<ZipRecord> zip_records(const std::string& path, uint64_t offset, uint64_t size);
+
 // The ONNX loader (lib/loaders/onnx.cpp and lib/loaders/onnx/; only those TUs include the
 // ONNX/protobuf headers, through lib/loaders/onnx/onnx_proto.h). Throws
 // tt::Error (BadInput for malformed files, Unsupported for ops without a mapping).

@@ -49,6 +49,8 @@
 // leaves the mapped file alone.
 #include "loaders/mapped_records.h"
 
+#include "loaders/loader.h"
+
 #include <c10/core/CPUAllocator.h>
 
 #include <fcntl.h>
@@ -218,12 +220,47 @@ int aligned_copy(const std::string& path, int fd, uint64_t offset, uint64_t size
 struct FileMapping {
   void* base = nullptr;
   size_t size = 0;
+  int fd = -1;  // the mapped file, for copying records out of it (unchanged_record)
   ~FileMapping() {
     if (base) ::munmap(base, size);
+    if (fd >= 0) ::close(fd);
   }
 };
 
-void release_mapping(void* ctx) { delete static_cast<std::shared_ptr<FileMapping>*>(ctx); }
+// The records storages point at, while they do (Note [Unchanged records]).
+struct MappedRecord {
+  uint64_t size = 0;
+  int fd = -1;
+  uint64_t file_offset = 0;
+  uint32_t crc = 0;
+  size_t views = 0;
+};
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<const void*, MappedRecord> records;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+// A storage's DataPtr context: the mapping it keeps alive, and its record in the registry.
+struct MappedView {
+  std::shared_ptr<FileMapping> mapping;
+  const void* data = nullptr;
+  bool registered = false;
+};
+
+void release_mapping(void* ctx) {
+  auto* view = static_cast<MappedView*>(ctx);
+  if (view->registered) {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.records.find(view->data);
+    if (it != r.records.end() && --it->second.views == 0) r.records.erase(it);
+  }
+  delete view;
+}
 
 // Calls fn on every tensor reachable from v (objects visited once).
 void each_tensor(const c10::IValue& v, std::unordered_set<const void*>& seen,
@@ -298,6 +335,11 @@ size_t MappedArchive::mark_records(caffe2::serialize::PyTorchStreamReader& reade
     size_t offset = reader.getRecordOffset(name);
     if (size >= kMinMapped && offset + size <= size_) records_.emplace(offset, size);
   }
+  // Their CRC-32s, for copying unchanged ones to NAME.pth (Note [Unchanged records]).
+  if (!records_.empty())
+    for (const ZipRecord& r : zip_records(path_, offset_, size_))
+      if (records_.count(r.data_offset) && records_.at(r.data_offset) == r.size)
+        crcs_.emplace(r.data_offset, r.crc);
   return records_.size();
 }
 
@@ -319,13 +361,14 @@ c10::IValue MappedArchive::load(const std::function<c10::IValue()>& unpickle, Ma
   auto mapping = std::make_shared<FileMapping>();
   void* base = ::mmap(nullptr, size_t(offset + size_ - start), PROT_READ | PROT_WRITE, MAP_PRIVATE,
                       fd, off_t(start));
-  if (fd != fd_) ::close(fd);  // the mapping keeps the copy
   if (base == MAP_FAILED) {
+    if (fd != fd_) ::close(fd);
     st.reason = "mmap failed";
     return unpickle();
   }
   mapping->base = base;
   mapping->size = size_t(offset + size_ - start);
+  mapping->fd = fd != fd_ ? fd : ::dup(fd_);  // the copy, or the file
   char* archive = static_cast<char*>(base) + (offset - start);
 
   static c10::Allocator* usual = c10::GetCPUAllocator();
@@ -369,9 +412,17 @@ c10::IValue MappedArchive::load(const std::function<c10::IValue()>& unpickle, Ma
     }
     st.records += 1;
     st.bytes += storage->nbytes();
-    storage->set_data_ptr_noswap(c10::DataPtr(archive + record,
-                                              new std::shared_ptr<FileMapping>(mapping),
-                                              &release_mapping, c10::Device(c10::kCPU)));
+    auto* view = new MappedView{mapping, archive + record, false};
+    auto crc = crcs_.find(record);
+    if (mapping->fd >= 0 && crc != crcs_.end()) {
+      Registry& r = registry();
+      std::lock_guard<std::mutex> lock(r.mu);
+      MappedRecord& m = r.records[view->data];
+      m = MappedRecord{records_.at(record), mapping->fd, offset + record, crc->second, m.views + 1};
+      view->registered = true;
+    }
+    storage->set_data_ptr_noswap(
+        c10::DataPtr(archive + record, view, &release_mapping, c10::Device(c10::kCPU)));
   }
   // Step 4: whatever was not mapped gets its bytes the usual way.
   std::vector<std::pair<void*, uint64_t>> left;
@@ -393,6 +444,63 @@ c10::IValue MappedArchive::load(const std::function<c10::IValue()>& unpickle, Ma
   }
   st.mapped = true;
   return loaded;
+}
+
+// Note [Unchanged records]
+// A storage that load() pointed at a record, whose size is still the record's and whose pages
+// were never written (private_pages_unwritten), holds exactly the record's bytes: NAME.pth's
+// writer then copies them from the file (copy_file_range: no pass through tinytrace's memory, no
+// page of the mapping touched) with the CRC-32 the archive's central directory gives for them
+// (LibTorch's reader does not check CRCs, so they are the input's, as the bytes are). The
+// registry holds, for every such storage's data pointer, the record's size, file, offset and CRC
+// while the storage points there; a storage that changes its data pointer is not in it.
+std::optional<RecordSource> unchanged_record(const void* data, uint64_t size) {
+  RecordSource src;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.records.find(data);
+    if (it == r.records.end() || it->second.size != size) return std::nullopt;
+    src = RecordSource{it->second.fd, it->second.file_offset, it->second.crc};
+  }
+  if (!private_pages_unwritten(data, size_t(size))) return std::nullopt;
+  return src;
+}
+
+// Note [Unwritten pages of a private mapping]
+// A page of a MAP_PRIVATE file mapping is, until something writes into it, the file's page in the
+// page cache (or not present at all: never touched, or dropped by the kernel, which can drop a
+// page cache page but never the only copy of written data). The first write gives the process an
+// anonymous copy of the page. /proc/self/pagemap says which, for every page, in 64 bits: 63
+// present, 62 swapped, 61 "file page or shared anonymous". So a page still holds the file's bytes
+// when it is not swapped and either not present or a file page; a written page is present without
+// bit 61, or swapped. Conservative on every edge: a range's first and last pages count whole (a
+// write next to the range, on the same page, counts as a write into it), and when pagemap cannot
+// be read the answer is "written".
+bool private_pages_unwritten(const void* p, size_t n) {
+  if (n == 0) return true;
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const uint64_t first = reinterpret_cast<uintptr_t>(p) / page;
+  const uint64_t last = (reinterpret_cast<uintptr_t>(p) + n - 1) / page;
+  int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  constexpr uint64_t kPresent = uint64_t(1) << 63, kSwapped = uint64_t(1) << 62,
+                     kFilePage = uint64_t(1) << 61;
+  std::vector<uint64_t> entries;
+  bool unwritten = true;
+  for (uint64_t at = first; unwritten && at <= last; at += entries.size()) {
+    entries.resize(size_t(std::min<uint64_t>(last - at + 1, 4096)));
+    size_t done = 0;
+    if (!pread_all(fd, at * sizeof(uint64_t), entries.data(), entries.size() * sizeof(uint64_t),
+                   &done)) {
+      unwritten = false;
+      break;
+    }
+    for (uint64_t e : entries)
+      if ((e & kSwapped) || ((e & kPresent) && !(e & kFilePage))) unwritten = false;
+  }
+  ::close(fd);
+  return unwritten;
 }
 
 }  // namespace tt

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -58,6 +59,24 @@ class MappedArchive {
   uint64_t offset_ = 0, size_ = 0;
   std::shared_ptr<caffe2::serialize::ReadAdapterInterface> adapter_;
   std::unordered_map<uint64_t, uint64_t> records_;  // data offset in the archive -> size
+  std::unordered_map<uint64_t, uint32_t> crcs_;     // data offset -> CRC-32 (central directory)
 };
+
+// True when the bytes [p, p + n) of a MAP_PRIVATE mapping of a file are still the file's: no
+// page they are on was written since it was mapped (Note [Unwritten pages of a private mapping]).
+// False when that cannot be proven (no /proc/self/pagemap).
+bool private_pages_unwritten(const void* p, size_t n);
+
+// Where the bytes of an input record are, and their CRC-32 (from the archive's central directory).
+struct RecordSource {
+  int fd = -1;  // open while the storage viewing the record lives
+  uint64_t offset = 0;
+  uint32_t crc = 0;
+};
+
+// The input record that [data, data + size) is an unchanged view of: a storage MappedArchive::load
+// pointed at the record's bytes, still exactly the record, none of its pages written (Note
+// [Unchanged records]); nullopt when that is not proven.
+std::optional<RecordSource> unchanged_record(const void* data, uint64_t size);
 
 }  // namespace tt
