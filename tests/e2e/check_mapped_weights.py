@@ -11,7 +11,8 @@ not a multiple of 4), evicts the file from the page cache, and runs in a memory 
   1. what the weights cost without mapping, which the limit must kill to show it is real:
      build/jit_load_floor (torch::jit::load alone, which copies every record into memory) for the
      archive; for the .pt2, a process that reads the file into memory (as the .pt2 loader did);
-  2. `tinytrace convert --input-shape 1,4096 --verify`: it must succeed, its weights mapped.
+  2. `tinytrace convert --input-shape 1,4096 --verify`: it must succeed, its weights mapped, and
+     the 8 weight matrices copied to NAME.pth from the input (unchanged records).
 Then, outside the cgroup, NAME.pth must hold the original's tensors bit for bit, name by name, and
 NAME.py with NAME.pth must reproduce the original's output exactly. Exit 77 (skipped) when no
 memory cgroup can be created here (cgroup v1 or v2, as root).
@@ -135,8 +136,12 @@ def main():
                                                                          r.stderr))
         if "mapped from the archive" not in r.stderr:
             fail("the weights were not mapped:\n" + r.stderr)
+        # Plain conversion: every weight reaches NAME.pth unchanged (Note [Unchanged records]).
+        if "%d records (%d MiB) copied unchanged" % (LAYERS, LAYERS * WIDTH * WIDTH * 4 >> 20) \
+                not in r.stderr:
+            fail("the unchanged weights were not copied from the input:\n" + r.stderr)
         for line in r.stderr.splitlines():
-            if "mapped from the archive" in line:
+            if "mapped from the archive" in line or "copied unchanged" in line:
                 print(line.strip())
         print("the unmapped load killed by the limit after %.1f s; convert of %d MiB of weights "
               "under a %d MiB memory limit: OK in %.1f s" % (t1 - t0, weights_mb, LIMIT_MB,
