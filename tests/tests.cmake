@@ -123,16 +123,24 @@ set_tests_properties(e2e_readable_figures PROPERTIES LABELS e2e ENVIRONMENT "${T
                      FIXTURES_REQUIRED tt_models_torchvision TIMEOUT 900 COST 300)
 
 # --- a model larger than the memory it converts in (issue #17) ----------------------------------
-# Note [Weights mapped from the archive] (lib/loaders/torchscript/mapped_load.cpp): 512 MiB of
-# weights convert (with --verify) in a memory cgroup of 192 MiB where torch::jit::load alone is
-# killed; NAME.pth and NAME.py then reproduce the original exactly. Skipped (77) where no memory
-# cgroup can be created. Mostly disk time (the model is written, synced and evicted first).
-add_test(NAME e2e_mapped_weights_over_memory
-         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_mapped_weights.py
-                 $<TARGET_FILE:tinytrace> $<TARGET_FILE:jit_load_floor>
-                 ${CMAKE_BINARY_DIR}/mapped_work)
-set_tests_properties(e2e_mapped_weights_over_memory PROPERTIES LABELS "e2e;memory"
-                     ENVIRONMENT "${TT_TEST_ENV}" SKIP_RETURN_CODE 77 TIMEOUT 600 COST 120)
+# Note [Weights mapped from the archive] (lib/loaders/mapped_records.cpp): 512 MiB of weights
+# convert (with --verify) in a memory cgroup of 192 MiB where loading them into memory is killed;
+# NAME.pth and NAME.py then reproduce the original exactly. Once as a TorchScript archive, once as
+# a torch.export .pt2 (its state dict a zip inside the zip, mapped, or its aligned copy mapped).
+# Skipped (77) where no memory cgroup can be created. Mostly disk time (the model is written,
+# synced and evicted first).
+foreach(fmt IN ITEMS torchscript export)
+  set(name e2e_mapped_weights_over_memory)
+  if(fmt STREQUAL "export")
+    set(name e2e_mapped_export_over_memory)
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_mapped_weights.py
+                   $<TARGET_FILE:tinytrace> $<TARGET_FILE:jit_load_floor>
+                   ${CMAKE_BINARY_DIR}/mapped_work_${fmt} ${fmt})
+  set_tests_properties(${name} PROPERTIES LABELS "e2e;memory" ENVIRONMENT "${TT_TEST_ENV}"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 COST 120)
+endforeach()
 
 # --- bad input: one test per case of issue 2 --------------------------------------------------
 tt_script_list(tt_bad_cases ${CMAKE_SOURCE_DIR}/tests/e2e/bad_input.py)

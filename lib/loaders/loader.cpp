@@ -16,6 +16,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <future>
 #include <sstream>
 
@@ -82,6 +84,7 @@ struct ZipEntry {
   std::string name;
   uint32_t local_offset = 0;
   uint32_t compressed_size = 0;
+  uint32_t crc = 0;
   uint16_t method = 0;
 };
 
@@ -89,12 +92,16 @@ struct ZipEntry {
 // (its central directory) and at most one small entry, never the whole (often 100 MB) file.
 class RangeReader {
  public:
-  explicit RangeReader(const std::string& path) : in_(path, std::ios::binary) {
+  // The file, or its bytes [base, base + size).
+  explicit RangeReader(const std::string& path, uint64_t base = 0,
+                       uint64_t size = std::numeric_limits<uint64_t>::max())
+      : in_(path, std::ios::binary), base_(base) {
     if (!in_)
       throw Error(ExitCode::BadInput, std::string("cannot open the file (") + std::strerror(errno) +
                                           ") — check the path and its permissions");
     in_.seekg(0, std::ios::end);
-    size_ = static_cast<uint64_t>(in_.tellg());
+    uint64_t file = static_cast<uint64_t>(in_.tellg());
+    size_ = base > file ? 0 : std::min(size, file - base);
   }
   uint64_t size() const { return size_; }
   // Bytes [off, off + n) clipped to the file; a read error is a BadInput error.
@@ -103,7 +110,7 @@ class RangeReader {
     n = std::min(n, size_ - off);
     std::string b(static_cast<size_t>(n), '\0');
     in_.clear();
-    in_.seekg(static_cast<std::streamoff>(off));
+    in_.seekg(static_cast<std::streamoff>(base_ + off));
     in_.read(&b[0], static_cast<std::streamsize>(n));
     if (static_cast<uint64_t>(in_.gcount()) != n)
       throw Error(ExitCode::BadInput, "read error — check the file and the disk");
@@ -112,7 +119,7 @@ class RangeReader {
 
  private:
   std::ifstream in_;
-  uint64_t size_ = 0;
+  uint64_t base_ = 0, size_ = 0;
 };
 
 // Reads the central directory. Returns false when the archive is truncated or corrupt.
@@ -145,6 +152,7 @@ bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64)
     if (p + 46 > cd.size() || le32(cd, p) != 0x02014b50) return false;
     ZipEntry e;
     e.method = le16(cd, p + 10);
+    e.crc = le32(cd, p + 16);
     e.compressed_size = le32(cd, p + 20);
     uint16_t n = le16(cd, p + 28), extra = le16(cd, p + 30), comment = le16(cd, p + 32);
     e.local_offset = le32(cd, p + 42);
@@ -157,14 +165,20 @@ bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64)
   return true;
 }
 
+// Where the stored (uncompressed) bytes of an entry start; nullopt when compressed or out of range.
+std::optional<uint64_t> zip_entry_offset(RangeReader& f, const ZipEntry& e) {
+  if (e.method != 0) return std::nullopt;
+  std::string local = f.at(e.local_offset, 30);
+  if (local.size() < 30 || le32(local, 0) != 0x04034b50) return std::nullopt;
+  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
+  if (data + e.compressed_size > f.size()) return std::nullopt;
+  return data;
+}
+
 // The stored (uncompressed) bytes of an entry; "" when compressed or out of range.
 std::string zip_entry_bytes(RangeReader& f, const ZipEntry& e) {
-  if (e.method != 0) return "";
-  std::string local = f.at(e.local_offset, 30);
-  if (local.size() < 30 || le32(local, 0) != 0x04034b50) return "";
-  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
-  if (data + e.compressed_size > f.size()) return "";
-  return f.at(data, e.compressed_size);
+  std::optional<uint64_t> data = zip_entry_offset(f, e);
+  return data ? f.at(*data, e.compressed_size) : "";
 }
 
 [[noreturn]] void corrupt_zip() {
@@ -267,7 +281,8 @@ bool looks_like_onnx(const std::string& b) {
 
 }  // namespace
 
-ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want) {
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want,
+                     const std::function<bool(const std::string&)>& locate) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
   bool zip64 = false;
@@ -278,16 +293,38 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
   ZipContents out;
   for (const auto& e : entries) {
     out.names.push_back(e.name);
-    if (!want(e.name)) continue;
+    bool wanted = want(e.name), located = !wanted && locate && locate(e.name);
+    if (!wanted && !located) continue;
     if (e.method != 0)
       throw Error(ExitCode::BadInput,
                   "zip entry " + e.name + " is compressed (method " + std::to_string(e.method) +
                       "); PyTorch writes entries uncompressed — re-save the file with PyTorch");
-    std::string b = e.compressed_size == 0 ? std::string() : zip_entry_bytes(f, e);
-    if (b.size() != e.compressed_size)
+    // Where the bytes are (also for an empty entry: its local header is checked the same way).
+    std::optional<uint64_t> at = zip_entry_offset(f, e);
+    if (!at)
       throw Error(ExitCode::BadInput,
                   "zip entry " + e.name + " is truncated or corrupt — re-save the file");
-    out.data[e.name] = std::move(b);
+    if (located) {
+      out.ranges[e.name] = {*at, e.compressed_size};
+      continue;
+    }
+    out.data[e.name] = f.at(*at, e.compressed_size);
+  }
+  return out;
+}
+
+std::vector<ZipRecord> zip_records(const std::string& path, uint64_t offset, uint64_t size) {
+  std::vector<ZipRecord> out;
+  try {
+    RangeReader f(path, offset, size);
+    std::vector<ZipEntry> entries;
+    bool zip64 = false;
+    if (!read_zip_directory(f, entries, zip64) || zip64) return {};
+    for (const ZipEntry& e : entries)
+      if (std::optional<uint64_t> at = zip_entry_offset(f, e))
+        out.push_back(ZipRecord{e.name, *at, e.compressed_size, e.crc});
+  } catch (const std::exception&) {
+    return {};
   }
   return out;
 }

@@ -85,13 +85,26 @@ std::unique_ptr<Graph> load_export(
 
 // Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp): the
 // central directory is read once; `names` lists every entry, `data` holds the bytes of the entries
-// `want` selects (stored uncompressed). Throws BadInput when the archive is truncated or corrupt,
-// ZIP64, or a wanted entry is compressed or cut short.
+// `want` selects and `ranges` where in the file those `locate` selects are (offset and size of
+// their bytes; for entries too big to read whole). Throws BadInput when the archive is truncated
+// or corrupt, ZIP64, or a wanted or located entry is compressed or cut short.
 struct ZipContents {
   std::vector<std::string> names;
   std::map<std::string, std::string> data;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> ranges;
 };
-ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want);
+ZipContents read_zip(const std::string& path, const std::function<bool(const std::string&)>& want,
+                     const std::function<bool(const std::string&)>& locate = nullptr);
+
+// The stored entries of the zip at [offset, offset + size) of the file at `path`: where each one's
+// bytes start (from `offset`), their size and their CRC-32 as the central directory says. Empty
+// when the zip cannot be read, or is ZIP64.
+struct ZipRecord {
+  std::string name;
+  uint64_t data_offset = 0, size = 0;
+  uint32_t crc = 0;
+};
+std::vector<ZipRecord> zip_records(const std::string& path, uint64_t offset, uint64_t size);
 
 // The ONNX loader (lib/loaders/onnx.cpp and lib/loaders/onnx/; only those TUs include the
 // ONNX/protobuf headers, through lib/loaders/onnx/onnx_proto.h). Throws

@@ -11,13 +11,17 @@
 // one pass of the CRC, with no intermediate buffer. The layout is PyTorchStreamWriter's: a local
 // header with a ZIP64 extra field when the size or the offset does not fit 32 bits, then an "FB"
 // extra field padding the data to 64 bytes; the central directory; ZIP64 end records when needed.
+// A storage that is an input record's unchanged bytes is copied from the input file instead, with
+// the CRC-32 of the input's central directory (Note [Unchanged records] in mapped_records.cpp).
 #include "loaders/pth_writer.h"
 
+#include "loaders/mapped_records.h"
 #include "support/diag.h"
 #include "support/output_set.h"
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <spdlog/spdlog.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -86,11 +90,32 @@ void PthWriter::pwrite_all(const void* data, uint64_t size, uint64_t offset) {
   }
 }
 
+void PthWriter::copy_record(const RecordSource& src, const void* data, uint64_t size) {
+  uint64_t done = 0;
+  while (done < size) {
+    loff_t in = loff_t(src.offset + done);
+    ssize_t n = ::copy_file_range(src.fd, &in, fd_, nullptr,
+                                  size_t(std::min<uint64_t>(size - done, uint64_t(1) << 30)), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EXDEV, ENOSYS, EINVAL, ..., or short: the rest is written
+    done += uint64_t(n);
+    pos_ += uint64_t(n);
+  }
+  write_all(static_cast<const char*>(data) + done, size - done);
+  copied_ += 1;
+  copied_bytes_ += size;
+}
+
 void PthWriter::add(const std::string& name, const void* data, uint64_t size) {
   Entry e{name, pos_, size, 0};
+  // An input record's bytes, unchanged: copied from the input file, with its CRC (Note
+  // [Unchanged records] in mapped_records.cpp).
+  std::optional<RecordSource> source = unchanged_record(data, size);
   // Large records: the CRC runs on the other core while this one writes the same bytes.
   std::future<uint32_t> crc;
-  if (size >= (uint64_t(1) << 20))
+  if (source)
+    e.crc = source->crc;
+  else if (size >= (uint64_t(1) << 20))
     crc = std::async(std::launch::async, [data, size] { return crc32_of(data, size); });
   else
     e.crc = crc32_of(data, size);
@@ -126,7 +151,10 @@ void PthWriter::add(const std::string& name, const void* data, uint64_t size) {
   h[extra_len_at + 1] = char(extra.size() >> 8);
   h += extra;
   write_all(h.data(), h.size());
-  write_all(data, size);
+  if (source)
+    copy_record(*source, data, size);
+  else
+    write_all(data, size);
   if (crc.valid()) {
     e.crc = crc.get();
     std::string c;
@@ -199,6 +227,9 @@ void PthWriter::finish() {
   put32(cd, uint32_t(std::min<uint64_t>(cd_offset, k32)));
   put16(cd, 0);
   write_all(cd.data(), cd.size());
+  if (copied_ > 0)
+    spdlog::debug("{}: {} records ({} MiB) copied unchanged from the input", shown_, copied_,
+                  copied_bytes_ >> 20);
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail();

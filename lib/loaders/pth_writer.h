@@ -7,6 +7,8 @@
 
 namespace tt {
 
+struct RecordSource;  // mapped_records.h
+
 // A zip archive of stored (uncompressed) records in the layout PyTorch's PyTorchStreamWriter
 // uses (every record's data 64-byte aligned, ZIP64 where sizes or offsets need it), written with
 // one write(2) per record's data and no intermediate buffer.
@@ -31,6 +33,8 @@ class PthWriter {
     uint32_t crc = 0;
   };
   void write_all(const void* data, uint64_t size);
+  // The record's bytes from the input file (copy_file_range; write from `data` where it cannot).
+  void copy_record(const RecordSource& src, const void* data, uint64_t size);
   void pwrite_all(const void* data, uint64_t size, uint64_t offset);
   [[noreturn]] void fail();
 
@@ -38,6 +42,8 @@ class PthWriter {
   std::string shown_;
   uint64_t pos_ = 0;
   std::vector<Entry> entries_;
+  size_t copied_ = 0;  // records copied from the input (for the log)
+  uint64_t copied_bytes_ = 0;
 };
 
 }  // namespace tt

@@ -1,16 +1,21 @@
 """A model whose weights are larger than the memory it converts in (issue #17; Note [Weights mapped
-from the archive] in lib/loaders/torchscript/mapped_load.cpp).
+from the archive] in lib/loaders/mapped_records.cpp).
 
-    check_mapped_weights.py TINYTRACE JIT_LOAD_FLOOR WORK_DIR
+    check_mapped_weights.py TINYTRACE JIT_LOAD_FLOOR WORK_DIR [torchscript|export]
 
-Generates a traced stack of Linear(4096, 4096) layers (8 x 64 MiB of float32 weights, 512 MiB),
-evicts the file from the page cache, and runs in a memory cgroup limited to 192 MiB:
-  1. build/jit_load_floor (torch::jit::load alone, which copies every record into memory): it must
-     be killed by the limit, which shows the limit is real;
-  2. `tinytrace convert --input-shape 1,4096 --verify`: it must succeed.
-Then, outside the cgroup, NAME.pth must hold the original's tensors bit for bit and NAME.py with
-NAME.pth must reproduce the original's output exactly. Exit 77 (skipped) when no memory cgroup can
-be created here (cgroup v1 or v2, as root).
+Generates a stack of Linear(4096, 4096) layers (8 x 64 MiB of float32 weights, 512 MiB), traced
+and saved as a TorchScript archive, or (`export`) exported with torch.export and saved as a .pt2
+(whose state dict is a torch.save zip stored inside the .pt2's zip, usually at an offset that is
+not a multiple of 4), evicts the file from the page cache, and runs in a memory cgroup limited to
+192 MiB:
+  1. what the weights cost without mapping, which the limit must kill to show it is real:
+     build/jit_load_floor (torch::jit::load alone, which copies every record into memory) for the
+     archive; for the .pt2, a process that reads the file into memory (as the .pt2 loader did);
+  2. `tinytrace convert --input-shape 1,4096 --verify`: it must succeed, its weights mapped, and
+     the 8 weight matrices copied to NAME.pth from the input (unchanged records).
+Then, outside the cgroup, NAME.pth must hold the original's tensors bit for bit, name by name, and
+NAME.py with NAME.pth must reproduce the original's output exactly. Exit 77 (skipped) when no
+memory cgroup can be created here (cgroup v1 or v2, as root).
 """
 import os
 import shutil
@@ -77,8 +82,29 @@ def evict(path):
         os.close(fd)
 
 
+def make_model(fmt, work):
+    """Saves the model in `fmt`: (its path, its state_dict, an input, the output for it)."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(LAYERS):
+        layers += [torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers).eval()
+    x = torch.randn(1, WIDTH)
+    with torch.no_grad():
+        expected = model(x)
+    if fmt == "export":
+        src = os.path.join(work, "big.pt2")
+        torch.export.save(torch.export.export(model, (x,)), src)
+    else:
+        src = os.path.join(work, "big.pt")
+        with torch.no_grad():
+            torch.jit.trace(model, x).save(src)
+    return src, model.state_dict(), x, expected
+
+
 def main():
     tinytrace, floor, work = sys.argv[1:4]
+    fmt = sys.argv[4] if len(sys.argv) > 4 else "torchscript"
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     cgroup = make_cgroup("tt-mapped-%d" % os.getpid(), LIMIT_MB << 20)
@@ -86,29 +112,20 @@ def main():
         print("SKIP: cannot create a memory cgroup here (needs root and cgroup v1 or v2)")
         sys.exit(SKIP)
     try:
-        torch.manual_seed(0)
-        layers = []
-        for _ in range(LAYERS):
-            layers += [torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()]
-        model = torch.nn.Sequential(*layers).eval()
-        x = torch.randn(1, WIDTH)
-        with torch.no_grad():
-            traced = torch.jit.trace(model, x)
-            expected = traced(x)
-        src = os.path.join(work, "big.pt")
-        traced.save(src)
-        del model, layers, traced
+        src, ref, x, expected = make_model(fmt, work)
         weights_mb = os.path.getsize(src) >> 20
         if weights_mb < 2 * LIMIT_MB:
             fail("the model (%d MiB) should be at least twice the limit" % weights_mb)
 
         evict(src)
         t0 = time.monotonic()
-        r = run_limited(cgroup, [floor, src])
+        unmapped = [floor, src] if fmt == "torchscript" else [
+            sys.executable, "-c", "import sys; open(sys.argv[1], 'rb').read()", src]
+        r = run_limited(cgroup, unmapped)
         if r.returncode != -signal.SIGKILL:
-            fail("torch::jit::load of the %d MiB model under a %d MiB limit should be killed, "
-                 "got exit %s: the limit does not hold\n%s" % (weights_mb, LIMIT_MB,
-                                                            r.returncode, r.stderr))
+            fail("%s of the %d MiB model under a %d MiB limit should be killed, got exit %s: the "
+                 "limit does not hold\n%s" % (" ".join(unmapped[:-1]), weights_mb, LIMIT_MB,
+                                               r.returncode, r.stderr))
         t1 = time.monotonic()
         evict(src)
         out = os.path.join(work, "out")
@@ -119,21 +136,26 @@ def main():
                                                                          r.stderr))
         if "mapped from the archive" not in r.stderr:
             fail("the weights were not mapped:\n" + r.stderr)
-        print("torch::jit::load killed by the limit after %.1f s; convert of %d MiB of weights under "
-              "a %d MiB memory limit: OK in %.1f s" % (t1 - t0, weights_mb, LIMIT_MB,
-                                                       time.monotonic() - t1))
+        # Plain conversion: every weight reaches NAME.pth unchanged (Note [Unchanged records]).
+        if "%d records (%d MiB) copied unchanged" % (LAYERS, LAYERS * WIDTH * WIDTH * 4 >> 20) \
+                not in r.stderr:
+            fail("the unchanged weights were not copied from the input:\n" + r.stderr)
+        for line in r.stderr.splitlines():
+            if "mapped from the archive" in line or "copied unchanged" in line:
+                print(line.strip())
+        print("the unmapped load killed by the limit after %.1f s; convert of %d MiB of weights "
+              "under a %d MiB memory limit: OK in %.1f s" % (t1 - t0, weights_mb, LIMIT_MB,
+                                                           time.monotonic() - t1))
     finally:
         os.rmdir(cgroup)
 
     # Outside the cgroup: NAME.pth and NAME.py against the original.
-    original = torch.jit.load(src)
     state = torch.load(os.path.join(out, "Big.pth"), mmap=True)
-    ref = original.state_dict()
-    if len(state) != len(ref):
-        fail("NAME.pth has %d tensors, the original %d" % (len(state), len(ref)))
-    for (k, v), (rk, rv) in zip(state.items(), ref.items()):
-        if not torch.equal(v, rv):
-            fail("NAME.pth's %s differs from the original's %s" % (k, rk))
+    if list(state) != list(ref):
+        fail("NAME.pth has the tensors %s, the original %s" % (list(state), list(ref)))
+    for k, v in state.items():
+        if not torch.equal(v, ref[k]):
+            fail("NAME.pth's %s differs from the original's" % k)
     sys.path.insert(0, out)
     import Big
     gen = Big.Big().eval()

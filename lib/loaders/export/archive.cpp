@@ -2,9 +2,10 @@
 #include "loaders/export/archive.h"
 
 #include "loaders/loader.h"
+#include "loaders/mapped_records.h"
 
-#include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
+#include <spdlog/spdlog.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 
@@ -45,14 +46,17 @@ Archive read_archive(const std::string& path) {
     auto slash = n.find('/');
     return slash == std::string::npos ? n : n.substr(slash + 1);
   };
-  auto wanted = [&](const std::string& n) {
+  auto named = [&](const std::string& n, std::initializer_list<const char*> files) {
     for (const std::string& f : {n, file_of(n)})
-      if (f == "serialized_exported_program.json" || f == "serialized_state_dict.pt" ||
-          f == "serialized_constants.pt")
-        return true;
+      for (const char* file : files)
+        if (f == file) return true;
     return false;
   };
-  ZipContents zip = read_zip(path, wanted);
+  ZipContents zip = read_zip(
+      path, [&](const std::string& n) { return named(n, {"serialized_exported_program.json"}); },
+      [&](const std::string& n) {
+        return named(n, {"serialized_state_dict.pt", "serialized_constants.pt"});
+      });
   const std::vector<std::string>& names = zip.names;
   std::string prefix;
   bool found = false, package = false, aoti = false;
@@ -80,25 +84,28 @@ Archive read_archive(const std::string& path) {
         "with torch 2.6, or convert a TorchScript (torch.jit.trace) or ONNX export of the model");
   if (!found) malformed("no serialized_exported_program.json inside");
   Archive a;
+  a.path = path;
   const std::string& text = zip.data.at(prefix + "serialized_exported_program.json");
   try {
     a.program = json::parse(text);
   } catch (const json::exception& e) {
     malformed("serialized_exported_program.json is not valid JSON (" + first_line(e.what()) + ")");
   }
-  auto bytes = [&](const std::string& n) {
-    auto it = zip.data.find(prefix + n);
-    return it == zip.data.end() ? std::string() : std::move(it->second);
+  auto range = [&](const std::string& n) {
+    auto it = zip.ranges.find(prefix + n);
+    return it == zip.ranges.end() ? ArtifactRange{}
+                                  : ArtifactRange{it->second.first, it->second.second};
   };
-  a.state_dict = bytes("serialized_state_dict.pt");
-  a.constants = bytes("serialized_constants.pt");
+  a.state_dict = range("serialized_state_dict.pt");
+  a.constants = range("serialized_constants.pt");
   return a;
 }
 
-std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std::string& bytes,
-                                                                       const std::string& what) {
+std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict(const std::string& path,
+                                                                 const ArtifactRange& range,
+                                                                 const std::string& what) {
   std::vector<std::pair<std::string, at::Tensor>> out;
-  if (bytes.empty()) return out;  // torch.export.save writes b"" for an absent artifact
+  if (range.size == 0) return out;  // torch.export.save writes b"" for an absent artifact
   auto cu = std::make_shared<jit::CompilationUnit>();
   auto resolver = [cu, what](const c10::QualifiedName& qn) -> c10::StrongTypePtr {
     std::string name = qn.qualifiedName();
@@ -124,11 +131,23 @@ std::vector<std::pair<std::string, at::Tensor>> load_tensor_dict_bytes(const std
   };
   IValue v;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(
-        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
-                                                               static_cast<off_t>(bytes.size())));
-    v = jit::readArchiveAndTensors("data", "", "", resolver, loader, c10::Device(c10::kCPU),
-                                   reader);
+    MappedArchive archive(path, range.offset, range.size);
+    if (!archive.error().empty()) malformed(what + " cannot be read (" + archive.error() + ")");
+    caffe2::serialize::PyTorchStreamReader reader(archive.adapter());
+    archive.mark_records(reader);
+    MappedLoadStats st;
+    v = archive.load(
+        [&] {
+          return jit::readArchiveAndTensors("data", "", "", resolver, loader,
+                                            c10::Device(c10::kCPU), reader);
+        },
+        st);
+    if (st.mapped)
+      spdlog::debug("{}: {} records ({} MiB) mapped from the archive{}, {} read ({} misaligned)",
+                    what, st.records, st.bytes >> 20, st.realigned ? " (an aligned copy)" : "",
+                    st.filled, st.misaligned);
+    else
+      spdlog::debug("{}: read into memory ({})", what, st.reason);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {

@@ -37,8 +37,8 @@ jit::Module Builder::build(const Archive& a) {
     for (auto it = (*graph_)["tensor_values"].begin(); it != (*graph_)["tensor_values"].end(); ++it)
       kinds_[it.key()] = Kind::Tensor;
 
-  auto state = load_tensor_dict_bytes(a.state_dict, "serialized_state_dict.pt");
-  auto consts = load_tensor_dict_bytes(a.constants, "serialized_constants.pt");
+  auto state = load_tensor_dict(a.path, a.state_dict, "serialized_state_dict.pt");
+  auto consts = load_tensor_dict(a.path, a.constants, "serialized_constants.pt");
   std::map<std::string, at::Tensor> tensors(state.begin(), state.end());
   for (auto& c : consts) tensors.emplace(c.first, c.second);
 
