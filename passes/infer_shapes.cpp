@@ -94,6 +94,31 @@ std::optional<Type> type_of(const c10::IValue& v) {
   return std::nullopt;
 }
 
+// What a run saw of a value whose type was `declared`, with the NamedTuple names of the declared
+// type kept (a tuple at run time does not carry them; Note [NamedTuple types] in ir/ir.h), and,
+// in a NamedTuple, its fields' declared types where the run saw less (a None field stays
+// Optional[Tensor], not Any) or a narrower type (an Optional[Tensor] field that held a tensor is
+// Optional[f32[3,4]]): the class's fields keep the types its definition gave them.
+Type keep_named_tuples(const Type& declared, Type seen) {
+  if (seen.kind != Type::Kind::Tuple || declared.kind != Type::Kind::Tuple ||
+      seen.elems.size() != declared.elems.size())
+    return seen;
+  for (size_t i = 0; i < seen.elems.size(); ++i) {
+    const Type& d = declared.elems[i];
+    Type& e = seen.elems[i];
+    if (declared.is_named_tuple() && (e.kind == Type::Kind::Any || e.kind == Type::Kind::None))
+      e = d;
+    else if (declared.is_named_tuple() && d.kind == Type::Kind::Optional && !d.elems.empty() &&
+             e.kind != Type::Kind::Optional)
+      e = Type::optional(keep_named_tuples(d.elems[0], std::move(e)));
+    else
+      e = keep_named_tuples(d, std::move(e));
+  }
+  seen.name = declared.name;
+  seen.fields = declared.fields;
+  return seen;
+}
+
 // Keeps what two observations of one value agree on (loop bodies run several times).
 Type merge(const Type& a, const Type& b) {
   if (a == b) return a;
@@ -343,7 +368,8 @@ bool run_infer_shapes(Graph& g, PassContext& ctx) {
   }
 
   bool changed = false;
-  for (auto& [v, t] : seen) {
+  for (auto& [v, observed] : seen) {
+    Type t = keep_named_tuples(v->type(), observed);
     if (v->type() == t) continue;
     const_cast<Value*>(v)->set_type(t);
     changed = true;

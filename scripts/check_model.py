@@ -11,7 +11,10 @@ Checks, in order, and stops at the first failure with a message saying what is w
      loads into it with strict=True;
   3. its outputs on the saved example inputs (ORIGINAL minus .pt + .inputs.pt) match the saved
      original outputs (.expected.pt), or the original's outputs when no file was saved:
-     same structure, shapes and dtypes, and max|Δ| / max|expected| <= tol per output;
+     same structure, shapes and dtypes, and max|Δ| / max|expected| <= tol per output; where the
+     original (a TorchScript archive) returns a NamedTuple, NAME.py's result is one of the same
+     class name and fields, and it returns none where the original does not (the saved outputs
+     hold plain tuples: torch.save cannot pickle TorchScript's NamedTuple classes);
   4. the original TorchScript model's state_dict() also loads with strict=True, holds the same
      values as NAME.pth, and gives the same outputs;
   5. `/usr/bin/python3 -m pyflakes NAME.py` prints nothing;
@@ -98,6 +101,73 @@ def compare(got, expected, tol, what):
                  f"relative {rel:.3e} > tolerance {tol:g}")
         worst = max(worst, rel)
     return worst, len(e)
+
+
+def has_named_tuples(path):
+    """Whether a TorchScript archive's code defines a NamedTuple class (a cheap look into the zip,
+    so that only such models are loaded for their forward's return type)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return any(b"(NamedTuple):" in z.read(i) for i in z.namelist()
+                       if "/code/" in i and i.endswith(".py"))
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def split_top(text):
+    """`a : T, b : Dict[str, Tuple[int, int]]` split at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return parts + [text[start:].strip()] if text.strip() else parts
+
+
+def named_tuple_fields(t):
+    """(class name, field names) of a TorchScript NamedTuple type (its str() is
+    `NamedTuple(logits : Tensor, aux : Tensor?)`, its annotation_str the qualified name), None for
+    a plain tuple."""
+    s = t.str()
+    if not s.startswith("NamedTuple("):
+        return None
+    fields = [p.split(" : ")[0].strip() for p in split_top(s[len("NamedTuple("):-1])]
+    if len(fields) != len(t.elements()):
+        fail(f"cannot read the fields of the original's NamedTuple type {s}")
+    return t.annotation_str.split(".")[-1], fields
+
+
+def check_named_tuples(got, t, what, path="out"):
+    """NAME.py's result `got` against the original's return type `t` (a torch._C type): a NamedTuple
+    there is one of the same class name and fields here, a plain tuple there no NamedTuple here."""
+    kind = t.kind()
+    if kind == "OptionalType":
+        if got is not None:
+            check_named_tuples(got, t.getElementType(), what, path)
+    elif kind == "TupleType" and isinstance(got, tuple):
+        named = named_tuple_fields(t)
+        has = getattr(type(got), "_fields", None)
+        if named and (type(got).__name__, list(has or ())) != (named[0], named[1]):
+            desc = f"a {type(got).__name__}{' with fields ' + str(list(has)) if has else ''}"
+            fail(f"{what}: {path} is {desc}, expected the NamedTuple {named[0]} with fields "
+                 f"{named[1]}")
+        if not named and has is not None:
+            fail(f"{what}: {path} is the NamedTuple {type(got).__name__}, expected a plain tuple")
+        for i, (g, e) in enumerate(zip(got, t.elements())):
+            check_named_tuples(g, e, what, f"{path}.{named[1][i]}" if named else f"{path}[{i}]")
+    elif kind == "ListType" and isinstance(got, list):
+        for i, g in enumerate(got):
+            check_named_tuples(g, t.getElementType(), what, f"{path}[{i}]")
+    elif kind == "DictType" and isinstance(got, dict):
+        for k, g in got.items():
+            check_named_tuples(g, t.getValueType(), what, f"{path}[{k!r}]")
+
+
+def return_type(original):
+    """The return type of a TorchScript model's forward (a torch._C type; forward has one)."""
+    return original.forward.schema.returns[0].type
 
 
 def load_generated(py_path, name, allowed=ALLOWED_IMPORTS):
@@ -307,8 +377,15 @@ def main():
                                         ALLOWED_IMPORTS | set(args.allow_import))
     pth = load_state_dict_file(pth_path)
     load_strict(model, pth, os.path.basename(pth_path))
-    rel_pth, n_out = compare(run(model, inputs, "NAME.pth"), expected, args.tol,
-                             f"{args.name} with {os.path.basename(pth_path)}")
+    got = run(model, inputs, "NAME.pth")
+    rel_pth, n_out = compare(got, expected, args.tol, f"{args.name} with {os.path.basename(pth_path)}")
+    named_tuples = "none"
+    if not args.original.endswith((".pt2", ".onnx")) and has_named_tuples(args.original):
+        if original is None:
+            original = load_original(args.original)
+        check_named_tuples(got, return_type(original), f"{args.name} with "
+                           f"{os.path.basename(pth_path)}")
+        named_tuples = "same"
 
     rel_orig = None
     sd_from = args.state_dict_from or args.original
@@ -348,7 +425,7 @@ def main():
     orig = "skipped" if rel_orig is None else f"{rel_orig:.2e}"
     print(f"check_model: {args.name} OK: outputs={n_out} rel_err={rel_pth:.2e} "
           f"rel_err_original_sd={orig} tol={args.tol:g} keys={len(pth)} values={n_params} "
-          f"py_lines={py_lines} pyflakes=clean main=ok({t_main:.1f}s) report={schema_status} "
+          f"named_tuples={named_tuples} py_lines={py_lines} pyflakes=clean main=ok({t_main:.1f}s) report={schema_status} "
           f"time={time.time() - t0:.1f}s")
     return 0
 

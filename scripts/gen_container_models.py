@@ -13,7 +13,8 @@ Reads before and after a write (len(l) then l.append(x)) check that nothing is r
 range loops with computed bounds and negative steps (aten::__range_length, __derive_index) and a
 0-dim tensor where an int is expected (aten::IntImplicit), written without torch.ops, and
 x.to(device[, dtype]) with a run-time device (aten::to.prim_Device, to.device) and torch.unique
-(aten::_unique2). The
+(aten::_unique2), and NamedTuples of user code built, passed on, read by field name and returned
+(also nested). The
 files, input sets and branch coverage are those of scripts/gen_scripted_models.py, whose
 generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/containers.cmake
 registers one test per model (plain and --fuse, --verify --verify-inputs and the generated
@@ -22,7 +23,7 @@ Python).
 import os
 import sys
 
-from typing import Dict, List
+from typing import Dict, List, NamedTuple, Optional
 
 import torch
 import torch.nn as nn
@@ -329,6 +330,43 @@ class UniqueFlags(nn.Module):
                 torch.unique(q, dim=1, return_counts=True)[1].float())
 
 
+class Scores(NamedTuple):
+    logits: torch.Tensor
+    aux: Optional[torch.Tensor]
+    count: int
+
+
+class Summary(NamedTuple):
+    mean: torch.Tensor
+    parts: List[torch.Tensor]
+
+
+class Result(NamedTuple):
+    scores: Scores
+    summary: Summary
+    total: torch.Tensor
+
+
+class NamedTuples(nn.Module):
+    """NamedTuples of user code (issue 15): built (one with a None field and an int), passed to a
+    method, read by field name (prim::TupleIndex), and returned nested in another NamedTuple; the
+    generated code must return the same classes with the same fields, not plain tuples."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+
+    def summarize(self, s: Scores) -> Summary:
+        return Summary(s.logits.mean(0), [s.logits, s.logits * 2.0])
+
+    def forward(self, x):
+        s = Scores(self.fc(x), None, x.size(0))
+        m = self.summarize(s)
+        aux = x[:, :4] if s.aux is None else s.aux
+        t = Scores(s.logits + m.mean, aux, s.count + 1)
+        return Result(t, m, t.logits.sum() + m.parts[1].sum() * float(t.count))
+
+
 class EmformerRnnt(nn.Module):
     """torchaudio's Emformer RNN-T (tiny dims, issue 15): the Emformer transcriber (`x in l`
     checks, segment loops), the LSTM predictor whose state lists are built, stored and returned,
@@ -383,6 +421,7 @@ register("ct_range_loops", RangeLoops, [(4, 6)], expect_ops=["range.element"])
 register("ct_implicit_int", ImplicitInt, [(3, 6)], expect_ops=["int"])
 register("ct_runtime_device", RuntimeDevice, [(2, 6)], expect_ops=["Tensor.to_device"])
 register("ct_unique_flags", UniqueFlags, [(3, 5)], expect_ops=["torch.unique.flat"])
+register("ct_named_tuples", NamedTuples, [(3, 6)])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
 
 

@@ -439,6 +439,9 @@ def generate(name, spec, out_dir, st):
             else:
                 assert e == t, f"{name}: scripted and eager outputs differ ({e} vs {t})"
         gen_models.atomic_write(f"{base}.inputs.{k}.pt", lambda p: torch.save(inputs, p))
+        # Named tuples as plain ones (torch.save cannot pickle TorchScript's NamedTuple classes);
+        # check_model reads their names from the archive's schema.
+        expected = gen_models.plain(expected)
         gen_models.atomic_write(f"{base}.expected.{k}.pt", lambda p: torch.save(expected, p))
         if k == 0:
             gen_models.atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))

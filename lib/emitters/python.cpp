@@ -43,6 +43,8 @@ std::string PyEmitter::run() {
     if (is_quant_stub(n) || is_dequant_stub(n)) prepared_ = true;
   check_structure();
   collect_helpers();
+  collect_named_tuples();
+  import_named_tuple_types();
   build_module_tree();
   if (!opts_.flat) {
     std::vector<std::string> classes;
@@ -56,6 +58,7 @@ std::string PyEmitter::run() {
     std::ostringstream os;
     write_header(os);
     write_helpers(os);
+    write_named_tuples(os);
     for (const auto& l : classes) os << l << "\n";
     write_main(os, main_block);
     return os.str();
@@ -76,6 +79,7 @@ std::string PyEmitter::run() {
   std::ostringstream os;
   write_header(os);
   write_helpers(os);
+  write_named_tuples(os);
   os << "class " << class_name() << "(nn.Module):\n";
   os << "    def __init__(self):\n";
   os << "        super().__init__()\n";
@@ -156,8 +160,10 @@ void PyEmitter::check_class_name() const {
   if (python_reserved(cls)) what = "a name the generated code uses";
   for (const std::string& imp : imports_) {
     std::string bound;
-    if (imp.rfind("from ", 0) == 0) {
-      bound = imp.substr(imp.rfind(' ') + 1);
+    if (imp.rfind("from ", 0) == 0) {  // `from m import a, b` binds each name
+      std::string names = imp.substr(imp.find(" import ") + 8) + ", ";
+      for (size_t p = 0, e; (e = names.find(", ", p)) != std::string::npos; p = e + 2)
+        if (names.substr(p, e - p) == cls) bound = cls;
     } else if (auto as = imp.find(" as "); as != std::string::npos) {
       bound = imp.substr(as + 4);
     } else {

@@ -24,10 +24,19 @@
 //   float("-inf").
 // - Small tensor constants become non-buffer tensor attributes of the root module
 //   (self._tt_constant_N): not in the state_dict, but saved in the archive.
+//
+// Note [NamedTuples in TorchScript]
+// A NamedTuple (Note [NamedTuple types] in ir/ir.h) is built as in the archive's own code,
+// `Cls(a, b)`, and annotated `Cls`: the source spells the class torchscript_named_tuple_name(
+// qualified name) (ir/named_tuples.h), which the saving half's resolver maps to a TupleType it
+// creates with the original qualified name, fields and field types. NAME.pt then defines the class
+// as the original archive did, and its forward returns the same NamedTuple (`out.logits` works
+// after torch.jit.load).
 #include "emitters/torchscript.h"
 
 #include "emitters/pysrc.h"
 #include "ir/module_lowering.h"
+#include "ir/named_tuples.h"
 #include "ir/op_table.h"
 #include "ir/quant.h"
 #include "support/diag.h"
@@ -100,6 +109,7 @@ std::string ts_type(const Type& t) {
     case K::Optional:
       return "Optional[" + (t.elems.empty() ? std::string("Tensor") : ts_type(t.elems[0])) + "]";
     case K::Tuple: {
+      if (t.is_named_tuple()) return torchscript_named_tuple_name(t.name);
       std::vector<std::string> e;
       for (const Type& x : t.elems) e.push_back(ts_type(x));
       return "Tuple[" + join(e) + "]";
@@ -300,7 +310,11 @@ class Lowerer {
       return;
     }
     if (op == "prim.TupleConstruct") {
-      assign1(n, in.size() == 1 ? "(" + in[0] + ",)" : "(" + join(in) + ")", ind);
+      const Type& t = n.output()->type();
+      if (t.is_named_tuple())  // Note [NamedTuples in TorchScript]
+        assign1(n, torchscript_named_tuple_name(t.name) + "(" + join(in) + ")", ind);
+      else
+        assign1(n, in.size() == 1 ? "(" + in[0] + ",)" : "(" + join(in) + ")", ind);
       return;
     }
     if (op == "prim.DictConstruct") {

@@ -19,6 +19,8 @@ namespace tt {
 // dtypes
 
 namespace {
+std::string quote(const std::string& s);  // a .tir string literal (defined with the attributes)
+
 struct DTypeRow {
   DType d;
   const char* name;
@@ -122,6 +124,13 @@ std::string Type::str() const {
     case Kind::Optional:
     case Kind::Dict:
     case Kind::Tuple: {
+      if (is_named_tuple()) {  // NamedTuple["qualified.Name", field: T, ...]
+        std::string s = "NamedTuple[" + quote(name);
+        for (size_t i = 0; i < elems.size(); ++i)
+          s += ", " + (i < fields.size() ? fields[i] : "_" + std::to_string(i)) + ": " +
+               elems[i].str();
+        return s + "]";
+      }
       std::string s = kind == Kind::List       ? "List["
                       : kind == Kind::Optional ? "Optional["
                       : kind == Kind::Dict     ? "Dict["

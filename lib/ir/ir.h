@@ -90,6 +90,16 @@ struct Type {
   std::optional<std::vector<int64_t>>
       shape;                // Tensor only; nullopt = unknown rank; -1 = unknown dim
   std::vector<Type> elems;  // List / Tuple / Optional / Dict
+  // Note [NamedTuple types]
+  // A Tuple may be a NamedTuple (torchvision's GoogLeNetOutputs, a typing.NamedTuple of user
+  // code): `name` is its qualified name as TorchScript has it ("__torch__.torchvision.models.
+  // googlenet.GoogLeNetOutputs") and `fields` its field names, one per element; both are empty
+  // for a plain tuple. Only the type says so: constructing one is prim.TupleConstruct, reading a
+  // field prim.TupleIndex with the field's position, as in TorchScript's IR. The .tir form is
+  // NamedTuple["qualified.Name", field: T, ...]; NAME.py defines a `class Name(NamedTuple)` per
+  // name and constructs it where the model does (emitters/python/named_tuples.cpp).
+  std::string name;
+  std::vector<std::string> fields;
 
   static Type any() { return Type{}; }
   static Type tensor(DType d = DType::Unknown) {
@@ -118,6 +128,13 @@ struct Type {
     t.elems = std::move(elems);
     return t;
   }
+  static Type named_tuple(std::string name, std::vector<std::string> fields,
+                          std::vector<Type> elems) {
+    Type t = tuple(std::move(elems));
+    t.name = std::move(name);
+    t.fields = std::move(fields);
+    return t;
+  }
   static Type dict(Type key, Type value) {
     Type t = of(Kind::Dict);
     t.elems = {std::move(key), std::move(value)};
@@ -130,11 +147,13 @@ struct Type {
   }
 
   bool is_tensor() const { return kind == Kind::Tensor; }
+  bool is_named_tuple() const { return kind == Kind::Tuple && !name.empty(); }
   bool has_rank() const { return shape.has_value(); }
   bool is_complete() const;  // tensor with known dtype and all dims known
   std::string str() const;   // .tir text: "f32[1,?,3]", "Tensor", "int", "List[int]", ...
   bool operator==(const Type& o) const {
-    return kind == o.kind && dtype == o.dtype && shape == o.shape && elems == o.elems;
+    return kind == o.kind && dtype == o.dtype && shape == o.shape && elems == o.elems &&
+           name == o.name && fields == o.fields;
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 };

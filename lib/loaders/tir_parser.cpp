@@ -38,7 +38,8 @@ const char* kGraphHint = "a .tir text starts with graph @name(%x : Type, ...) {"
 const char* kBlockHint = "nested blocks are written block0(%arg : Type, ...) { ... return ... }";
 const char* kTypeHint =
     "types are Tensor, f32, f32[1,?,3], ?[2,3], int, float, bool, str, None, Device, ScalarType, "
-    "Layout, MemoryFormat, Any, List[T], Tuple[T, U], Optional[T], Dict[K, V]";
+    "Layout, MemoryFormat, Any, List[T], Tuple[T, U], Optional[T], Dict[K, V], "
+    "NamedTuple[\"qualified.Name\", field: T, ...]";
 
 using namespace tir;
 
@@ -103,6 +104,26 @@ class Parser : Lexer {
       Type value = type();
       expect(']', "to close Dict[...]", kTypeHint);
       return Type::dict(key, value);
+    }
+    // NamedTuple["qualified.Name", field: T, ...] (Note [NamedTuple types] in ir/ir.h)
+    if (w == "NamedTuple") {
+      expect('[', "after NamedTuple", kTypeHint);
+      std::string name = string_lit();
+      if (name.empty()) fail(start, "a NamedTuple needs a name", kTypeHint);
+      std::vector<std::string> fields;
+      std::vector<Type> elems;
+      while (eat(',')) {
+        size_t at = pos_;
+        std::string field = ident();
+        if (field.empty()) fail(at, "expected a field name, found " + found(at), kTypeHint);
+        if (std::count(fields.begin(), fields.end(), field))
+          fail(at, "the NamedTuple has two fields named '" + field + "'", kTypeHint);
+        expect(':', "after the field name", kTypeHint);
+        fields.push_back(field);
+        elems.push_back(type());
+      }
+      expect(']', "to close NamedTuple[...]", kTypeHint);
+      return Type::named_tuple(std::move(name), std::move(fields), std::move(elems));
     }
     if (w == "Tuple") {
       expect('[', "after Tuple", kTypeHint);

@@ -4,6 +4,7 @@
 // "conv1", parameter "weight", so state_dict keys equal NAME.pth's), and saved as an archive.
 #include "loaders/torchscript_save.h"
 
+#include "ir/named_tuples.h"
 #include "support/diag.h"
 #include "support/output_set.h"
 
@@ -42,17 +43,83 @@ struct OpsNamespaces : torch::jit::SugaredValue {
   }
 };
 
+// The TorchScript type of an IR type, as the source spells it (ts_type in
+// emitters/torchscript.cpp); NamedTuples from `named`.
+c10::TypePtr jit_type(const Type& t, const std::map<std::string, c10::TupleTypePtr>& named) {
+  using K = Type::Kind;
+  auto elem = [&](size_t i) {
+    return i < t.elems.size() ? jit_type(t.elems[i], named) : c10::TensorType::get();
+  };
+  switch (t.kind) {
+    case K::Int:
+    case K::ScalarType:
+    case K::Layout:
+    case K::MemoryFormat:
+      return c10::IntType::get();
+    case K::Float:
+      return c10::FloatType::get();
+    case K::Bool:
+      return c10::BoolType::get();
+    case K::Str:
+      return c10::StringType::get();
+    case K::None:
+      return c10::NoneType::get();
+    case K::Device:
+      return c10::DeviceObjType::get();
+    case K::List:
+      return c10::ListType::create(elem(0));
+    case K::Optional:
+      return c10::OptionalType::create(elem(0));
+    case K::Dict:
+      return c10::DictType::create(t.elems.empty() ? c10::StringType::get() : elem(0), elem(1));
+    case K::Tuple: {
+      if (t.is_named_tuple()) return named.at(t.name);
+      std::vector<c10::TypePtr> e;
+      for (size_t i = 0; i < t.elems.size(); ++i) e.push_back(elem(i));
+      return c10::TupleType::create(std::move(e));
+    }
+    default:
+      return c10::TensorType::get();
+  }
+}
+
 // Module::define's default resolver knows only `torch`; the generated source also uses the
-// special form `annotate` and `ops` (as the TorchScript importer does).
+// special form `annotate`, `ops` (as the TorchScript importer does) and the graph's NamedTuple
+// classes (Note [NamedTuples in TorchScript] in emitters/torchscript.cpp).
 struct SourceResolver : torch::jit::NativeResolver {
+  std::map<std::string, c10::TupleTypePtr> named_tuples;  // by source name
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(
       const std::string& name, torch::jit::GraphFunction& m,
       const torch::jit::SourceRange& loc) override {
     if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
     if (name == "ops") return std::make_shared<OpsNamespaces>();
+    if (auto it = named_tuples.find(name); it != named_tuples.end())
+      return std::make_shared<torch::jit::NamedTupleConstructor>(it->second);
     return NativeResolver::resolveValue(name, m, loc);
   }
+  c10::TypePtr resolveType(const std::string& name, const torch::jit::SourceRange& loc) override {
+    if (auto it = named_tuples.find(name); it != named_tuples.end()) return it->second;
+    return NativeResolver::resolveType(name, loc);
+  }
 };
+
+// The resolver of the forward of `g`, with its NamedTuple classes created (with the original
+// qualified names, fields and field types) and registered in `cu`, so that the archive defines
+// them.
+std::shared_ptr<SourceResolver> source_resolver(
+    const Graph& g, const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
+  auto r = std::make_shared<SourceResolver>();
+  std::map<std::string, c10::TupleTypePtr> by_name;
+  for (const Type& t : named_tuple_types(g)) {
+    std::vector<c10::TypePtr> types;
+    for (const Type& e : t.elems) types.push_back(jit_type(e, by_name));
+    c10::TupleTypePtr tt = c10::TupleType::createNamed(c10::QualifiedName(t.name), t.fields, types);
+    cu->register_type(tt);
+    by_name[t.name] = tt;
+    r->named_tuples[torchscript_named_tuple_name(t.name)] = tt;
+  }
+  return r;
+}
 
 // The module tree that holds the weights: one node per state_dict prefix.
 struct ModTree {
@@ -184,7 +251,7 @@ void save_torchscript_module(const Graph& g, const std::string& src,
       m.register_attribute(name, c10::TensorType::get(), t.detach(), /*is_param=*/false,
                            /*is_buffer=*/false);
     try {
-      m.define(src, std::make_shared<SourceResolver>());
+      m.define(src, source_resolver(g, cu));
     } catch (const std::exception& e) {
       std::string msg = e.what();
       std::string first = msg.substr(msg.find_first_not_of(" \n"));

@@ -130,6 +130,17 @@ TEST_CASE("tir: inline cases round-trip") {
       "  a : Tensor param\n"
       "  b : f32[2,3] buffer\n"
       "}\n",
+      // NamedTuple types (Note [NamedTuple types]): qualified name, fields, nested, empty
+      "graph @n(%x : Tensor) {\n"
+      "  %none : None = prim.Constant[value=none]()\n"
+      "  %s : NamedTuple[\"__torch__.m.Scores\", logits: Tensor, aux: Optional[Tensor]] = "
+      "prim.TupleConstruct(%x, %none)\n"
+      "  %e : NamedTuple[\"__torch__.Empty\"] = prim.TupleConstruct()\n"
+      "  %r : NamedTuple[\"__torch__.m.Result\", scores: NamedTuple[\"__torch__.m.Scores\", "
+      "logits: Tensor, aux: Optional[Tensor]], empty: NamedTuple[\"__torch__.Empty\"], pair: "
+      "Tuple[int, f32[2]]] = custom.op(%s, %e)\n"
+      "  return %r\n"
+      "}\n",
       // a module table, then weights
       "graph @r(%x : Tensor) {\n"
       "  %y : Tensor = nn.Conv2d[in_channels=3, out_channels=8, kernel_size=[3,3]](%x) "
@@ -447,6 +458,10 @@ TEST_CASE("tir: parse errors name line and column") {
       {"graph @g(%x : Tensr) {\n  return %x\n}\n", "<input>:1:15: unknown type 'Tensr'"},
       {"graph @g(%x : List[int) {\n  return %x\n}\n",
        "<input>:1:23: expected ']' to close List[...]"},
+      {"graph @g(%x : NamedTuple[\"N\", a: int, a: int]) {\n  return %x\n}\n",
+       "<input>:1:38: the NamedTuple has two fields named 'a'"},
+      {"graph @g(%x : NamedTuple[\"N\", a int]) {\n  return %x\n}\n",
+       "<input>:1:33: expected ':' after the field name"},
       {"graph @g() {\n  %a : int = prim.Constant[value=bogus]()\n  return %a\n}\n",
        "<input>:2:34: unknown attribute value 'bogus'"},
       {"graph @g() {\n  %a : str = prim.Constant[value=\"abc]()\n  return %a\n}\n",

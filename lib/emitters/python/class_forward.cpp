@@ -13,6 +13,7 @@ namespace tt::pyemit {
 void PyEmitter::reset_forward_state() {
   names_ = NameAllocator{python_reserved};
   for (const std::string& b : builtins_called()) names_.take(b);
+  for (const auto& [q, cls] : named_tuple_class_) names_.take(cls);
   expr_.clear();
   preferred_.clear();
   loop_vars_.clear();

@@ -559,6 +559,7 @@ std::vector<std::string> PyEmitter::emit_classes() {
   names.take(class_name());
   names.take("OrderedDict");
   for (const std::string& h : helpers_) names.take(h);
+  for (const auto& [q, cls] : named_tuple_class_) names.take(cls);
   std::vector<Region*> pre;
   std::function<void(Region*)> visit_pre = [&](Region* r) {
     pre.push_back(r);

@@ -16,6 +16,7 @@
 //                               (Note [Classes of the generated module]): regions, outlining
 //   class_forward.cpp           a class's forward, its numbers (markers), optional children
 //   class_init.cpp              a class's __init__, its constructor parameters, rendering
+//   named_tuples.cpp            NamedTuple classes (Note [NamedTuples in Python])
 // The lexical pieces (quoting, numbers, names) are the shared toolkit, emitters/pysrc.h.
 #pragma once
 
@@ -229,6 +230,14 @@ class PyEmitter {
   // Throws a usage error when the model's class name is also a name NAME.py binds at the top.
   void check_class_name() const;
   void write_helpers(std::ostream& os) const;
+  // NamedTuple classes (named_tuples.cpp, Note [NamedTuples in Python]): one per qualified name
+  // the graph's types hold, its Python class name, a type's annotation (the typing names it
+  // uses added to `typing`), the class definitions and their typing import.
+  void collect_named_tuples();
+  std::string named_tuple_class(const Type& t) const;
+  std::string annotation(const Type& t, std::set<std::string>& typing) const;
+  void write_named_tuples(std::ostream& os) const;
+  void import_named_tuple_types();
 
   // classes.cpp: the hierarchical layout (Note [Classes of the generated module])
   using ParamOf = std::function<const std::string*(const CExpr&)>;
@@ -401,6 +410,9 @@ class PyEmitter {
   // Definitions NAME.py writes before the model's classes, those used first (Note [Python helper
   // definitions] in ir/py_helpers.h).
   std::vector<std::string> helpers_;
+  // NamedTuple types in definition order, and the class each qualified name is written as.
+  std::vector<Type> named_tuples_;
+  std::map<std::string, std::string> named_tuple_class_;
   // Namespaces of the ops written torch.ops.<ns>.<op> (Note [Op libraries] in ir/model.h).
   std::set<std::string> op_namespaces_;
   bool use_functional_ = false;

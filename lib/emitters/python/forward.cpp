@@ -39,6 +39,7 @@ const std::set<std::string>& PyEmitter::builtins_called() {
 
 void PyEmitter::reserve_names() {
   for (const std::string& b : builtins_called()) names_.take(b);
+  for (const auto& [q, cls] : named_tuple_class_) names_.take(cls);  // the classes it builds
   for (Value* v : g_.inputs())
     if (good_name(v->name())) names_.take(v->name());
   for (Node* n : g_.all_nodes()) {
@@ -191,6 +192,8 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     }
     bool list = op == "prim.ListConstruct";
     std::string text = list ? py_list(items) : py_tuple(items);
+    if (n.output(0)->type().is_named_tuple())  // Note [NamedTuples in Python]
+      text = named_tuple_class(n.output(0)->type()) + "(" + join(items, ", ") + ")";
     Value* out = n.output(0);
     // The index list of x[i, :, j] read once, by a node of its own block, is written as those
     // subscripts (index_subscripts), evaluated once, where it is read: even when the alias facts

@@ -16,6 +16,7 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
   used.take(class_name());
   for (const auto& c : class_names_) used.take(c);
   for (const auto& h : helpers_) used.take(h);
+  for (const auto& [q, cls] : named_tuple_class_) used.take(cls);
   for (const auto& [alias, mod] : import_aliases()) used.take(alias);
   std::vector<std::string> lines;
   // An int8 model computes bit-exactly what it did only on the engine it was converted with.

@@ -120,9 +120,17 @@ Type convert_type(const c10::TypePtr& t) {
     case TK::ListType:
       return Type::list(convert_type(t->expect<c10::ListType>()->getElementType()));
     case TK::TupleType: {
+      auto tt = t->expect<c10::TupleType>();
       std::vector<Type> elems;
-      for (const auto& e : t->expect<c10::TupleType>()->elements())
-        elems.push_back(convert_type(e));
+      for (const auto& e : tt->elements()) elems.push_back(convert_type(e));
+      // A NamedTuple keeps its name and fields (Note [NamedTuple types] in ir/ir.h).
+      if (tt->name() && tt->schema()) {
+        std::vector<std::string> fields;
+        for (const c10::Argument& a : tt->schema()->arguments()) fields.push_back(a.name());
+        if (fields.size() == elems.size())
+          return Type::named_tuple(tt->name()->qualifiedName(), std::move(fields),
+                                   std::move(elems));
+      }
       return Type::tuple(std::move(elems));
     }
     case TK::OptionalType:

@@ -229,7 +229,12 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     Node* n = append("prim.TupleConstruct", elems, f, src);
     std::vector<Type> types;
     for (Value* e : elems) types.push_back(e->type());
-    return n->add_output(Type::tuple(types));
+    Type out = Type::tuple(types);
+    if (tt && tt->name()) {  // a NamedTuple constant keeps its class (Note [NamedTuple types])
+      Type named = convert_type(type);
+      out = Type::named_tuple(named.name, named.fields, types);
+    }
+    return n->add_output(out);
   }
   unsupported(src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
               "only None, bool, int, float, str, device, lists, tuples and tensors are supported");
