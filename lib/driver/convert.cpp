@@ -426,7 +426,9 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
                                        {"reassociated", optimized.reassociated()},
                                        {"aten_ops_before", optimized.ops_before},
                                        {"aten_ops_after", optimized.ops_after}};
-    out.write_text(res.name + ".json", build_report(m, extras).dump(2) + "\n");
+    std::string text = build_report(m, extras).dump(2);  // 200 MB for a deep model: no copy
+    text += '\n';
+    out.write_text(res.name + ".json", text);
   }
   res.written = out.commit();
   res.nodes = g.num_nodes();

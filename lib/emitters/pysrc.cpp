@@ -267,15 +267,16 @@ bool NameAllocator::reserved(const std::string& s) const {
 
 bool NameAllocator::usable(const std::string& s) const { return is_identifier(s) && !reserved(s); }
 
+// Names are never given back, so the first free suffix of a base only grows: the search starts
+// after the last suffix handed out for it (linear in the names made, not quadratic in how often
+// one base repeats; the result is the first free one all the same).
 std::string NameAllocator::fresh(const std::string& base) {
-  if (!taken_.count(base)) {
-    taken_.insert(base);
-    return base;
-  }
-  for (int i = 1;; ++i) {
+  if (taken_.insert(base).second) return base;
+  int& next = next_suffix_[base];
+  for (int i = std::max(next, 1);; ++i) {
     std::string c = base + "_" + std::to_string(i);
-    if (!taken_.count(c)) {
-      taken_.insert(c);
+    if (taken_.insert(c).second) {
+      next = i + 1;
       return c;
     }
   }

@@ -16,6 +16,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tt::pysrc {
@@ -168,7 +170,8 @@ class NameAllocator {
 
  private:
   Reserved reserved_;
-  std::set<std::string> taken_;
+  std::unordered_set<std::string> taken_;
+  std::unordered_map<std::string, int> next_suffix_;  // where fresh(base) resumes its search
 };
 
 }  // namespace tt::pysrc

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace tt {
 namespace {
@@ -159,7 +160,8 @@ json block_json(const Graph& g, const Block& b) {
   for (const Value* v : b.inputs()) inputs.push_back(value_json(v));
   for (const Node* n : b.nodes()) nodes.push_back(node_json(g, *n));
   for (const Value* v : b.outputs()) outputs.push_back(v->name());
-  return json{{"inputs", inputs}, {"nodes", nodes}, {"outputs", outputs}};
+  return json{
+      {"inputs", std::move(inputs)}, {"nodes", std::move(nodes)}, {"outputs", std::move(outputs)}};
 }
 
 json node_json(const Graph& g, const Node& n) {
@@ -170,7 +172,7 @@ json node_json(const Graph& g, const Node& n) {
   for (const auto& [name, value] : n.attrs().items()) attrs[name] = attr_json(value);
   for (const auto& [key, name] : n.weights()) {
     json w = {{"key", key}, {"name", name}};
-    weights.push_back(add_weight_info(w, g.weights(), name));
+    weights.push_back(std::move(add_weight_info(w, g.weights(), name)));
   }
   json o = {{"name", n.num_outputs() ? json(n.output(0)->name()) : json(nullptr)},
             {"op", n.op()},
@@ -178,14 +180,14 @@ json node_json(const Graph& g, const Node& n) {
             {"module", str_or_null(n.module())},
             {"scope", n.scope()},
             {"loc", str_or_null(n.loc())},
-            {"inputs", inputs},
-            {"outputs", outputs},
-            {"attrs", attrs},
-            {"weights", weights}};
+            {"inputs", std::move(inputs)},
+            {"outputs", std::move(outputs)},
+            {"attrs", std::move(attrs)},
+            {"weights", std::move(weights)}};
   if (!n.blocks().empty()) {
     json blocks = json::array();
     for (const auto& b : n.blocks()) blocks.push_back(block_json(g, *b));
-    o["blocks"] = blocks;
+    o["blocks"] = std::move(blocks);
   }
   return o;
 }
@@ -240,7 +242,7 @@ json quantization_json(const Graph& g) {
     if (!t.defined() || !t.is_quantized()) continue;
     json o = qparams_json(t);
     o["name"] = name;
-    weights.push_back(o);
+    weights.push_back(std::move(o));
   }
   for (const Node* n : g.all_nodes()) {
     const std::string& op = n->op();
@@ -274,10 +276,12 @@ json quantization_json(const Graph& g) {
                          {"scale", *scale},
                          {"zero_point", static_cast<int64_t>(*zp)}};
     }
-    modules.push_back(o);
+    modules.push_back(std::move(o));
   }
   if (weights.empty() && modules.empty()) return nullptr;
-  return json{{"engine", quantized_engine()}, {"weights", weights}, {"modules", modules}};
+  return json{{"engine", quantized_engine()},
+              {"weights", std::move(weights)},
+              {"modules", std::move(modules)}};
 }
 
 json build_report(const Model& m, const ReportExtras& extras) {
@@ -299,7 +303,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
     int64_t nbytes = w.tensor.defined() ? static_cast<int64_t>(w.tensor.nbytes()) : 0;
     entry["numel"] = numel;
     entry["bytes"] = nbytes;
-    weights.push_back(entry);
+    weights.push_back(std::move(entry));
     bytes += nbytes;
     if (w.is_param) {
       param_numel += numel;
@@ -340,7 +344,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
                             {"nodes_after", p.nodes_after},
                             {"rewrites", p.rewrites},
                             {"milliseconds", p.milliseconds},
-                            {"log", log},
+                            {"log", std::move(log)},
                             {"statistics", p.statistics}});
   }
 
@@ -375,21 +379,21 @@ json build_report(const Model& m, const ReportExtras& extras) {
                           {"sha256", str_or_null(m.source.sha256)},
                           {"op_libraries", libraries}};
   report["graph"] = json{{"name", g.name()},
-                         {"inputs", inputs},
-                         {"outputs", outputs},
-                         {"nodes", nodes},
-                         {"weights", weights}};
+                         {"inputs", std::move(inputs)},
+                         {"outputs", std::move(outputs)},
+                         {"nodes", std::move(nodes)},
+                         {"weights", std::move(weights)}};
   report["summary"] = json{{"node_count", g.num_nodes()},    {"op_histogram", histogram},
                            {"parameter_count", param_numel}, {"parameter_tensors", param_tensors},
                            {"buffer_count", buffer_numel},   {"buffer_tensors", buffer_tensors},
                            {"weight_bytes", bytes},          {"aten_fallbacks", fallbacks},
                            {"warning_count", warning_count}};
-  report["pipeline"] = pipeline;
-  report["module_copies"] = module_copies;
-  report["module_classes"] = module_classes;
+  report["pipeline"] = std::move(pipeline);
+  report["module_copies"] = std::move(module_copies);
+  report["module_classes"] = std::move(module_classes);
   report["verification"] =
       extras.verification.is_null() ? json(nullptr) : json(extras.verification);
-  report["diagnostics"] = diagnostics;
+  report["diagnostics"] = std::move(diagnostics);
   report["outputs"] = extras.outputs;
   if (!extras.inference_optimization.is_null())
     report["inference_optimization"] = json(extras.inference_optimization);
@@ -408,7 +412,7 @@ json build_report(const Model& m, const ReportExtras& extras) {
       }
       std::string reason = "eager-mode quantization cannot run these on quantized tensors: ";
       for (size_t i = 0; i < why.size(); ++i) reason += (i ? ", " : "") + why[i];
-      regions.push_back(json{{"nodes", names},
+      regions.push_back(json{{"nodes", std::move(names)},
                              {"ops", r.ops},
                              {"scope", r.nodes.front()->scope()},
                              {"reason", reason}});
