@@ -57,7 +57,10 @@ for m in "${models[@]}"; do
   tt=("$build/tinytrace" convert "$models_dir/$m.pt" -q)
   "${tt[@]}" -o "$tmp/$m/plain" --emit python,weights > /dev/null
   "${tt[@]}" -o "$tmp/$m/fuse" --fuse --emit python,weights,torchscript > /dev/null
-  "${tt[@]}" -o "$tmp/$m/ofi" --fuse --emit torchscript --optimize-for-inference > /dev/null
+  # --input-shape: the size the convs' weights are prepacked for (Note [Prepacked convolutions in
+  # NAME.pt]); the models were traced at 64x64.
+  "${tt[@]}" -o "$tmp/$m/ofi" --fuse --emit torchscript --optimize-for-inference \
+    --input-shape "1,3,${size},${size}" > /dev/null
   /usr/bin/python3 - "$models_dir/$m.pt" "$tmp/$m" "$m" "$reps" "$size" "$threads" "$texpr" <<'PY'
 import importlib.util, os, statistics, sys, time
 import torch

@@ -13,6 +13,7 @@
 #include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
+#include <torch/csrc/jit/passes/shape_analysis.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <cctype>
@@ -174,17 +175,170 @@ torch::jit::Module build_module(const ModTree& t, const std::string& qualified,
 // the optimized NAME.pt with the original at 1e-3 when they changed the graph's arithmetic
 // (InferenceOptimization::reassociated), as DESIGN.md §2 allows for BatchNorm folding.
 std::map<std::string, int64_t> aten_histogram(const torch::jit::Block* b) {
+  static const c10::Symbol conv_run = c10::Symbol::fromQualString("mkldnn_prepacked::conv2d_run");
   std::map<std::string, int64_t> out;
   for (const torch::jit::Node* n : b->nodes()) {
-    if (n->kind().is_aten()) ++out[n->kind().toQualString()];
+    if (n->kind().is_aten() || n->kind() == conv_run) ++out[n->kind().toQualString()];
     for (const torch::jit::Block* sub : n->blocks())
       for (const auto& [k, c] : aten_histogram(sub)) out[k] += c;
   }
   return out;
 }
 
-torch::jit::Module optimize_for_inference(const torch::jit::Module& m,
-                                          InferenceOptimization& info) {
+// Note [Prepacked convolutions in NAME.pt]
+// What makes LibTorch's in-memory optimize_for_inference fast on CPU is oneDNN (MKLDNN) running
+// every conv with its weight already in oneDNN's blocked layout; an aten::conv2d reorders its
+// weight on every call (for resnet50 about 100 MB read and written per forward) and at batch 1
+// sends small 1x1 convs to the slow im2col path. MKLDNN tensors cannot be saved (Note
+// [Optimizing NAME.pt for inference]), but LibTorch's prepacked conv can be rebuilt at load:
+// mkldnn_prepacked::conv2d_prepack makes a __torch__.torch.classes.mkldnn.ConvOpContext (the
+// weight in oneDNN's layout) and mkldnn_prepacked::conv2d_run runs it. So after freezing, each
+// aten::conv2d of a constant float32 4-d weight (and constant bias, stride, padding, dilation,
+// groups) becomes conv2d_run(x, self._prepacked[i]), and the module gets a __getstate__ that
+// saves the dense weights and arguments and a __setstate__ that packs them again when the
+// archive is loaded (as torch.ao's quantized modules do). The context's own pickling cannot be
+// used: LibTorch 2.6's ConvOpContext.__getstate__ drops its fusion attribute ('' for 'none'), and
+// loading then fails with "Fusion behavior undefined".
+// It stays shape-general: conv2d_run computes its output size from the input it gets, and when
+// the input size differs from the one the weight was packed for, oneDNN reorders the weight for
+// that call (the plain conv's cost, same result). The packing size is the conv's input size when
+// LibTorch's shape propagation knows it from the IR's input shapes (--input-shape), else a
+// nominal 1xCx32x32. Only when LibTorch has MKLDNN and registers the ops, and the frozen module
+// holds no attributes (freezing leaves none, not even `training`, unless it must keep one: then
+// its state would need saving too); otherwise NAME.pt keeps aten::conv2d. The arithmetic is
+// oneDNN's, as that of aten::conv2d on CPU; a rewritten conv counts as reassociated (--verify's
+// 1e-3, as for the other folds).
+int64_t prepack_convolutions(torch::jit::Module& frozen,
+                             const std::vector<std::optional<std::vector<int64_t>>>& shapes) {
+  auto handle = c10::Dispatcher::singleton().findSchema({"mkldnn_prepacked::conv2d_prepack", ""});
+  if (!at::hasMKLDNN() || !handle) return 0;
+  if (frozen.named_attributes(/*recurse=*/false).size() != 0) return 0;
+  std::shared_ptr<torch::jit::Graph> graph = frozen.get_method("forward").graph();
+  const c10::Symbol conv = c10::Symbol::fromQualString("aten::conv2d");
+  std::function<void(torch::jit::Block*, std::vector<torch::jit::Node*>&)> collect =
+      [&](torch::jit::Block* b, std::vector<torch::jit::Node*>& out) {
+        for (torch::jit::Node* n : b->nodes()) {
+          if (n->kind() == conv && n->inputs().size() == 7) out.push_back(n);
+          for (torch::jit::Block* sub : n->blocks()) collect(sub, out);
+        }
+      };
+  std::vector<torch::jit::Node*> convs;
+  collect(graph->block(), convs);
+  if (convs.empty()) return 0;
+  // The input size of each conv, from a copy of the graph whose inputs have the IR's shapes.
+  std::map<torch::jit::Node*, std::vector<int64_t>> known;
+  try {
+    std::shared_ptr<torch::jit::Graph> copy = graph->copy();
+    bool complete = copy->inputs().size() == shapes.size() + 1;
+    for (size_t i = 0; complete && i < shapes.size(); ++i) {
+      if (!shapes[i] || std::find(shapes[i]->begin(), shapes[i]->end(), -1) != shapes[i]->end())
+        complete = false;
+      else
+        copy->inputs()[i + 1]->setType(c10::TensorType::create(at::zeros(*shapes[i])));
+    }
+    std::vector<torch::jit::Node*> copied;
+    if (complete) {
+      torch::jit::PropagateInputShapes(copy);
+      collect(copy->block(), copied);
+    }
+    for (size_t i = 0; i < convs.size() && copied.size() == convs.size(); ++i)
+      if (auto t = copied[i]->input(0)->type()->cast<c10::TensorType>())
+        if (auto sizes = t->sizes().concrete_sizes(); sizes && sizes->size() == 4)
+          known[convs[i]] = *sizes;
+  } catch (const std::exception&) {
+    known.clear();  // shape propagation is only a hint for the weight layout
+  }
+  c10::List<at::Tensor> weights;
+  c10::List<std::optional<at::Tensor>> biases;
+  c10::List<std::vector<int64_t>> args;  // stride, padding, dilation, groups, input size
+  std::vector<c10::IValue> contexts;
+  std::vector<torch::jit::Node*> rewritten;
+  for (torch::jit::Node* n : convs) {
+    std::optional<c10::IValue> w = torch::jit::toIValue(n->input(1));
+    std::optional<c10::IValue> b = torch::jit::toIValue(n->input(2));
+    std::vector<std::optional<c10::IValue>> a;
+    for (size_t i = 3; i < 7; ++i) a.push_back(torch::jit::toIValue(n->input(i)));
+    if (!w || !w->isTensor() || !b || !(b->isNone() || b->isTensor())) continue;
+    if (std::any_of(a.begin(), a.end(), [](const auto& v) { return !v; })) continue;
+    if (!a[0]->isIntList() || !a[1]->isIntList() || !a[2]->isIntList() || !a[3]->isInt()) continue;
+    at::Tensor weight = w->toTensor().detach();
+    if (weight.dim() != 4 || weight.scalar_type() != at::kFloat || !weight.device().is_cpu() ||
+        weight.layout() != at::kStrided)
+      continue;
+    std::optional<at::Tensor> bias;
+    if (b->isTensor()) {
+      bias = b->toTensor().detach();
+      if (bias->scalar_type() != at::kFloat || !bias->device().is_cpu() || bias->dim() != 1 ||
+          bias->layout() != at::kStrided)
+        continue;
+    }
+    std::vector<int64_t> stride = a[0]->toIntVector(), padding = a[1]->toIntVector(),
+                         dilation = a[2]->toIntVector();
+    if (stride.size() != 2 || padding.size() != 2 || dilation.size() != 2) continue;
+    int64_t groups = a[3]->toInt();
+    std::vector<int64_t> input_size = {1, weight.size(1) * groups, 32, 32};
+    if (auto it = known.find(n); it != known.end()) input_size = it->second;
+    torch::jit::Stack stack{weight,   bias,   c10::IValue(stride), c10::IValue(padding),
+                            dilation, groups, input_size,          std::string("none")};
+    try {
+      handle->callBoxed(&stack);
+    } catch (const std::exception&) {
+      continue;  // a conv oneDNN cannot pack stays an aten::conv2d
+    }
+    contexts.push_back(stack.at(0));
+    weights.push_back(weight);
+    biases.push_back(bias);
+    std::vector<int64_t> packed_args = stride;
+    packed_args.insert(packed_args.end(), padding.begin(), padding.end());
+    packed_args.insert(packed_args.end(), dilation.begin(), dilation.end());
+    packed_args.push_back(groups);
+    packed_args.insert(packed_args.end(), input_size.begin(), input_size.end());
+    args.push_back(packed_args);
+    rewritten.push_back(n);
+  }
+  if (rewritten.empty()) return 0;
+  c10::TypePtr context_type = contexts.front().type();
+  c10::impl::GenericList packed(context_type);
+  for (const auto& c : contexts) packed.push_back(c);
+  frozen.register_attribute("_prepacked_weights", c10::ListType::ofTensors(), weights);
+  frozen.register_attribute("_prepacked_biases",
+                            c10::ListType::create(c10::OptionalType::ofTensor()), biases);
+  frozen.register_attribute("_prepacked_args", c10::ListType::create(c10::ListType::ofInts()),
+                            args);
+  frozen.register_attribute("_prepacked", c10::ListType::create(context_type), packed);
+  torch::jit::Value* list;
+  {
+    torch::jit::WithInsertPoint at_start(graph->block()->nodes().front());
+    list = graph->insertGetAttr(graph->inputs().at(0), "_prepacked");
+  }
+  for (size_t i = 0; i < rewritten.size(); ++i) {
+    torch::jit::Node* n = rewritten[i];
+    torch::jit::WithInsertPoint guard(n);
+    torch::jit::Value* ctx =
+        graph->insert(c10::aten::__getitem__, {list, graph->insertConstant(int64_t(i))});
+    torch::jit::Value* out = graph->insert(
+        c10::Symbol::fromQualString("mkldnn_prepacked::conv2d_run"), {n->input(0), ctx});
+    out->setType(n->output()->type());
+    n->output()->replaceAllUsesWith(out);
+    n->destroy();
+  }
+  frozen.define(R"(
+def __getstate__(self) -> Tuple[List[Tensor], List[Optional[Tensor]], List[List[int]]]:
+    return (self._prepacked_weights, self._prepacked_biases, self._prepacked_args)
+
+def __setstate__(self, state: Tuple[List[Tensor], List[Optional[Tensor]], List[List[int]]]):
+    self._prepacked_weights = state[0]
+    self._prepacked_biases = state[1]
+    self._prepacked_args = state[2]
+    self._prepacked = [ops.mkldnn_prepacked.conv2d_prepack(state[0][i], state[1][i], state[2][i][0:2], state[2][i][2:4], state[2][i][4:6], state[2][i][6], state[2][i][7:11], "none") for i in range(len(state[0]))]
+)",
+                std::make_shared<SourceResolver>());
+  return static_cast<int64_t>(rewritten.size());
+}
+
+torch::jit::Module optimize_for_inference(
+    const torch::jit::Module& m, const std::vector<std::optional<std::vector<int64_t>>>& shapes,
+    InferenceOptimization& info) {
   info.ops_before = aten_histogram(m.get_method("forward").graph()->block());
   torch::jit::Module frozen;
   try {
@@ -192,13 +346,15 @@ torch::jit::Module optimize_for_inference(const torch::jit::Module& m,
   } catch (const std::exception& e) {
     std::string msg = e.what();
     throw Error(ExitCode::Unsupported,
-                "--optimize-for-inference: LibTorch cannot freeze the model: " +
-                    msg.substr(0, msg.find('\n')) + " — convert without --optimize-for-inference");
+                "--optimize-for-inference: LibTorch cannot freeze the model: " + first_line(msg) +
+                    " — convert without --optimize-for-inference");
   }
   std::shared_ptr<torch::jit::Graph> graph = frozen.get_method("forward").graph();
   torch::jit::FuseFrozenConvAddRelu(graph);
   torch::jit::FrozenLinearTranspose(graph);
   info.passes = {"freeze", "fuse-frozen-conv-add-relu", "frozen-linear-transpose"};
+  info.prepacked_convolutions = prepack_convolutions(frozen, shapes);
+  if (info.prepacked_convolutions) info.passes.push_back("prepack-convolutions");
   info.ops_after = aten_histogram(graph->block());
   return frozen;
 }
@@ -262,7 +418,12 @@ void save_torchscript_module(const Graph& g, const std::string& src,
                   {msg, src});
     }
     m.eval();  // before freezing too: freeze refuses a module in training mode
-    if (optimize) m = optimize_for_inference(m, *optimize);
+    if (optimize) {
+      std::vector<std::optional<std::vector<int64_t>>> shapes;
+      for (const Value* v : g.inputs())
+        shapes.push_back(v->type().kind == Type::Kind::Tensor ? v->type().shape : std::nullopt);
+      m = optimize_for_inference(m, shapes, *optimize);
+    }
     // Through a stream whose failure we see: a full disk is exit 6 (Note [Exit code 6]).
     errno = 0;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -276,8 +437,7 @@ void save_torchscript_module(const Graph& g, const std::string& src,
   } catch (const std::exception& e) {
     std::string msg = e.what();
     throw Error(ExitCode::Internal, "--emit torchscript: cannot build or save " + path + ": " +
-                                        msg.substr(0, msg.find('\n')) +
-                                        " — report it as a tinytrace bug");
+                                        first_line(msg) + " — report it as a tinytrace bug");
   }
 }
 

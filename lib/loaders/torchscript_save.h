@@ -25,8 +25,9 @@ std::vector<c10::FunctionSchema> jit_operator_schemas(const std::string& qualifi
 // What --optimize-for-inference did to NAME.pt's forward (Note [Optimizing NAME.pt for
 // inference]): the ATen ops of its graph by kind before freezing and after the last pass.
 struct InferenceOptimization {
-  std::vector<std::string> passes;  // LibTorch's passes run, in order
-  std::map<std::string, int64_t> ops_before, ops_after;
+  std::vector<std::string> passes;                       // LibTorch's passes run, in order
+  std::map<std::string, int64_t> ops_before, ops_after;  // aten:: ops (and conv2d_run) by kind
+  int64_t prepacked_convolutions = 0;                    // Note [Prepacked convolutions in NAME.pt]
   // True when the passes changed the float arithmetic (a fold into a conv or linear, a linear
   // rewritten as matmul): --verify then allows 1e-3, as after folding BatchNorm (DESIGN.md §2).
   // Removing dropout alone does not count.

@@ -84,6 +84,9 @@ def main():
         die(f"torchscript verification figures missing or beyond {tol:g}: {ts[0]}")
 
     import torch
+    # A frozen graph's second call compiles its fusion groups with LLVM when LibTorch's
+    # TensorExpr fuser is on; that takes minutes here (scripts/bench_fuse.sh).
+    torch._C._jit_set_texpr_fuser_enabled(False)
 
     ours = torch.jit.load(os.path.join(out_dir, name + ".pt")).eval()
     original = torch.jit.load(original_path).eval()
@@ -98,6 +101,16 @@ def main():
         if bn_after or optimization["aten_ops_after"].get("aten::batch_norm", 0):
             die(f"aten::batch_norm left in the optimized NAME.pt ({bn_after} in its graph; "
                 f"{bn_before} before freezing)")
+        # Note [Prepacked convolutions in NAME.pt]: with oneDNN every conv2d runs prepacked.
+        if torch.backends.mkldnn.is_available():
+            graph = str(ours.graph)
+            convs = optimization["aten_ops_before"].get("aten::conv2d", 0)
+            runs = graph.count("mkldnn_prepacked::conv2d_run(")
+            if "prepack-convolutions" not in optimization["passes"] or "aten::conv2d(" in graph \
+                    or runs != convs or optimization["aten_ops_after"].get(
+                        "mkldnn_prepacked::conv2d_run") != convs:
+                die(f"expected all {convs} aten::conv2d prepacked: {runs} conv2d_run in NAME.pt, "
+                    f"report {optimization}")
         print(f"NAME.pt frozen: {bn_before} batch_norm folded, passes {optimization['passes']}")
         keys = want_keys = []
     if keys != want_keys:
@@ -139,6 +152,19 @@ def main():
         worst = max(worst, rel)
         if not rel <= tol:
             die(f"output {i}: relative difference {rel:.3g} > {tol:g} (max |diff| {diff:.3g})")
+    if optimize:
+        # Frozen and prepacked for the --input-shape of the conversion, NAME.pt stays
+        # shape-general: another batch size and spatial size give the original's result.
+        other = [torch.randn(2, *i.shape[1:-2], i.shape[-2] + 13, i.shape[-1] + 7)
+                 if i.is_floating_point() and i.dim() == 4 else i for i in inputs]
+        with torch.no_grad():
+            want = flat(original(*[i.clone() for i in other]))
+            got = flat(ours(*[i.clone() for i in other]))
+        for i, (a, b) in enumerate(zip(got, want)):
+            rel = (a.double() - b.double()).abs().max().item() / max(b.abs().max().item(), 1e-30)
+            if a.shape != b.shape or not rel <= tol:
+                die(f"output {i} at input shapes {[list(t.shape) for t in other]}: shape "
+                    f"{list(a.shape)} vs {list(b.shape)}, relative difference {rel:.3g} > {tol:g}")
     print(f"OK: {name}{' --fuse' if fuse else ''}{' --optimize-for-inference' if optimize else ''}: "
           f"NAME.pt loads, {len(keys)} state_dict keys equal "
           f"NAME.pth's, worst relative difference {worst:.3g} <= {tol:g}")
