@@ -133,6 +133,10 @@ class BnFolder {
     // Sized once: a candidate adds one module and up to seven weight names (no rehash series).
     module_calls_.reserve(cands_.size());
     weight_refs_.reserve(cands_.size() * 7);
+    // The edits: at most one new bias and the BN's (usually five) names per candidate.
+    pending_names_.reserve(cands_.size());
+    edits_.insert_after.reserve(cands_.size());
+    edits_.erase.reserve(cands_.size() * 5);
     for (const auto& c : cands_) {
       module_calls_.emplace(c.p->module(), 0);  // only producer ops can call a producer module
       for (const auto& kv : c.p->weights()) weight_refs_.emplace(kv.second, 0);

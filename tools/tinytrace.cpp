@@ -339,7 +339,11 @@ int main(int argc, char** argv) {
     }
     if (passes_cmd->parsed()) tt::print_pass_list(std::cout);
     // opt's messages name the file themselves (parse errors carry file:line:col).
-    if (opt_cmd->parsed()) tt::run_opt(oopts, std::cout);
+    if (opt_cmd->parsed()) {
+      // The process ends right after (Note [The final graph at exit] in passes_cli.cpp).
+      oopts.keep_final_graph = true;
+      tt::run_opt(oopts, std::cout);
+    }
     if (inspect_cmd->parsed()) {
       file = iopts.model_path;
       for (const auto& s : inspect_shapes) iopts.input_shapes.push_back(tt::parse_input_spec(s));

@@ -50,6 +50,9 @@ struct OptOptions {
   // How the weights section is printed: "inline" (values; default, so the output loads back with
   // the transformed weights) or "declare" (names and types only).
   std::string weights = "inline";
+  // The CLI sets this: the last graph is not destroyed when run_opt returns (Note [The final
+  // graph at exit] in passes_cli.cpp). Library callers and tests leave it false.
+  bool keep_final_graph = false;
 };
 void run_opt(const OptOptions& o, std::ostream& out, std::ostream* ir_stream = nullptr);
 

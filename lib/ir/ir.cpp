@@ -876,15 +876,21 @@ Value* Graph::constant(AttrValue v, Type t, Node* pos) {
   return out;
 }
 
+namespace {
+// Pre-order: a node, then the nodes of its blocks. A plain recursive function, not a
+// std::function (an indirect call per block; passes call all_nodes once per run, issue #22).
+void append_nodes(const Block* b, std::vector<Node*>& out) {
+  for (Node* n = b->front(); n; n = n->next()) {
+    out.push_back(n);
+    for (const auto& sub : n->blocks()) append_nodes(sub.get(), out);
+  }
+}
+}  // namespace
+
 std::vector<Node*> Graph::all_nodes() const {
   std::vector<Node*> out;
-  std::function<void(const Block*)> walk = [&](const Block* b) {
-    for (Node* n = b->front(); n; n = n->next()) {
-      out.push_back(n);
-      for (const auto& sub : n->blocks()) walk(sub.get());
-    }
-  };
-  walk(top_.get());
+  out.reserve(num_nodes());  // O(1) (Note [Node counts]): one allocation, no regrowth copies
+  append_nodes(top_.get(), out);
   return out;
 }
 
