@@ -4,7 +4,7 @@
 # directory, out of memory, SIGINT/SIGTERM/SIGHUP while loading and while writing) and checks the
 # exit code, the one error line, an empty output directory and an untouched input. The faults
 # that need a precise moment come from the LD_PRELOAD shim tests/fault/fault_shim.cpp (Note [Fault
-# shim]). Label: fault. No generated models needed.
+# shim]); the copy_* cases trace their small model in the test (torch). Label: fault.
 add_library(tt_fault_shim MODULE ${CMAKE_SOURCE_DIR}/tests/fault/fault_shim.cpp)
 target_link_libraries(tt_fault_shim PRIVATE ${CMAKE_DL_LIBS})
 

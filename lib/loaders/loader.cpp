@@ -82,11 +82,15 @@ uint16_t le16(const std::string& b, size_t at) {
 
 struct ZipEntry {
   std::string name;
-  uint32_t local_offset = 0;
-  uint32_t compressed_size = 0;
+  uint64_t local_offset = 0;
+  uint64_t compressed_size = 0;
   uint32_t crc = 0;
   uint16_t method = 0;
 };
+
+uint64_t le64(const std::string& b, size_t at) {
+  return uint64_t(le32(b, at)) | uint64_t(le32(b, at + 4)) << 32;
+}
 
 // Reads byte ranges of a file with seeks: the zip checks below look at the end of the archive
 // (its central directory) and at most one small entry, never the whole (often 100 MB) file.
@@ -122,12 +126,71 @@ class RangeReader {
   uint64_t base_ = 0, size_ = 0;
 };
 
-// Reads the central directory. Returns false when the archive is truncated or corrupt.
-// (ZIP64 archives — models over 4 GiB — are left for LibTorch to judge.)
-bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64) {
-  zip64 = false;
+// Note [ZIP64]
+// An archive over 4 GiB, or with over 65535 entries, keeps the numbers that do not fit the zip's
+// 16- and 32-bit fields in ZIP64 records (APPNOTE 4.3.14-4.3.15, 4.5.3); PyTorch's writer (miniz),
+// Python's zipfile and NAME.pth's writer all write them when a number overflows:
+// - the end of central directory record (EOCD) holds 0xffff / 0xffffffff in the overflowing
+//   fields and is preceded by a 20-byte ZIP64 locator (signature 0x07064b50) that gives the
+//   offset of the ZIP64 EOCD record (signature 0x06064b50), whose 64-bit entry count, directory
+//   size and directory offset are then the archive's (a locator is used whenever it is there);
+// - a central directory entry whose uncompressed size, compressed size or local header offset is
+//   0xffffffff (or disk number 0xffff) has an extra field of id 0x0001 holding, as 64-bit values
+//   (the disk number: 32 bits), exactly those fields, in that order;
+// - a local header may have the same extra field; the data start after the local header's own
+//   name and extra field, whatever the central directory's lengths are.
+// Every offset and size is checked against the file before it is used (no arithmetic that can
+// wrap), so a damaged ZIP64 record is one "corrupt zip archive (why)" error, never a read outside
+// the file.
+
+// The ZIP64 end record that the locator just before the EOCD at `eocd` points to: the directory's
+// entry count, size and offset, and where it must end (the ZIP64 end record). "" or why not.
+std::string read_zip64_end(RangeReader& f, uint64_t eocd, uint64_t& count, uint64_t& cd_size,
+                           uint64_t& cd_off, uint64_t& cd_end) {
+  const std::string loc = f.at(eocd - 20, 20);
+  const uint64_t at = le64(loc, 8);
+  if (at > eocd - 20 || eocd - 20 - at < 56)
+    return "the ZIP64 end-of-central-directory locator points outside the archive";
+  const std::string end = f.at(at, 56);
+  if (le32(end, 0) != 0x06064b50)
+    return "no ZIP64 end-of-central-directory record where its locator points";
+  if (le32(end, 16) != 0 || le32(end, 20) != 0 || le64(end, 24) != le64(end, 32))
+    return "a multi-disk ZIP64 archive";
+  count = le64(end, 32);
+  cd_size = le64(end, 40);
+  cd_off = le64(end, 48);
+  cd_end = at;
+  return "";
+}
+
+// The fields of a central directory entry that are 0xffffffff (0xffff), from its ZIP64 extra
+// field (Note [ZIP64]). "" or why the extra field is malformed.
+std::string read_zip64_extra(const std::string& extra, uint64_t& size, uint64_t& csize,
+                             uint64_t& offset, uint16_t disk, bool wide_size, bool wide_csize,
+                             bool wide_offset) {
+  for (size_t q = 0; q + 4 <= extra.size();) {
+    const uint16_t id = le16(extra, q), len = le16(extra, q + 2);
+    if (extra.size() - q - 4 < len) return "an extra field runs past its entry";
+    if (id == 0x0001) {
+      const size_t need = 8 * (wide_size + wide_csize + wide_offset) + 4 * (disk == 0xffff);
+      if (len < need) return "a ZIP64 extra field is shorter than the fields it must hold";
+      size_t r = q + 4;
+      if (wide_size) size = le64(extra, r), r += 8;
+      if (wide_csize) csize = le64(extra, r), r += 8;
+      if (wide_offset) offset = le64(extra, r);
+      return "";
+    }
+    q += 4 + size_t(len);
+  }
+  return "an entry's size or offset is 0xffffffff with no ZIP64 extra field";
+}
+
+// Reads the central directory, ZIP64 or not. Returns "" or, when the archive is truncated or
+// corrupt, why.
+std::string read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out) {
   const uint64_t size = f.size();
-  if (size < 22) return false;
+  const char* no_directory = "no valid central directory";
+  if (size < 22) return no_directory;
   // The end-of-central-directory record: in the last 22 + 65535 (comment) bytes.
   const uint64_t tail_off = size > 22 + 65535 ? size - 22 - 65535 : 0;
   const std::string tail = f.at(tail_off, size - tail_off);
@@ -137,32 +200,50 @@ bool read_zip_directory(RangeReader& f, std::vector<ZipEntry>& out, bool& zip64)
       eocd = i;
       break;
     }
-  if (eocd == std::string::npos) return false;
-  uint16_t count = le16(tail, eocd + 10);
-  uint32_t cd_size = le32(tail, eocd + 12);
-  uint32_t cd_off = le32(tail, eocd + 16);
-  if (count == 0xffff || cd_off == 0xffffffff) {
-    zip64 = true;
-    return true;
+  if (eocd == std::string::npos) return no_directory;
+  uint64_t count = le16(tail, eocd + 10);
+  uint64_t cd_size = le32(tail, eocd + 12);
+  uint64_t cd_off = le32(tail, eocd + 16);
+  uint64_t cd_end = tail_off + eocd;  // the directory ends before this
+  const bool locator =
+      tail_off + eocd >= 20 && le32(f.at(tail_off + eocd - 20, 4), 0) == 0x07064b50;
+  if (locator) {
+    std::string why = read_zip64_end(f, tail_off + eocd, count, cd_size, cd_off, cd_end);
+    if (!why.empty()) return why;
   }
-  if (uint64_t(cd_off) + cd_size > tail_off + eocd) return false;
+  // (Without a locator, 0xffff entries or a directory at 0xffffffff are taken as they are: miniz
+  // writes 65535 entries without ZIP64 records.)
+  if (cd_off > cd_end || cd_size > cd_end - cd_off)
+    return !locator && (cd_size == 0xffffffff || cd_off == 0xffffffff)
+               ? "a ZIP64 archive without its ZIP64 end-of-central-directory locator"
+               : no_directory;
   const std::string cd = f.at(cd_off, cd_size);
   size_t p = 0;
-  for (uint16_t i = 0; i < count; ++i) {
-    if (p + 46 > cd.size() || le32(cd, p) != 0x02014b50) return false;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (p + 46 > cd.size() || le32(cd, p) != 0x02014b50) return no_directory;
     ZipEntry e;
     e.method = le16(cd, p + 10);
     e.crc = le32(cd, p + 16);
     e.compressed_size = le32(cd, p + 20);
+    uint64_t uncompressed = le32(cd, p + 24);
     uint16_t n = le16(cd, p + 28), extra = le16(cd, p + 30), comment = le16(cd, p + 32);
+    const uint16_t disk = le16(cd, p + 34);
     e.local_offset = le32(cd, p + 42);
-    if (p + 46 + n > cd.size()) return false;
+    if (cd.size() - p - 46 < size_t(n) + extra) return no_directory;
     e.name = cd.substr(p + 46, n);
-    if (uint64_t(e.local_offset) + 30 > size) return false;
+    const bool wide_size = uncompressed == 0xffffffff, wide_csize = e.compressed_size == 0xffffffff,
+               wide_offset = e.local_offset == 0xffffffff;
+    if (wide_size || wide_csize || wide_offset || disk == 0xffff) {
+      std::string why =
+          read_zip64_extra(cd.substr(p + 46 + n, extra), uncompressed, e.compressed_size,
+                           e.local_offset, disk, wide_size, wide_csize, wide_offset);
+      if (!why.empty()) return why + " (" + e.name + ")";
+    }
+    if (e.local_offset > size || size - e.local_offset < 30) return no_directory;
     out.push_back(std::move(e));
-    p += 46 + n + extra + comment;
+    p += 46 + size_t(n) + extra + comment;
   }
-  return true;
+  return "";
 }
 
 // Where the stored (uncompressed) bytes of an entry start; nullopt when compressed or out of range.
@@ -170,8 +251,8 @@ std::optional<uint64_t> zip_entry_offset(RangeReader& f, const ZipEntry& e) {
   if (e.method != 0) return std::nullopt;
   std::string local = f.at(e.local_offset, 30);
   if (local.size() < 30 || le32(local, 0) != 0x04034b50) return std::nullopt;
-  uint64_t data = uint64_t(e.local_offset) + 30 + le16(local, 26) + le16(local, 28);
-  if (data + e.compressed_size > f.size()) return std::nullopt;
+  uint64_t data = e.local_offset + 30 + le16(local, 26) + le16(local, 28);
+  if (data > f.size() || e.compressed_size > f.size() - data) return std::nullopt;
   return data;
 }
 
@@ -181,10 +262,10 @@ std::string zip_entry_bytes(RangeReader& f, const ZipEntry& e) {
   return data ? f.at(*data, e.compressed_size) : "";
 }
 
-[[noreturn]] void corrupt_zip() {
-  throw Error(ExitCode::BadInput,
-              "truncated or corrupt zip archive (no valid central directory) — the file was cut "
-              "short or damaged; re-export or re-copy it");
+[[noreturn]] void corrupt_zip(const std::string& why) {
+  throw Error(ExitCode::BadInput, "truncated or corrupt zip archive (" + why +
+                                      ") — the file was cut short or damaged; re-export or "
+                                      "re-copy it");
 }
 
 const char* kSaveHint =
@@ -195,9 +276,7 @@ const char* kSaveHint =
 void check_torchscript_zip(const std::string& path) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
-  bool zip64 = false;
-  if (!read_zip_directory(f, entries, zip64)) corrupt_zip();
-  if (zip64) return;
+  if (std::string why = read_zip_directory(f, entries); !why.empty()) corrupt_zip(why);
   bool has_code = false, has_constants = false;
   const ZipEntry* data_pkl = nullptr;
   for (const auto& e : entries) {
@@ -244,8 +323,7 @@ bool is_export_zip(const std::string& path) {
   try {
     RangeReader f(path);
     std::vector<ZipEntry> entries;
-    bool zip64 = false;
-    if (!read_zip_directory(f, entries, zip64) || zip64) return false;
+    if (!read_zip_directory(f, entries).empty()) return false;
     for (const auto& e : entries) {
       auto slash = e.name.find('/');
       std::string rest = slash == std::string::npos ? e.name : e.name.substr(slash + 1);
@@ -285,11 +363,7 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
                      const std::function<bool(const std::string&)>& locate) {
   RangeReader f(path);
   std::vector<ZipEntry> entries;
-  bool zip64 = false;
-  if (!read_zip_directory(f, entries, zip64)) corrupt_zip();
-  if (zip64)
-    throw Error(ExitCode::BadInput,
-                "a ZIP64 archive (over 4 GiB or 65535 entries) is not supported");
+  if (std::string why = read_zip_directory(f, entries); !why.empty()) corrupt_zip(why);
   ZipContents out;
   for (const auto& e : entries) {
     out.names.push_back(e.name);
@@ -318,8 +392,7 @@ std::vector<ZipRecord> zip_records(const std::string& path, uint64_t offset, uin
   try {
     RangeReader f(path, offset, size);
     std::vector<ZipEntry> entries;
-    bool zip64 = false;
-    if (!read_zip_directory(f, entries, zip64) || zip64) return {};
+    if (!read_zip_directory(f, entries).empty()) return {};
     for (const ZipEntry& e : entries)
       if (std::optional<uint64_t> at = zip_entry_offset(f, e))
         out.push_back(ZipRecord{e.name, *at, e.compressed_size, e.crc});

@@ -86,8 +86,9 @@ std::unique_ptr<Graph> load_export(
 // Zip archives as torch.save and torch.export.save write them (lib/loaders/loader.cpp): the
 // central directory is read once; `names` lists every entry, `data` holds the bytes of the entries
 // `want` selects and `ranges` where in the file those `locate` selects are (offset and size of
-// their bytes; for entries too big to read whole). Throws BadInput when the archive is truncated
-// or corrupt, ZIP64, or a wanted or located entry is compressed or cut short.
+// their bytes; for entries too big to read whole). ZIP64 archives are read (Note [ZIP64] in
+// loader.cpp). Throws BadInput when the archive is truncated or corrupt, or a wanted or located
+// entry is compressed or cut short.
 struct ZipContents {
   std::vector<std::string> names;
   std::map<std::string, std::string> data;
@@ -97,8 +98,8 @@ ZipContents read_zip(const std::string& path, const std::function<bool(const std
                      const std::function<bool(const std::string&)>& locate = nullptr);
 
 // The stored entries of the zip at [offset, offset + size) of the file at `path`: where each one's
-// bytes start (from `offset`), their size and their CRC-32 as the central directory says. Empty
-// when the zip cannot be read, or is ZIP64.
+// bytes start (from `offset`), their size and their CRC-32 as the central directory says (ZIP64
+// too). Empty when the zip cannot be read.
 struct ZipRecord {
   std::string name;
   uint64_t data_offset = 0, size = 0;

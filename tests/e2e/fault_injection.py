@@ -14,6 +14,12 @@ asserts what README's "Reliability" section promises:
   - nothing is left in the output directory (it is as it was before, or gone when this run made
     it or the test removed it), and the input is unchanged (sha256 before and after).
 
+The copy_* cases convert a Linear(256, 128) traced here instead (its 128 KiB weight is a record
+NAME.pth copies from the input with copy_file_range, Note [Unchanged records]) while that copy
+fails (EIO, ENOSPC, EXDEV) or stops short: the run must succeed with NAME.pth byte for byte what a
+run without faults writes and holding the original weights; when the writes that replace the copy
+fail too (copy_and_write_fail), it is the full-disk error above.
+
 SHIM is the LD_PRELOAD library of tests/fault/fault_shim.cpp (Note [Fault shim]): it makes the
 writes of one file fail with ENOSPC, or stops the process (SIGSTOP) at the first read of the input
 or the first write of one output, so the test acts at that exact moment and then continues it.
@@ -43,7 +49,57 @@ CASES = {
     "sigterm_while_writing_weights": (-signal.SIGTERM, []),
     "sighup_while_writing_weights": (-signal.SIGHUP, []),
     "sigterm_while_writing_report": (-signal.SIGTERM, []),
+    # NAME.pth's copy of an unchanged input record (copy_file_range, Note [Unchanged records])
+    # failing or stopping short: the rest is written from memory, the output is still right.
+    "copy_fails_EIO": (0, []),
+    "copy_fails_ENOSPC": (0, []),
+    "copy_fails_EXDEV": (0, []),
+    "copy_short": (0, []),
+    "copy_short_then_EIO": (0, []),
+    # ... and when the writes that replace the copy fail too, it is a full disk as above.
+    "copy_and_write_fail": (6, ["linear.pth", "No space left on device", "free disk space"]),
 }
+
+# The copy_* cases convert a model with one record of at least 64 KiB (the records NAME.pth copies
+# from the input; tiny_cnn's are all smaller): Linear(256, 128), 128 KiB of weights.
+COPY_MODEL = "linear.pt"
+COPY_FAULTS = {"copy_fails_EIO": "EIO", "copy_fails_ENOSPC": "ENOSPC",
+               "copy_fails_EXDEV": "EXDEV", "copy_short": "short",
+               "copy_short_then_EIO": "short+EIO", "copy_and_write_fail": "ENOSPC"}
+
+
+def make_copy_model(path):
+    """Saves the traced Linear(256, 128) at path; returns its state_dict."""
+    import torch
+    torch.manual_seed(0)
+    m = torch.nn.Linear(256, 128).eval()
+    with torch.no_grad():
+        torch.jit.trace(m, torch.randn(1, 256)).save(path)
+    return m.state_dict()
+
+
+def check_copy_output(tinytrace, src, out, work, ref, log):
+    """A successful copy_* run: the shim did fail copies (its log), NAME.pth is byte for byte what
+    a run without faults writes and holds the original weights."""
+    import torch
+    with open(log) as f:
+        injected = f.read().split()
+    if "copy" not in injected:
+        fail("no copy_file_range into linear.pth was made: the case tests nothing")
+    clean = os.path.join(work, "clean")
+    r = subprocess.run([tinytrace, "convert", src, "-o", clean, "-vv"], capture_output=True,
+                       text=True)
+    if r.returncode != 0 or "1 records (0 MiB) copied unchanged" not in r.stderr:
+        fail("the run without faults did not copy the weight from the input:\n" + r.stderr)
+    with open(os.path.join(out, "linear.pth"), "rb") as a, \
+            open(os.path.join(clean, "linear.pth"), "rb") as b:
+        if a.read() != b.read():
+            fail("linear.pth differs from the one a run without faults writes")
+    shutil.rmtree(clean)
+    state = torch.load(os.path.join(out, "linear.pth"))
+    if list(state) != list(ref) or not all(torch.equal(state[k], ref[k]) for k in ref):
+        fail("linear.pth does not hold the original weights")
+    print("%d copy faults injected; linear.pth is exact" % injected.count("copy"))
 
 
 def listing(d):
@@ -108,7 +164,11 @@ def main():
     os.makedirs(work)
     # A copy, so that the committed file is never at risk; its hash is checked at the end.
     src = os.path.join(work, "tiny_cnn.pt")
-    shutil.copyfile(model, src)
+    if case.startswith("copy_"):
+        src = os.path.join(work, COPY_MODEL)
+        ref = make_copy_model(src)
+    else:
+        shutil.copyfile(model, src)
     before = sha256(src)
     out = os.path.join(work, "out")   # made by the run unless the case makes it first
     cmd = [tinytrace, "convert", src, "-o", out]
@@ -162,6 +222,24 @@ def main():
                             "1,3,%d,%d" % (side, side), "--verify"], env=env,
                            capture_output=True, text=True)
         code, err = r.returncode, r.stderr
+    elif case.startswith("copy_"):
+        log = os.path.join(work, "faults.log")
+        env = dict(preload, TT_FAULT=COPY_FAULTS[case], TT_FAULT_LOG=log,
+                   TT_FAULT_OP="copy+write" if case == "copy_and_write_fail" else "copy",
+                   TT_FAULT_PATH="*/.linear.pth.tmp-*")
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        code, err = r.returncode, r.stderr
+        if code == 0:
+            check_copy_output(tinytrace, src, out, work, ref, log)
+            expect_out = listing(out)
+            if any(".tmp-" in n for n in expect_out):
+                fail("temporary files left in the output directory: %s" % expect_out)
+        else:
+            with open(log) as f:
+                injected = f.read().split()
+            if "copy" not in injected or "write" not in injected:
+                fail("expected a failed copy, then failed writes: %s" % injected)
+        os.remove(log)
     elif "_while_" in case:
         sig = getattr(signal, case.split("_")[0].upper())
         if case.endswith("_loading"):
@@ -200,7 +278,8 @@ def main():
              % (out, "absent" if expect_out is None else expect_out, left))
     if sha256(src) != before:
         fail("the input changed")
-    if sorted(os.listdir(work)) not in (["tiny_cnn.pt"], ["ro", "tiny_cnn.pt"]):
+    if sorted(os.listdir(work)) not in (["tiny_cnn.pt"], ["ro", "tiny_cnn.pt"], [COPY_MODEL],
+                                        [COPY_MODEL, "out"]):
         fail("files left beside the input: %s" % os.listdir(work))
     print("ok")
 
