@@ -3,7 +3,7 @@
 compare what they write.
 
     compare_outputs.py OLD_TINYTRACE NEW_TINYTRACE [--models DIR ...] [--modes plain,fuse,quant]
-                       [--out DIR] [-j N] [--emit LIST] [--keep]
+                       [--out DIR] [-j N] [--emit LIST] [--keep] [--bytes]
 
 Every model archive in the --models directories (default: the generated test-model directories
 of build-d13/ or build/: testmodels*, *.pt / *.pt2 / *.onnx, not NAME.inputs.pt /
@@ -15,7 +15,9 @@ the --input-shape arguments the generator wrote into NAME.json when there is one
 - the same files must be written, and NAME.py / NAME.pth (and NAME.pt, NAME.tir with --emit)
   must be byte-identical;
 - NAME.json must be equal once timings ("milliseconds", "seconds") are dropped and the two output
-  directories are spelled the same.
+  directories are spelled the same; with --bytes it must be byte-identical once the values of the
+  timing keys and the output directories are masked in the text (a change to the report writer
+  must keep its layout, number formatting and escaping, not only the document).
 
 Prints one line per difference and a summary; exit 0 when everything is identical, 1 otherwise.
 The binaries must be runnable here (inside the Debian 13 root on a Debian 12 host: run this
@@ -27,6 +29,7 @@ import filecmp
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,8 +95,17 @@ def normalized_report(path, out_dir):
     return strip(json.loads(text))
 
 
+TIMING_TEXT = re.compile(('"(' + "|".join(sorted(TIMING_KEYS)) + ')": [-+.0-9eE]+').encode())
+
+
+def masked_report_text(path, out_dir):
+    with open(path, "rb") as f:
+        text = f.read().replace(out_dir.encode(), b"OUT")
+    return TIMING_TEXT.sub(rb'"\1": T', text)
+
+
 def compare_one(job):
-    old_bin, new_bin, model, mode, root, emit = job
+    old_bin, new_bin, model, mode, root, emit, as_bytes = job
     tag = os.path.relpath(model, REPO) + " [" + mode + "]"
     name = os.path.splitext(os.path.basename(model))[0]
     key = f"{abs(hash(model)) % 10**8}_{name}_{mode}"
@@ -117,7 +129,10 @@ def compare_one(job):
         return tag, diffs
     for f in files["old"]:
         a, b = os.path.join(dirs["old"], f), os.path.join(dirs["new"], f)
-        if f.endswith(".json"):
+        if f.endswith(".json") and as_bytes:
+            if masked_report_text(a, dirs["old"]) != masked_report_text(b, dirs["new"]):
+                diffs.append(f"{tag}: {f} differs in its text beyond timings and paths")
+        elif f.endswith(".json"):
             if normalized_report(a, dirs["old"]) != normalized_report(b, dirs["new"]):
                 diffs.append(f"{tag}: {f} differs beyond timings and paths")
         elif not filecmp.cmp(a, b, shallow=False):
@@ -134,6 +149,7 @@ def main():
     ap.add_argument("--emit", default="", help="--emit list passed to both (default: the CLI's)")
     ap.add_argument("--out", help="where the outputs go (default: a temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep the outputs")
+    ap.add_argument("--bytes", action="store_true", help="compare NAME.json as text (timings masked)")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]
@@ -150,7 +166,7 @@ def main():
     # missing parent at once can fail with "cannot create output directory ... (File exists)".
     for side in ("old", "new"):
         os.makedirs(os.path.join(root, side), exist_ok=True)
-    jobs = [(os.path.abspath(a.old), os.path.abspath(a.new), m, mode, root, a.emit) for m in models for mode in modes]
+    jobs = [(os.path.abspath(a.old), os.path.abspath(a.new), m, mode, root, a.emit, a.bytes) for m in models for mode in modes]
     differing = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         for tag, diffs in pool.map(compare_one, jobs):

@@ -426,8 +426,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
                                        {"reassociated", optimized.reassociated()},
                                        {"aten_ops_before", optimized.ops_before},
                                        {"aten_ops_after", optimized.ops_after}};
-    std::string text = build_report(m, extras).dump(2);  // 200 MB for a deep model: no copy
-    text += '\n';
+    std::string text;  // 200 MB for a deep model: no copy
+    write_report(text, m, extras);
     out.write_text(res.name + ".json", text);
   }
   res.written = out.commit();

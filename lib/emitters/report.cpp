@@ -13,6 +13,8 @@
 #include "ir/op_table.h"
 #include "ir/quant.h"
 
+#include "support/json_writer.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -26,94 +28,117 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
-json dtype_json(DType d) { return d == DType::Unknown ? json(nullptr) : json(dtype_name(d)); }
-
 DType tensor_dtype(const at::Tensor& t) {
   return dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type()));
 }
 
-json shape_json(const std::optional<std::vector<int64_t>>& shape) {
-  if (!shape) return nullptr;
-  json a = json::array();
-  for (int64_t d : *shape) a.push_back(d < 0 ? json(nullptr) : json(d));
-  return a;
+void write_dtype(JsonWriter& w, DType d) {
+  if (d == DType::Unknown)
+    w.null();
+  else
+    w.string(dtype_name(d));
 }
 
-json sizes_json(const at::Tensor& t) {
-  json a = json::array();
-  for (int64_t d : t.sizes()) a.push_back(d);
-  return a;
+// A float that may be non-finite: JSON has no literal for inf and nan, they are strings.
+void write_attr_number(JsonWriter& w, double v) {
+  if (std::isnan(v))
+    w.string("nan");
+  else if (std::isinf(v))
+    w.string(v > 0 ? "inf" : "-inf");
+  else
+    w.number(v);
 }
 
-json number_json(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
+void write_shape(JsonWriter& w, const std::optional<std::vector<int64_t>>& shape) {
+  if (!shape) {
+    w.null();
+    return;
+  }
+  w.begin_array();
+  for (int64_t d : *shape) d < 0 ? w.null() : w.integer(d);
+  w.end_array();
+}
+
+void write_sizes(JsonWriter& w, const at::Tensor& t) {
+  w.begin_array();
+  for (int64_t d : t.sizes()) w.integer(d);
+  w.end_array();
 }
 
 // Tensors are summarised: dtype, shape, and the values only when there are a few of them.
 constexpr int64_t kMaxInlineValues = 16;
 
-json tensor_json(const at::Tensor& t) {
-  json o = json::object();
+void write_tensor(JsonWriter& w, const at::Tensor& t) {
+  w.begin_object().key("tensor").begin_object();
   if (!t.defined()) {
-    o["dtype"] = nullptr;
-    o["shape"] = nullptr;
-    return json{{"tensor", o}};
+    w.member("dtype", nullptr).member("shape", nullptr).end_object().end_object();
+    return;
   }
-  DType d = tensor_dtype(t);
-  o["dtype"] = dtype_json(d);
-  o["shape"] = sizes_json(t);
-  o["numel"] = t.numel();
+  w.key("dtype");
+  write_dtype(w, tensor_dtype(t));
+  w.key("shape");
+  write_sizes(w, t);
+  w.member("numel", int64_t(t.numel()));
   bool plain = !t.is_quantized() && !t.is_complex();
   if (plain && t.numel() <= kMaxInlineValues) {
     at::Tensor flat = t.detach().to(at::kCPU).contiguous().reshape({-1});
-    json values = json::array();
+    w.key("values").begin_array();
     if (t.is_floating_point()) {
       at::Tensor f = flat.to(at::kDouble);
-      for (int64_t i = 0; i < f.numel(); ++i)
-        values.push_back(number_json(f.data_ptr<double>()[i]));
+      for (int64_t i = 0; i < f.numel(); ++i) write_attr_number(w, f.data_ptr<double>()[i]);
     } else if (t.scalar_type() == at::kBool) {
       at::Tensor b = flat.to(at::kBool);
-      for (int64_t i = 0; i < b.numel(); ++i) values.push_back(b.data_ptr<bool>()[i]);
+      for (int64_t i = 0; i < b.numel(); ++i) w.boolean(b.data_ptr<bool>()[i]);
     } else {
       at::Tensor l = flat.to(at::kLong);
-      for (int64_t i = 0; i < l.numel(); ++i) values.push_back(l.data_ptr<int64_t>()[i]);
+      for (int64_t i = 0; i < l.numel(); ++i) w.integer(l.data_ptr<int64_t>()[i]);
     }
-    o["values"] = values;
+    w.end_array();
   }
-  return json{{"tensor", o}};
+  w.end_object().end_object();
 }
 
-json attr_json(const AttrValue& v) {
+void write_attr(JsonWriter& w, const AttrValue& v) {
   struct Visitor {
-    json operator()(const NoneAttr&) const { return nullptr; }
-    json operator()(bool b) const { return b; }
-    json operator()(int64_t i) const { return i; }
-    json operator()(double d) const { return number_json(d); }
-    json operator()(const std::string& s) const { return s; }
-    json operator()(const std::vector<int64_t>& l) const { return l; }
-    json operator()(const std::vector<double>& l) const {
-      json a = json::array();
-      for (double d : l) a.push_back(number_json(d));
-      return a;
+    JsonWriter& w;
+    void operator()(const NoneAttr&) const { w.null(); }
+    void operator()(bool b) const { w.boolean(b); }
+    void operator()(int64_t i) const { w.integer(i); }
+    void operator()(double d) const { write_attr_number(w, d); }
+    void operator()(const std::string& s) const { w.string(s); }
+    void operator()(const std::vector<int64_t>& l) const { w.write(l); }
+    void operator()(const std::vector<double>& l) const {
+      w.begin_array();
+      for (double d : l) write_attr_number(w, d);
+      w.end_array();
     }
-    json operator()(const std::vector<std::string>& l) const { return l; }
-    json operator()(DType d) const { return json{{"dtype", dtype_json(d)}}; }
-    json operator()(const DeviceAttr& d) const { return json{{"device", d.name}}; }
-    json operator()(const at::Tensor& t) const { return tensor_json(t); }
+    void operator()(const std::vector<std::string>& l) const { w.write(l); }
+    void operator()(DType d) const {
+      w.begin_object().key("dtype");
+      write_dtype(w, d);
+      w.end_object();
+    }
+    void operator()(const DeviceAttr& d) const {
+      w.begin_object().member("device", d.name).end_object();
+    }
+    void operator()(const at::Tensor& t) const { write_tensor(w, t); }
   };
-  return std::visit(Visitor{}, v);
+  std::visit(Visitor{w}, v);
 }
 
-json value_json(const Value* v) {
+void write_value(JsonWriter& w, const Value* v) {
   const Type& t = v->type();
-  return json{{"name", v->name()},
-              {"type", t.str()},
-              {"dtype", t.is_tensor() ? dtype_json(t.dtype) : json(nullptr)},
-              {"shape", t.is_tensor() ? shape_json(t.shape) : json(nullptr)}};
+  w.begin_object().member("name", v->name()).member("type", t.str()).key("dtype");
+  if (t.is_tensor())
+    write_dtype(w, t.dtype);
+  else
+    w.null();
+  w.key("shape");
+  if (t.is_tensor())
+    write_shape(w, t.shape);
+  else
+    w.null();
+  w.end_object();
 }
 
 const char* kind_name(OpKind k) {
@@ -132,7 +157,7 @@ const char* kind_name(OpKind k) {
   return "unknown";
 }
 
-std::string node_kind(const Node& n) {
+const char* node_kind(const Node& n) {
   if (!n.module().empty()) return "module";
   if (const OpInfo* info = n.info()) return kind_name(info->kind);
   const std::string& op = n.op();
@@ -143,53 +168,63 @@ std::string node_kind(const Node& n) {
   return "unknown";
 }
 
-// Adds kind/dtype/shape of weight `name` to `o` (null when the store lacks it).
-json& add_weight_info(json& o, const WeightStore& ws, const std::string& name) {
-  const Weight* w = ws.find(name);
-  bool known = w && w->tensor.defined();
-  o["kind"] = known ? json(w->is_param ? "param" : "buffer") : json(nullptr);
-  o["dtype"] = known ? dtype_json(tensor_dtype(w->tensor)) : json(nullptr);
-  o["shape"] = known ? sizes_json(w->tensor) : json(nullptr);
-  return o;
+// Writes the members kind/dtype/shape of weight `name` (null when the store lacks it).
+void write_weight_info(JsonWriter& w, const WeightStore& ws, const std::string& name) {
+  const Weight* wt = ws.find(name);
+  if (!wt || !wt->tensor.defined()) {
+    w.member("kind", nullptr).member("dtype", nullptr).member("shape", nullptr);
+    return;
+  }
+  w.member("kind", wt->is_param ? "param" : "buffer").key("dtype");
+  write_dtype(w, tensor_dtype(wt->tensor));
+  w.key("shape");
+  write_sizes(w, wt->tensor);
 }
 
-json node_json(const Graph& g, const Node& n);
+void write_node(JsonWriter& w, const Graph& g, const Node& n);
 
-json block_json(const Graph& g, const Block& b) {
-  json inputs = json::array(), nodes = json::array(), outputs = json::array();
-  for (const Value* v : b.inputs()) inputs.push_back(value_json(v));
-  for (const Node* n : b.nodes()) nodes.push_back(node_json(g, *n));
-  for (const Value* v : b.outputs()) outputs.push_back(v->name());
-  return json{
-      {"inputs", std::move(inputs)}, {"nodes", std::move(nodes)}, {"outputs", std::move(outputs)}};
+void write_block(JsonWriter& w, const Graph& g, const Block& b) {
+  w.begin_object().key("inputs").begin_array();
+  for (const Value* v : b.inputs()) write_value(w, v);
+  w.end_array().key("nodes").begin_array();
+  for (const Node* n : b.nodes()) write_node(w, g, *n);
+  w.end_array().key("outputs").begin_array();
+  for (const Value* v : b.outputs()) w.string(v->name());
+  w.end_array().end_object();
 }
 
-json node_json(const Graph& g, const Node& n) {
-  json inputs = json::array(), outputs = json::array(), attrs = json::object(),
-       weights = json::array();
-  for (const Value* v : n.inputs()) inputs.push_back(v->name());
-  for (const Value* v : n.outputs()) outputs.push_back(value_json(v));
-  for (const auto& [name, value] : n.attrs().items()) attrs[name] = attr_json(value);
+void write_node(JsonWriter& w, const Graph& g, const Node& n) {
+  w.begin_object().key("name");
+  if (n.num_outputs())
+    w.string(n.output(0)->name());
+  else
+    w.null();
+  w.member("op", n.op()).member("kind", node_kind(n));
+  w.key("module").string_or_null(n.module());
+  w.member("scope", n.scope());
+  w.key("loc").string_or_null(n.loc());
+  w.key("inputs").begin_array();
+  for (const Value* v : n.inputs()) w.string(v->name());
+  w.end_array().key("outputs").begin_array();
+  for (const Value* v : n.outputs()) write_value(w, v);
+  w.end_array().key("attrs").begin_object();
+  for (const auto& [name, value] : n.attrs().items()) {
+    w.key(name);
+    write_attr(w, value);
+  }
+  w.end_object().key("weights").begin_array();
   for (const auto& [key, name] : n.weights()) {
-    json w = {{"key", key}, {"name", name}};
-    weights.push_back(std::move(add_weight_info(w, g.weights(), name)));
+    w.begin_object().member("key", key).member("name", name);
+    write_weight_info(w, g.weights(), name);
+    w.end_object();
   }
-  json o = {{"name", n.num_outputs() ? json(n.output(0)->name()) : json(nullptr)},
-            {"op", n.op()},
-            {"kind", node_kind(n)},
-            {"module", str_or_null(n.module())},
-            {"scope", n.scope()},
-            {"loc", str_or_null(n.loc())},
-            {"inputs", std::move(inputs)},
-            {"outputs", std::move(outputs)},
-            {"attrs", std::move(attrs)},
-            {"weights", std::move(weights)}};
+  w.end_array();
   if (!n.blocks().empty()) {
-    json blocks = json::array();
-    for (const auto& b : n.blocks()) blocks.push_back(block_json(g, *b));
-    o["blocks"] = std::move(blocks);
+    w.key("blocks").begin_array();
+    for (const auto& b : n.blocks()) write_block(w, g, *b);
+    w.end_array();
   }
-  return o;
+  w.end_object();
 }
 
 const char* severity_name(Severity s) {
@@ -284,28 +319,44 @@ json quantization_json(const Graph& g) {
               {"modules", std::move(modules)}};
 }
 
-json build_report(const Model& m, const ReportExtras& extras) {
-  TT_ASSERT(m.graph != nullptr, "build_report needs a loaded graph");
+void write_report(std::string& out, const Model& m, const ReportExtras& extras) {
+  TT_ASSERT(m.graph != nullptr, "write_report needs a loaded graph");
   const Graph& g = *m.graph;
+  JsonWriter w(out);
 
-  json inputs = json::array(), outputs = json::array(), nodes = json::array(),
-       weights = json::array();
-  for (const Value* v : g.inputs()) inputs.push_back(value_json(v));
-  for (const Value* v : g.outputs()) outputs.push_back(value_json(v));
-  for (const Node* n : g.block()->nodes()) nodes.push_back(node_json(g, *n));
+  w.begin_object();
+  w.member("format", "tinytrace-report").member("version", int64_t(kReportVersion));
+  w.key("tool").begin_object().member("name", "tinytrace").member("version", TT_VERSION);
+  w.end_object();
+  w.key("source").begin_object();
+  w.key("path").string_or_null(m.source.path);
+  w.key("format").string_or_null(m.source.format);
+  w.key("sha256").string_or_null(m.source.sha256);
+  w.key("op_libraries").begin_array();
+  for (const OpLibrary& lib : m.source.op_libraries) {
+    w.begin_object().member("path", lib.path).member("reason", lib.reason);
+    w.member("namespaces", lib.namespaces).key("package").string_or_null(lib.package);
+    w.end_object();
+  }
+  w.end_array().end_object();
 
+  w.key("graph").begin_object().member("name", g.name()).key("inputs").begin_array();
+  for (const Value* v : g.inputs()) write_value(w, v);
+  w.end_array().key("outputs").begin_array();
+  for (const Value* v : g.outputs()) write_value(w, v);
+  w.end_array().key("nodes").begin_array();
+  for (const Node* n : g.block()->nodes()) write_node(w, g, *n);
+  w.end_array().key("weights").begin_array();
   int64_t param_numel = 0, buffer_numel = 0, param_tensors = 0, buffer_tensors = 0, bytes = 0;
   for (const std::string& name : g.weights().names()) {
-    const Weight& w = g.weights().at(name);
-    json entry = {{"name", name}};
-    add_weight_info(entry, g.weights(), name);
-    int64_t numel = w.tensor.defined() ? w.tensor.numel() : 0;
-    int64_t nbytes = w.tensor.defined() ? static_cast<int64_t>(w.tensor.nbytes()) : 0;
-    entry["numel"] = numel;
-    entry["bytes"] = nbytes;
-    weights.push_back(std::move(entry));
+    const Weight& wt = g.weights().at(name);
+    int64_t numel = wt.tensor.defined() ? wt.tensor.numel() : 0;
+    int64_t nbytes = wt.tensor.defined() ? static_cast<int64_t>(wt.tensor.nbytes()) : 0;
+    w.begin_object().member("name", name);
+    write_weight_info(w, g.weights(), name);
+    w.member("numel", numel).member("bytes", nbytes).end_object();
     bytes += nbytes;
-    if (w.is_param) {
+    if (wt.is_param) {
       param_numel += numel;
       ++param_tensors;
     } else {
@@ -313,114 +364,106 @@ json build_report(const Model& m, const ReportExtras& extras) {
       ++buffer_tensors;
     }
   }
+  w.end_array().end_object();
 
+  // One walk for the histogram, the fallbacks and the modules the final graph calls.
   std::map<std::string, int64_t> histogram;
-  std::set<std::string> fallbacks;
+  std::set<std::string> fallbacks, called;
   for (const Node* n : g.all_nodes()) {
     ++histogram[n->op()];
     if (written_as_torch_ops(n->op())) fallbacks.insert(n->op());
+    if (!n->module().empty()) called.insert(n->module());
   }
   int64_t warning_count = 0;
-  json diagnostics = json::array();
-  for (const Diagnostic& d : m.diags.items()) {
+  for (const Diagnostic& d : m.diags.items())
     if (d.severity == Severity::Warning) ++warning_count;
-    diagnostics.push_back(json{{"severity", severity_name(d.severity)},
-                               {"code", d.code},
-                               {"message", d.message},
-                               {"node", str_or_null(d.node)},
-                               {"scope", str_or_null(d.scope)},
-                               {"loc", str_or_null(d.loc)}});
-  }
+  w.key("summary").begin_object().member("node_count", uint64_t(g.num_nodes()));
+  w.key("op_histogram").begin_object();
+  for (const auto& [op, count] : histogram) w.member(op, count);
+  w.end_object();
+  w.member("parameter_count", param_numel).member("parameter_tensors", param_tensors);
+  w.member("buffer_count", buffer_numel).member("buffer_tensors", buffer_tensors);
+  w.member("weight_bytes", bytes).key("aten_fallbacks").begin_array();
+  for (const std::string& op : fallbacks) w.string(op);
+  w.end_array().member("warning_count", warning_count).end_object();
 
-  json pipeline = json::array();
+  w.key("pipeline").begin_array();
   for (const PassStat& p : extras.pipeline) {
-    json log = json::array();
-    for (const RewriteRecord& r : p.log)
-      log.push_back(
-          json{{"rule", r.rule}, {"node", str_or_null(r.node)}, {"scope", str_or_null(r.scope)}});
-    pipeline.push_back(json{{"name", p.name},
-                            {"changed", p.changed},
-                            {"nodes_before", p.nodes_before},
-                            {"nodes_after", p.nodes_after},
-                            {"rewrites", p.rewrites},
-                            {"milliseconds", p.milliseconds},
-                            {"log", std::move(log)},
-                            {"statistics", p.statistics}});
+    w.begin_object().member("name", p.name).member("changed", p.changed);
+    w.member("nodes_before", uint64_t(p.nodes_before))
+        .member("nodes_after", uint64_t(p.nodes_after));
+    w.member("rewrites", uint64_t(p.rewrites)).member("milliseconds", p.milliseconds);
+    w.key("log").begin_array();
+    for (const RewriteRecord& r : p.log) {
+      w.begin_object().member("rule", r.rule);
+      w.key("node").string_or_null(r.node);
+      w.key("scope").string_or_null(r.scope);
+      w.end_object();
+    }
+    w.end_array().key("statistics").begin_object();
+    for (const auto& [name, count] : p.statistics) w.member(name, count);
+    w.end_object().end_object();
   }
+  w.end_array();
 
   // Copies made by unshare-modules that the final graph still calls (a later pass may have
   // absorbed one, e.g. a ReLU copy folded into add_relu).
-  std::set<std::string> called;
-  for (const Node* n : g.all_nodes())
-    if (!n->module().empty()) called.insert(n->module());
-  json module_copies = json::array();
+  w.key("module_copies").begin_array();
   for (const PassStat& p : extras.pipeline)
     for (const auto& [copy, original] : p.module_copies)
       if (called.count(copy))
-        module_copies.push_back(json{{"module", copy}, {"copy_of", original}});
+        w.begin_object().member("module", copy).member("copy_of", original).end_object();
+  w.end_array();
 
   // The original class of each module path the loader knows (Note [Module table] in ir.h).
-  json module_classes = json::object();
+  w.key("module_classes").begin_object();
   for (const auto& [path, info] : g.modules())
-    if (!info.type.empty()) module_classes[path] = info.type;
-
-  json report = json::object();
-  report["format"] = "tinytrace-report";
-  report["version"] = kReportVersion;
-  report["tool"] = json{{"name", "tinytrace"}, {"version", TT_VERSION}};
-  json libraries = json::array();
-  for (const OpLibrary& lib : m.source.op_libraries)
-    libraries.push_back(json{{"path", lib.path},
-                             {"reason", lib.reason},
-                             {"namespaces", lib.namespaces},
-                             {"package", str_or_null(lib.package)}});
-  report["source"] = json{{"path", str_or_null(m.source.path)},
-                          {"format", str_or_null(m.source.format)},
-                          {"sha256", str_or_null(m.source.sha256)},
-                          {"op_libraries", libraries}};
-  report["graph"] = json{{"name", g.name()},
-                         {"inputs", std::move(inputs)},
-                         {"outputs", std::move(outputs)},
-                         {"nodes", std::move(nodes)},
-                         {"weights", std::move(weights)}};
-  report["summary"] = json{{"node_count", g.num_nodes()},    {"op_histogram", histogram},
-                           {"parameter_count", param_numel}, {"parameter_tensors", param_tensors},
-                           {"buffer_count", buffer_numel},   {"buffer_tensors", buffer_tensors},
-                           {"weight_bytes", bytes},          {"aten_fallbacks", fallbacks},
-                           {"warning_count", warning_count}};
-  report["pipeline"] = std::move(pipeline);
-  report["module_copies"] = std::move(module_copies);
-  report["module_classes"] = std::move(module_classes);
-  report["verification"] =
-      extras.verification.is_null() ? json(nullptr) : json(extras.verification);
-  report["diagnostics"] = std::move(diagnostics);
-  report["outputs"] = extras.outputs;
+    if (!info.type.empty()) w.member(path, info.type);
+  w.end_object();
+  w.member("verification", extras.verification);
+  w.key("diagnostics").begin_array();
+  for (const Diagnostic& d : m.diags.items()) {
+    w.begin_object().member("severity", severity_name(d.severity)).member("code", d.code);
+    w.member("message", d.message).key("node").string_or_null(d.node);
+    w.key("scope").string_or_null(d.scope);
+    w.key("loc").string_or_null(d.loc);
+    w.end_object();
+  }
+  w.end_array().member("outputs", extras.outputs);
   if (!extras.inference_optimization.is_null())
-    report["inference_optimization"] = json(extras.inference_optimization);
+    w.member("inference_optimization", extras.inference_optimization);
   // After --quant-prep: the float fallback regions (lib/ir/quant.h).
   if (std::any_of(extras.pipeline.begin(), extras.pipeline.end(),
                   [](const PassStat& p) { return p.name == "float-fallback"; })) {
-    json regions = json::array();
+    w.key("quant_fallback").begin_array();
     for (const FloatRegion& r : float_fallback_regions(g)) {
-      json names = json::array();
       std::vector<std::string> why;  // distinct reasons, first-seen order
+      w.begin_object().key("nodes").begin_array();
       for (const Node* n : r.nodes) {
-        names.push_back(str_or_null(n->num_outputs() ? n->output(0)->name() : ""));
+        if (n->num_outputs())
+          w.string_or_null(n->output(0)->name());
+        else
+          w.null();
         std::string reason = float_only_reason(n);
         if (!reason.empty() && std::find(why.begin(), why.end(), reason) == why.end())
           why.push_back(reason);
       }
       std::string reason = "eager-mode quantization cannot run these on quantized tensors: ";
       for (size_t i = 0; i < why.size(); ++i) reason += (i ? ", " : "") + why[i];
-      regions.push_back(json{{"nodes", std::move(names)},
-                             {"ops", r.ops},
-                             {"scope", r.nodes.front()->scope()},
-                             {"reason", reason}});
+      w.end_array().member("ops", r.ops).member("scope", r.nodes.front()->scope());
+      w.member("reason", reason).end_object();
     }
-    report["quant_fallback"] = regions;
+    w.end_array();
   }
-  if (json q = quantization_json(g); !q.is_null()) report["quantization"] = q;
-  return report;
+  if (json q = quantization_json(g); !q.is_null()) w.member("quantization", q);
+  w.end_object();
+  out += '\n';
+}
+
+json build_report(const Model& m, const ReportExtras& extras) {
+  std::string text;
+  write_report(text, m, extras);
+  return json::parse(text);
 }
 
 }  // namespace tt

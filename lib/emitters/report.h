@@ -22,8 +22,12 @@ struct ReportExtras {
 
 constexpr int kReportVersion = 1;
 
-// ordered_json keeps keys in the order written (format and version first, attributes in
-// constructor order); it converts implicitly to nlohmann::json.
+// Appends the report's text to `out`: exactly nlohmann's dump(2) of the document, and a newline
+// (Note [Streaming JSON writer] in lib/support/json_writer.h; no tree is built).
+void write_report(std::string& out, const Model& m, const ReportExtras& extras);
+
+// The report as a document (write_report's text parsed back), for tests; keys stay in the order
+// written (format and version first, attributes in constructor order).
 nlohmann::ordered_json build_report(const Model& m, const ReportExtras& extras);
 
 // The report's `quantization` section (also `tinytrace inspect`'s): the quantized engine, each
