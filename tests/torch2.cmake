@@ -56,3 +56,13 @@ add_test(NAME e2e_int_shapes
                  ${TT_T2_DIR}/t2_mha_cross.pt)
 set_tests_properties(e2e_int_shapes PROPERTIES LABELS "e2e;int_shapes" TIMEOUT 900 COST 300
                      FIXTURES_REQUIRED "tt_models_torchvision;tt_models_torch2")
+# The same archive converts to the same bytes whatever the heap layout: each scripted model five
+# times, plain and --fuse, under different glibc malloc settings (tests/e2e/check_deterministic.py;
+# Note [Constant propagation to a fixpoint]).
+add_test(NAME e2e_deterministic
+         COMMAND ${TT_T2_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_deterministic.py
+                 $<TARGET_FILE:tinytrace> ${CMAKE_BINARY_DIR}/deterministic_out
+                 ${TT_T2_DIR}/t2_swin_scripted.pt ${TT_T2_DIR}/t2_vit_scripted.pt
+                 ${TT_T2_DIR}/t2_encoder_scripted.pt)
+set_tests_properties(e2e_deterministic PROPERTIES LABELS "e2e;torch2" TIMEOUT 600 COST 60
+                     FIXTURES_REQUIRED tt_models_torch2)

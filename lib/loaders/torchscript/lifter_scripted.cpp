@@ -59,6 +59,22 @@ bool Lifter::has_script_constructs(const jit::Block& b, const jit::Value* self) 
 // and the inputs per call, so instances can share it. Preparations that failed (the plain graph
 // is lifted instead) are kept per instance, as before.
 
+// Note [Constant propagation to a fixpoint]
+// LibTorch's ConstantPropagation builds its alias analysis once, on the graph as it was before the
+// pass, and queries it for nodes it has changed since: the constants it inserts are new Values,
+// and an If it inlined or a loop it removed was freed. When a new constant lands at the address
+// of a freed Value, the analysis answers for the freed one ("has writers") and the node using the
+// constant is not folded. So which folds one run makes depends on where malloc puts things: the
+// same archive converted twice gave different code and reports (in a Swin block,
+// `window_size[0] * window_size[1]` folded to 16 by LibTorch in some runs, by the lifter in
+// others, with another location and other value numbers). Running the pass again until it
+// changes nothing makes the result deterministic: a run that changes nothing has freed nothing,
+// so its analysis was exact and nothing foldable is left.
+static void propagate_constants(std::shared_ptr<jit::Graph>& g) {
+  for (int round = 0; round < 16 && jit::ConstantPropagation(g); ++round) {
+  }
+}
+
 // What `owner`'s attribute at `path` is, as fold_attrs sees it.
 Lifter::AttrRead Lifter::read_attr(const jit::Module& owner, std::vector<std::string> path) {
   AttrRead r;
@@ -245,13 +261,17 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
       paths.emplace(copy->inputs()[0], std::vector<std::string>{});
     }
     fold_attrs(*copy, copy->block(), owners, paths, reads);
-    jit::ConstantPropagation(copy);
+    propagate_constants(copy);  // Note [Constant propagation to a fixpoint]
     if (!leaf) drop_raise_guards(copy->block(), /*builtin_only=*/true);
     if (leaf) {
       drop_raise_guards(copy->block());
       jit::UnrollConstantLoops(copy);
-      jit::RemoveListMutation(copy);
-      jit::ConstantPropagation(copy);
+      // Both passes query an alias analysis built before their own changes: repeated together
+      // until neither changes anything (Note [Constant propagation to a fixpoint]).
+      for (int round = 0; round < 16; ++round) {
+        bool changed = jit::RemoveListMutation(copy);
+        if (!jit::ConstantPropagation(copy) && !changed) break;
+      }
     }
     jit::EliminateDeadCode(copy);
   } catch (const std::exception& e) {
