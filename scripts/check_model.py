@@ -19,7 +19,8 @@ Checks, in order, and stops at the first failure with a message saying what is w
      values as NAME.pth, and gives the same outputs;
   5. `/usr/bin/python3 -m pyflakes NAME.py` prints nothing;
   6. `/usr/bin/python3 NAME.py` exits 0 (run from another directory: it must find NAME.pth
-     beside itself);
+     beside itself; the interpreter is a copy of this one forked right after `import torch`,
+     Note [The standalone run's interpreter]);
   7. NAME.json parses, says format "tinytrace-report", validates against
      lib/emitters/report.schema.json when that file exists, and mentions every --expect-warning
      text in a diagnostics/warnings entry.
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 import zipfile
 
 import torch
@@ -410,8 +412,7 @@ def main():
     t_main = time.time()
     with tempfile.TemporaryDirectory() as elsewhere:
         try:
-            main_run = subprocess.run([PYTHON, os.path.abspath(py_path)], cwd=elsewhere,
-                                      capture_output=True, text=True, timeout=args.timeout)
+            main_run = run_standalone(py_path, elsewhere, args.timeout)
         except subprocess.TimeoutExpired:
             fail(f"python3 {py_path} did not finish in {args.timeout:g} s")
     if main_run.returncode != 0:
@@ -430,7 +431,123 @@ def main():
     return 0
 
 
+# Note [The standalone run's interpreter]
+# Check 6 runs NAME.py as `/usr/bin/python3 NAME.py` would: a fresh interpreter whose first
+# import is torch (~2.5 s of CPU in every e2e test). Instead, before main() does anything, this
+# process forks an idle copy of itself whose only state is that of a fresh `python3` after
+# `import torch`: check_model.py's own imports are all imported by torch's import too (sys.modules
+# is the same), nothing has run yet (no --allow-import/--op-library loaded, no quantized engine
+# set, no seed drawn, no model loaded), and what main() does later happens in the parent only.
+# When check 6 comes, the copy takes NAME.py's path and a working directory through a pipe and
+# becomes the script's interpreter: chdir, sys.argv = [NAME.py], sys.path[0] = NAME.py's
+# directory (not scripts/), stdout and stderr into files, NAME.py run as __main__ with fresh
+# globals (runpy), an exception printed by sys.excepthook as exit 1, SystemExit's code as the
+# interpreter maps it, atexit handlers run; the parent waits with the same timeout and reads the
+# exit status (a signal as a negative code) and output as subprocess.run gave them.
+# TT_CHECK_MODEL_SUBPROCESS=1 runs the real `python3 NAME.py` instead (to compare the two).
+class StandaloneInterpreter:
+    def __init__(self):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        read_end, self.request = os.pipe()
+        with warnings.catch_warnings():  # "multi-threaded, fork() may deadlock": torch's idle
+            warnings.simplefilter("ignore", DeprecationWarning)  # thread, as in DataLoader workers
+            self.pid = os.fork()
+        if self.pid == 0:  # never returns into the checker's code
+            code = 1
+            try:
+                os.close(self.request)
+                code = self._serve(read_end)
+            except BaseException:
+                import traceback
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(read_end)
+
+    @staticmethod
+    def _serve(read_end):
+        with os.fdopen(read_end, "rb") as f:
+            request = f.read()
+        if not request:  # the checker stopped before check 6
+            return 0
+        script, cwd, out_path, err_path = json.loads(request)
+        for fd, path in ((1, out_path), (2, err_path)):
+            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        os.chdir(cwd)
+        sys.argv = [script]
+        sys.path[0] = os.path.dirname(script)
+        code = 0
+        try:
+            import runpy
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as e:
+            if e.code is None:
+                code = 0
+            elif isinstance(e.code, int):
+                code = e.code
+            else:
+                print(e.code, file=sys.stderr)
+                code = 1
+        except BaseException as e:
+            tb = e.__traceback__  # from NAME.py's frame, as the interpreter prints it
+            while tb is not None and tb.tb_frame.f_code.co_filename != script:
+                tb = tb.tb_next
+            if tb is not None:
+                e.__traceback__ = tb
+            sys.excepthook(type(e), e, e.__traceback__)
+            code = 1
+        import atexit
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        return code & 0xFF
+
+    def run(self, script, cwd, timeout):
+        """subprocess.run([PYTHON, script], cwd=cwd, capture_output=True, text=True, timeout=...)"""
+        with tempfile.TemporaryDirectory() as tmp:
+            out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+            with os.fdopen(self.request, "wb") as f:
+                f.write(json.dumps([script, cwd, out_path, err_path]).encode())
+            self.request = None
+            deadline = time.time() + timeout
+            while True:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.time() > deadline:
+                    os.kill(self.pid, 9)
+                    os.waitpid(self.pid, 0)
+                    raise subprocess.TimeoutExpired([PYTHON, script], timeout)
+                time.sleep(0.01)
+            outputs = []
+            for path in (out_path, err_path):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    outputs.append(f.read())
+        return subprocess.CompletedProcess([PYTHON, script], os.waitstatus_to_exitcode(status),
+                                           outputs[0], outputs[1])
+
+
+STANDALONE = None
+
+
+def run_standalone(py_path, cwd, timeout):
+    """Check 6: `python3 NAME.py` in cwd (Note [The standalone run's interpreter])."""
+    script = os.path.abspath(py_path)
+    if STANDALONE is None:
+        return subprocess.run([PYTHON, script], cwd=cwd, capture_output=True, text=True,
+                              timeout=timeout)
+    return STANDALONE.run(script, cwd, timeout)
+
+
 if __name__ == "__main__":
+    if os.environ.get("TT_CHECK_MODEL_SUBPROCESS") != "1":
+        STANDALONE = StandaloneInterpreter()
     try:
         sys.exit(main())
     except CheckFailed as e:

@@ -108,5 +108,7 @@ foreach(shard 1 2)
   add_test(NAME e2e_onnx_op_coverage_${shard}
            COMMAND ${TT_ONNX_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/onnx_op_coverage.py
                    $<TARGET_FILE:tinytrace> ${TT_ONNX_OUT}/op_coverage_${shard} --shard ${shard}/2)
-  set_tests_properties(e2e_onnx_op_coverage_${shard} PROPERTIES LABELS "e2e;onnx" TIMEOUT 900)
+  # ~130 s each with no fixture to wait for: a COST starts them early, not last on one core.
+  set_tests_properties(e2e_onnx_op_coverage_${shard} PROPERTIES LABELS "e2e;onnx" TIMEOUT 900
+                       COST 150)
 endforeach()
