@@ -96,8 +96,10 @@ class BnFolder {
     for (const auto& c : cands_)
       if (rw_.run("fold", c.bn, check_unshared(c), [&](const Candidate* cp) { fold(*cp); }))
         dead.push_back(c.bn);
-    // 3. Weight store edits in one pass; then the new bias references (they would move the
-    // strings the tables view) and the BN nodes go.
+    // 3. The BN entries go (Note [Erasing the folded BatchNorms' weights]), the new biases are
+    // spliced in with one pass over the store; then the new bias references (they would move
+    // the strings the tables view) and the BN nodes go.
+    for (const std::string* name : erased_) g_.weights().erase(*name);
     g_.weights().apply(std::move(edits_));
     for (auto& nb : new_bias_refs_) nb.first->set_weight("bias", nb.second);
     for (Node* bn : dead) bn->destroy();
@@ -123,7 +125,8 @@ class BnFolder {
   Weight* weight_of(const Node* n, const char* key) {
     std::string_view name = ref_of(n, key);
     if (name.empty()) return nullptr;
-    Weight* w = g_.weights().find(std::string(name));
+    key_.assign(name);  // one buffer for every lookup: no allocation per name
+    Weight* w = g_.weights().find(key_);
     return w && w->tensor.defined() ? w : nullptr;
   }
 
@@ -136,7 +139,7 @@ class BnFolder {
     // The edits: at most one new bias and the BN's (usually five) names per candidate.
     pending_names_.reserve(cands_.size());
     edits_.insert_after.reserve(cands_.size());
-    edits_.erase.reserve(cands_.size() * 5);
+    erased_.reserve(cands_.size() * 5);
     for (const auto& c : cands_) {
       module_calls_.emplace(c.p->module(), 0);  // only producer ops can call a producer module
       for (const auto& kv : c.p->weights()) weight_refs_.emplace(kv.second, 0);
@@ -265,21 +268,31 @@ class BnFolder {
     bn->output()->replace_all_uses_with(x);
     // The BN's weights leave the state_dict unless another call of a shared BN still reads them.
     for (const auto& kv : bn->weights())
-      if (--weight_refs_[kv.second] == 0) edits_.erase.insert(kv.second);
+      if (--weight_refs_[kv.second] == 0) erased_.push_back(&kv.second);
   }
 
   Graph& g_;
   Rewriter rw_;
   std::vector<Candidate> cands_;
+  std::string key_;
   // Keys are views of names owned by the candidates' nodes, which live until the pass ends.
   // One arena for the tables: no per-entry malloc/free (this pass touches every node of graphs
   // with 100k+ nodes; see scripts/bench_passes.sh).
   std::pmr::monotonic_buffer_resource arena_;
   std::pmr::unordered_map<std::string_view, int> module_calls_{&arena_};
   std::pmr::unordered_map<std::string_view, int> weight_refs_{&arena_};
-  // The weight store's edits (Note [Weight-store edits]): BN entries erased, new biases right
-  // after their weight; applied in one pass at the end.
+  // The weight store's edits (Note [Weight-store edits]): new biases right after their weight,
+  // applied in one pass at the end.
   WeightEdits edits_;
+  // Note [Erasing the folded BatchNorms' weights]
+  // The BN entries leaving the store, as the BN nodes' own name strings (the nodes live until the
+  // end of the pass; each name is listed once, when its last reference goes). They are erased
+  // one by one before the edits are applied rather than listed in WeightEdits::erase: an erase
+  // leaves a hole that the apply's compaction closes, so the order is the same, without a copy
+  // and a hash set entry of each of the ~5 names per fold (590k on the 1M-node graph of
+  // scripts/bench_passes.sh; issue #22). No new bias takes an erased name: it was chosen while
+  // the BN entries were still in the store.
+  std::vector<const std::string*> erased_;
   std::unordered_set<std::string> pending_names_;
   std::vector<std::pair<Node*, std::string>> new_bias_refs_;
 };

@@ -351,13 +351,23 @@ IrOpCounts& ir_op_counts() {
   return counts;
 }
 
+WeightStore::Index::const_iterator WeightStore::lookup(const std::string& name) const {
+  ++ir_op_counts().weight_lookups;
+  return index_.find(name);
+}
+
+WeightStore::Index::iterator WeightStore::lookup(const std::string& name) {
+  ++ir_op_counts().weight_lookups;
+  return index_.find(name);
+}
+
 const Weight* WeightStore::find(const std::string& name) const {
-  auto it = index_.find(name);
+  auto it = lookup(name);
   return it == index_.end() ? nullptr : &it->second.weight;
 }
 
 Weight* WeightStore::find(const std::string& name) {
-  auto it = index_.find(name);
+  auto it = lookup(name);
   return it == index_.end() ? nullptr : &it->second.weight;
 }
 
@@ -367,46 +377,68 @@ const Weight& WeightStore::at(const std::string& name) const {
   return *w;
 }
 
+// `it` is a new entry of index_; its name goes to the end of the order.
+void WeightStore::append(Index::iterator it, std::string name) {
+  it->second.pos = order_.size();
+  order_.push_back(std::move(name));
+  slots_.push_back(&it->second);
+}
+
 void WeightStore::set(const std::string& name, Weight w) {
-  auto it = index_.find(name);
-  if (it != index_.end()) {
-    it->second.weight = std::move(w);
-    return;
-  }
-  order_.push_back(name);
-  index_.emplace(name, Entry{std::move(w), order_.size() - 1});
+  ++ir_op_counts().weight_lookups;
+  auto [it, fresh] = index_.try_emplace(name);
+  it->second.weight = std::move(w);
+  if (fresh) append(it, name);
+}
+
+bool WeightStore::add(std::string name, Weight w) {
+  ++ir_op_counts().weight_lookups;
+  auto [it, fresh] = index_.try_emplace(name);
+  if (!fresh) return false;
+  it->second.weight = std::move(w);
+  append(it, std::move(name));
+  return true;
 }
 
 bool WeightStore::erase(const std::string& name) {
-  auto it = index_.find(name);
+  auto it = lookup(name);
   if (it == index_.end()) return false;
   size_t pos = it->second.pos;
   index_.erase(it);
   if (pos + 1 == order_.size()) {
     order_.pop_back();
+    slots_.pop_back();
   } else {
+    slots_[pos] = nullptr;
     ++holes_;
   }
   return true;
 }
 
-// A slot of order_ is live when its name is in index_ at that position; a name erased and set
-// again has a new slot at the end, so its old one is a hole.
+// A slot of order_ is live when slots_ points at its entry; a name erased and set again has a
+// new slot at the end, so its old one is a hole (Note [Weight-store slots]: no name is hashed).
 void WeightStore::compact() const {
   if (!holes_) return;
   size_t out = 0;
   for (size_t i = 0; i < order_.size(); ++i) {
-    auto it = index_.find(order_[i]);
-    if (it == index_.end() || it->second.pos != i) continue;
+    Entry* e = slots_[i];
+    if (!e) continue;
     if (out != i) {
       order_[out] = std::move(order_[i]);
-      const_cast<Entry&>(it->second).pos = out;
+      slots_[out] = e;
+      e->pos = out;
       ++ir_op_counts().weight_slots_moved;
     }
     ++out;
   }
   order_.resize(out);
+  slots_.resize(out);
   holes_ = 0;
+}
+
+void WeightStore::relink() {
+  slots_.assign(order_.size(), nullptr);
+  for (auto& kv : index_) slots_[kv.second.pos] = &kv.second;
 }
 
 const std::vector<std::string>& WeightStore::names() const {

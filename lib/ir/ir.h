@@ -228,13 +228,34 @@ struct WeightEdits {
 // Insertion-ordered name -> Weight map; order is the state_dict order of the original model.
 // Erasing leaves a hole in the order that the next names() closes (Note [Scale in graph size]):
 // erasing k of n entries costs O(k) plus one O(n) compaction, not O(k n).
+//
+// Note [Weight-store slots]
+// Beside each name of the order, slots_ holds a pointer to its entry in index_ (entries of an
+// unordered_map do not move on rehash), null for a hole. Compacting the order and applying edits
+// then walk the order through these pointers and hash a name only where an edit names it: on the
+// 730k weights of scripts/bench_passes.sh's 1M-node graph, hashing every name of the store (two
+// or three times per apply, once per compaction) was most of fold-batchnorm's time (issue #22).
+// ir_op_counts().weight_lookups counts the hashed lookups, so a unit test bounds them.
 class WeightStore {
  public:
-  bool has(const std::string& name) const { return index_.count(name) != 0; }
+  WeightStore() = default;
+  WeightStore(const WeightStore& o) : order_(o.order_), holes_(o.holes_), index_(o.index_) {
+    relink();
+  }
+  WeightStore(WeightStore&&) = default;  // the map's entries move with it: slots_ stay valid
+  WeightStore& operator=(const WeightStore& o) {
+    if (this != &o) *this = WeightStore(o);
+    return *this;
+  }
+  WeightStore& operator=(WeightStore&&) = default;
+
+  bool has(const std::string& name) const { return lookup(name) != index_.end(); }
   const Weight* find(const std::string& name) const;
   Weight* find(const std::string& name);
   const Weight& at(const std::string& name) const;
   void set(const std::string& name, Weight w);  // replaces in place or appends
+  // Appends `name` unless it is there already (then false, nothing changes): one lookup.
+  bool add(std::string name, Weight w);
   bool erase(const std::string& name);
   const std::vector<std::string>& names() const;
   size_t size() const { return index_.size(); }
@@ -248,12 +269,18 @@ class WeightStore {
  private:
   struct Entry {
     Weight weight;
-    size_t pos;  // index in order_
+    size_t pos = 0;  // index in order_
   };
+  using Index = std::unordered_map<std::string, Entry>;
+  Index::const_iterator lookup(const std::string& name) const;
+  Index::iterator lookup(const std::string& name);
+  void append(Index::iterator it, std::string name);
   void compact() const;
+  void relink();                            // slots_ from index_ (after a copy)
   mutable std::vector<std::string> order_;  // may hold holes: entries erased since compact()
+  mutable std::vector<Entry*> slots_;       // Note [Weight-store slots]: null for a hole
   mutable size_t holes_ = 0;
-  std::unordered_map<std::string, Entry> index_;
+  Index index_;
 };
 
 // Note [Scale in graph size]
@@ -281,6 +308,7 @@ struct IrOpCounts {
   uint64_t input_indices_shifted = 0;  // insert_input / remove_input
   uint64_t weight_slots_moved = 0;     // WeightStore compaction
   uint64_t node_count_updates = 0;     // Block::count_nodes, one per enclosing block
+  uint64_t weight_lookups = 0;         // WeightStore lookups by name (Note [Weight-store slots])
 };
 IrOpCounts& ir_op_counts();
 

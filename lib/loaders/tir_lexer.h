@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace tt::tir {
 
@@ -92,9 +93,22 @@ class Lexer {
     return true;
   }
 
-  void expect(char c, const std::string& context, const std::string& hint) {
+  // Note [Parser messages on the hot path]
+  // The context and hint of expect() and friends are only read when the input is wrong, but the
+  // parser calls them a few times per node: they are string_views (a literal costs nothing), and
+  // a context that is built from the node ("after " + op) is a function called only on failure
+  // (expect_lazy, which takes it last). On a 1M-node graph these were millions of short-lived
+  // heap strings (issue #22).
+  void expect(char c, std::string_view context, std::string_view hint) {
     if (eat(c)) return;
-    fail(pos_, std::string("expected '") + c + "' " + context + ", found " + found(pos_), hint);
+    fail(pos_,
+         std::string("expected '") + c + "' " + std::string(context) + ", found " + found(pos_),
+         std::string(hint));
+  }
+
+  template <typename Context>
+  void expect_lazy(char c, std::string_view hint, Context&& context) {
+    if (!eat(c)) expect(c, context(), hint);
   }
 
   template <typename Pred>
@@ -118,12 +132,14 @@ class Lexer {
            (pos_ + n >= src_.size() || !is_ident_char(src_[pos_ + n]));
   }
 
-  void expect_ident(const char* kw, const std::string& context, const std::string& hint) {
+  void expect_ident(const char* kw, std::string_view context, std::string_view hint) {
     if (peek_ident(kw)) {
       pos_ += std::char_traits<char>::length(kw);
       return;
     }
-    fail(pos_, std::string("expected '") + kw + "' " + context + ", found " + found(pos_), hint);
+    fail(pos_,
+         std::string("expected '") + kw + "' " + std::string(context) + ", found " + found(pos_),
+         std::string(hint));
   }
 
   std::string string_lit() {
@@ -184,21 +200,23 @@ class Lexer {
   }
 
   // A bare name (weight names, module paths: [A-Za-z0-9_.]+) or a quoted string.
-  std::string name_or_string(const std::string& what) {
+  std::string name_or_string(std::string_view what) {
     skip_ws();
     if (here() == '"') return string_lit();
     std::string s = read_while(tir_is_name_char);
     if (s.empty())
-      fail(pos_, "expected " + what + ", found " + found(pos_),
+      fail(pos_, "expected " + std::string(what) + ", found " + found(pos_),
            "write a dotted name (layer1.0.conv) or a quoted string");
     return s;
   }
 
-  // '%' followed directly by a value name.
-  std::string value_name(const std::string& context) {
+  // '%' followed directly by a value name; the context is `context` followed by `subject`.
+  std::string value_name(std::string_view context, std::string_view subject = {}) {
     skip_ws();
     if (here() != '%')
-      fail(pos_, "expected a value (%name) " + context + ", found " + found(pos_),
+      fail(pos_,
+           "expected a value (%name) " + std::string(context) + std::string(subject) + ", found " +
+               found(pos_),
            "values are written %name");
     ++pos_;
     std::string s = read_while(tir_is_name_char);

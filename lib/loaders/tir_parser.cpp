@@ -412,7 +412,7 @@ class Parser : Lexer {
       do {
         size_t p = (skip_ws(), pos_);
         std::string name = value_name("as a node output");
-        expect(':', "after %" + name, "write %name : Type");
+        expect_lazy(':', "write %name : Type", [&] { return "after %" + name; });
         outs.push_back({name, type(), p});
       } while (eat(','));
       expect('=', "after the node outputs", "write %y : Type = op[attrs](inputs)");
@@ -435,21 +435,23 @@ class Parser : Lexer {
             fail(p, "expected an attribute name, found " + found(p), "write name=value");
           if (attrs.has(key))
             fail(p, "duplicate attribute '" + key + "'", "give each attribute once");
-          expect('=', "after attribute '" + key + "'", "write name=value");
+          expect_lazy('=', "write name=value", [&] { return "after attribute '" + key + "'"; });
           attrs.set(key, attr_value());
         } while (eat(','));
-        expect(']', "to close the attributes of " + op, "separate attributes with ','");
+        expect_lazy(']', "separate attributes with ','",
+                    [&] { return "to close the attributes of " + op; });
       }
     }
 
     std::vector<Value*> inputs;
-    expect('(', "after " + op, "every node has an input list, possibly empty: op()");
+    expect_lazy('(', "every node has an input list, possibly empty: op()",
+                [&] { return "after " + op; });
     if (!eat(')')) {
       do {
         size_t p = (skip_ws(), pos_);
-        inputs.push_back(lookup(value_name("as an input of " + op), p));
+        inputs.push_back(lookup(value_name("as an input of ", op), p));
       } while (eat(','));
-      expect(')', "to close the inputs of " + op, "separate inputs with ','");
+      expect_lazy(')', "separate inputs with ','", [&] { return "to close the inputs of " + op; });
     }
 
     // Appended at once so the graph stays consistent (and destructible) if a later part of
@@ -473,7 +475,7 @@ class Parser : Lexer {
         if (key.empty()) fail(p, "expected a weight key after '@'", "write @weight=layer.weight");
         if (!n->weight(key).empty())
           fail(p, "duplicate weight ref @" + key, "give each weight key once");
-        expect('=', "after @" + key, "write @weight=layer.weight");
+        expect_lazy('=', "write @weight=layer.weight", [&] { return "after @" + key; });
         n->set_weight(key, name_or_string("a weight name"));
       } else if (c == '#') {
         ++pos_;
@@ -481,7 +483,8 @@ class Parser : Lexer {
         auto once = [&](bool& seen) {
           if (seen) fail(p, "duplicate #" + key, "give each of #module, #scope, #loc once");
           seen = true;
-          expect('=', "after #" + key, "write #module=path, #scope=path or #loc=\"file.py:12\"");
+          expect_lazy('=', "write #module=path, #scope=path or #loc=\"file.py:12\"",
+                      [&] { return "after #" + key; });
         };
         if (key == "module") {
           once(seen_module);
@@ -652,8 +655,9 @@ class Parser : Lexer {
         w.tensor = at::detail::empty_cpu(*t.shape, st);
         if (w.tensor.nbytes()) std::memset(w.tensor.mutable_data_ptr(), 0, w.tensor.nbytes());
       }
-      // An incomplete declaration (f32[?,3], Tensor) leaves the tensor undefined.
-      g_->weights().set(name, std::move(w));
+      // An incomplete declaration (f32[?,3], Tensor) leaves the tensor undefined. The name is
+      // new (checked above).
+      g_->weights().add(std::move(name), std::move(w));
     }
   }
 

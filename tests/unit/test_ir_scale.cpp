@@ -1,7 +1,8 @@
 // Complexity claims of the IR (Note [Scale in graph size] in lib/ir/ir.h), each checked by an
 // operation count (ir_op_counts()), not a time: removing 100k uses of one value touches O(100k)
 // use slots, not O(10^10); prepending and appending never renumber; erasing weights is O(1)
-// amortised; cse + dce over a value with 2N uses stays O(N).
+// amortised and applying weight edits hashes only the names they mention; cse + dce over a value
+// with 2N uses stays O(N).
 #include "ir/ir.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
@@ -29,7 +30,8 @@ IrOpCounts delta(const IrOpCounts& before) {
           now.nodes_renumbered - before.nodes_renumbered,
           now.input_indices_shifted - before.input_indices_shifted,
           now.weight_slots_moved - before.weight_slots_moved,
-          now.node_count_updates - before.node_count_updates};
+          now.node_count_updates - before.node_count_updates,
+          now.weight_lookups - before.weight_lookups};
 }
 
 // Every use of every value points back at it, in both directions. In O(uses log uses): each
@@ -200,6 +202,48 @@ TEST_CASE("ir scale: erasing 100k of 200k weights is O(200k) and keeps the order
   w.erase("w1");
   CHECK(w.names().front() == "w3");
   CHECK(w.names().back() == "w0");
+}
+
+TEST_CASE("ir scale: applying edits to k of n weights looks up O(k) names, not O(n)") {
+  // Note [Weight-store slots]: the sweep over the order does not hash the names it keeps.
+  const size_t n = 2 * kN;
+  WeightStore w;
+  for (size_t i = 0; i < n; ++i) w.set("w" + std::to_string(i), Weight{});
+  WeightEdits e;
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    if (i % 16 == 0) {
+      e.erase.insert(name);
+    } else {
+      expected.push_back(name);
+    }
+    // New entries after an erased entry (they take its place) and after a kept one.
+    if (i % 32 == 0 || i % 32 == 5) {
+      e.insert_after[name].emplace_back("new" + std::to_string(i), Weight{});
+      expected.push_back("new" + std::to_string(i));
+    }
+  }
+  const size_t edits = e.erase.size() + e.insert_after.size();
+  IrOpCounts before = ir_op_counts();
+  w.apply(std::move(e));
+  IrOpCounts d = delta(before);
+  CHECK(d.weight_lookups <= 4 * edits);  // 3 * n before the slots
+  CHECK(edits * 8 <= n);
+  CHECK(w.names() == expected);
+  CHECK(w.size() == expected.size());
+  CHECK(w.find("new0") != nullptr);
+  CHECK(w.find("w16") == nullptr);
+  // The slots stay right for later erasures and compactions, in the store and in a copy.
+  WeightStore copy = w;
+  CHECK(w.erase("w1"));
+  CHECK(w.names().front() == "new0");
+  CHECK(copy.erase("new0"));
+  CHECK(copy.names().front() == "w1");
+  CHECK(copy.names()[1] == "w2");
+  copy.set("w1", Weight{});  // replaced in place
+  CHECK(copy.names().front() == "w1");
+  CHECK(copy.names().size() == expected.size() - 1);
 }
 
 TEST_CASE("ir scale: cse,dce over one value with 2N uses is O(N)") {
