@@ -69,9 +69,12 @@ bool Lifter::has_script_constructs(const jit::Block& b, const jit::Value* self) 
 // `window_size[0] * window_size[1]` folded to 16 by LibTorch in some runs, by the lifter in
 // others, with another location and other value numbers). Running the pass again until it
 // changes nothing makes the result deterministic: a run that changes nothing has freed nothing,
-// so its analysis was exact and nothing foldable is left.
-static void propagate_constants(std::shared_ptr<jit::Graph>& g) {
-  for (int round = 0; round < 16 && jit::ConstantPropagation(g); ++round) {
+// so its analysis was exact and nothing foldable is left. RemoveListMutation queries its analysis
+// the same way; where it runs, the two repeat together until neither changes anything.
+static void propagate_constants(std::shared_ptr<jit::Graph>& g, bool remove_list_mutation) {
+  for (int round = 0; round < 16; ++round) {
+    bool changed = remove_list_mutation && jit::RemoveListMutation(g);
+    if (!jit::ConstantPropagation(g) && !changed) break;
   }
 }
 
@@ -261,17 +264,13 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
       paths.emplace(copy->inputs()[0], std::vector<std::string>{});
     }
     fold_attrs(*copy, copy->block(), owners, paths, reads);
-    propagate_constants(copy);  // Note [Constant propagation to a fixpoint]
+    // Note [Constant propagation to a fixpoint]
+    propagate_constants(copy, /*remove_list_mutation=*/false);
     if (!leaf) drop_raise_guards(copy->block(), /*builtin_only=*/true);
     if (leaf) {
       drop_raise_guards(copy->block());
       jit::UnrollConstantLoops(copy);
-      // Both passes query an alias analysis built before their own changes: repeated together
-      // until neither changes anything (Note [Constant propagation to a fixpoint]).
-      for (int round = 0; round < 16; ++round) {
-        bool changed = jit::RemoveListMutation(copy);
-        if (!jit::ConstantPropagation(copy) && !changed) break;
-      }
+      propagate_constants(copy, /*remove_list_mutation=*/true);
     }
     jit::EliminateDeadCode(copy);
   } catch (const std::exception& e) {
