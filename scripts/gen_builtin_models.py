@@ -2,7 +2,7 @@
 """Generates the torch.jit.script'ed models of the TorchScript-builtin tests (issue 15).
 
 Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
-(str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), ...), scripted PyTorch modules that are
+(str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, ...), scripted PyTorch modules that are
 inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
@@ -11,7 +11,7 @@ scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`,
 import math
 import os
 import sys
-
+from typing import Dict
 
 import torch
 import torch.nn as nn
@@ -147,6 +147,29 @@ class Wav2Vec2Lengths(nn.Module):
         return y, out_lengths
 
 
+class DictPopPrint(nn.Module):
+    """d.popitem() removes the dict's first item in TorchScript and its last in Python, so it is
+    written as a pop of the first key; which key is first depends on the branch that filled the
+    dict, and the popped key's length scales the result. print(...) is kept in program order."""
+
+    def forward(self, x):
+        d: Dict[str, torch.Tensor] = {}
+        if bool(x.sum() > 0):
+            d["pos"] = x.relu()
+            d["negative"] = -x
+        else:
+            d["negative"] = -x
+            d["pos"] = x.relu()
+        k, v = d.popitem()
+        print("popped", k, "of", len(d) + 1, "rows", x.size(0))
+        rest = list(d.values())[0]
+        return v * float(len(k)) + rest, k
+
+
+def dict_pop_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -167,9 +190,10 @@ def _audio(cls, **kw):
 SPECS = {}
 
 
-def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, expect_ops=()):
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, expect_ops=(),
+             eager_differs=None):
     SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {}, tol=tol,
-                       expect_ops=list(expect_ops))
+                       expect_ops=list(expect_ops), eager_differs=eager_differs)
 
 
 register("bi_strings", Strings, [(2, 6)], strings_branches, {"mode": {"pos", "neg"}})
@@ -183,6 +207,8 @@ register("bi_mfcc", _audio("MFCC", sample_rate=8000, n_mfcc=6, melkwargs={"n_fft
          [(1, 256)], tol=1e-3)
 register("bi_wav2vec2", Wav2Vec2Lengths, [(2, 400)])
 register("bi_conv_tasnet", _conv_tasnet, [(1, 1, 203)])
+register("bi_dict_pop_print", DictPopPrint, [(2, 6)], dict_pop_branches, {"sign": {"pos", "neg"}},
+         eager_differs="eager d.popitem() removes the last item, TorchScript's the first")
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
 

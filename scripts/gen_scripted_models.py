@@ -429,11 +429,16 @@ def generate(name, spec, out_dir, st):
         with torch.no_grad():
             eager = model(*inputs)
             expected = scripted(*inputs)
+        # A model that uses a builtin whose TorchScript meaning differs from Python's (d.popitem())
+        # says so with "eager_differs" (the reason): the scripted model is the reference.
         for e, t in zip(flatten(eager), flatten(expected)):
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                max_abs = max(max_abs, float(t.abs().max()))
+            if spec.get("eager_differs"):
+                continue
             if isinstance(t, torch.Tensor) and t.is_floating_point():
                 rel = float((e - t).abs().max()) / max(float(e.abs().max()), 1e-30)
                 assert rel <= 1e-5, f"{name}: scripted and eager outputs differ (rel {rel:.2e})"
-                max_abs = max(max_abs, float(t.abs().max()))
             elif isinstance(t, torch.Tensor):  # integer or boolean tensors (lengths, masks)
                 assert torch.equal(e, t), f"{name}: scripted and eager outputs differ ({e} vs {t})"
             else:

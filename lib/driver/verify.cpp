@@ -151,6 +151,18 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
     return;
   }
   if (e.isNone() && a.isNone()) return;
+  if ((e.isString() && a.isString()) || (e.isDevice() && a.isDevice())) {
+    // Text (a dict key popped, a mode name) and devices agree exactly or not at all.
+    OutputDiff d;
+    d.path = path;
+    bool same = e.isString() ? e.toStringRef() == a.toStringRef() : e.toDevice() == a.toDevice();
+    d.max_abs = d.rel = same ? 0.0 : std::numeric_limits<double>::infinity();
+    d.max_expected = 1.0;
+    if (!same) d.cosine = 0.0;
+    r.max_rel = std::max(r.max_rel, d.rel);
+    r.outputs.push_back(d);
+    return;
+  }
   r.structure_mismatch = true;
 }
 

@@ -388,6 +388,10 @@ class Lowerer {
       line(ind + 1, it + " = " + it + " + 1");
       return;
     }
+    if (op == "prim.Print") {
+      line(ind, "print(" + join(in) + ")");
+      return;
+    }
     if (op.rfind("prim.", 0) == 0) unsupported(n, "this prim op has no TorchScript lowering");
     if (!n.module().empty() || (n.info() && n.info()->kind == OpKind::Module)) {
       assign1(n, module_call(n, in, ind), ind);

@@ -124,7 +124,7 @@ bool aten_may_return_alias(const std::string& qualified) {
 std::vector<size_t> aliased_inputs(const Node& n) {
   const std::string& op = n.op();
   if (n.num_inputs() == 0) return {};
-  if (op == "prim.NumToTensor" || op == "prim.RaiseException") return {};
+  if (op == "prim.NumToTensor" || op == "prim.RaiseException" || op == "prim.Print") return {};
   if (op.rfind("prim.", 0) == 0) return all_inputs(n);  // containers, unpacking, control flow
   // A qualified op: ATen's, or a custom library's ("torchvision::nms"), by its schema.
   if (op.find("::") != std::string::npos) return aten_aliased_inputs({op}, n);

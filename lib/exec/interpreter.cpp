@@ -294,6 +294,9 @@ void Interpreter::run_node(const Node& n) {
     set(n.output(), c10::IValue());
     return;
   }
+  // The model's own print(...): its text is no result, and tinytrace's stdout is the CLI's
+  // (scripts read it), so running the model prints nothing.
+  if (op == "prim.Print") return;
   if (op == "prim.RaiseException") {  // the model's own `raise` (scripted models)
     std::string msg = !in.empty() && in[0].isString() ? in[0].toStringRef() : "";
     throw Error(ExitCode::Unsupported,

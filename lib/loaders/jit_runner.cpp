@@ -7,6 +7,7 @@
 #include "support/diag.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/runtime/print_handler.h>
 #include <torch/script.h>
 
 #include <unordered_set>
@@ -80,6 +81,16 @@ c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10:
                                  int repeat, const std::function<void(double)>& on_run) {
   torch::jit::Module m = load_for_running(path);
   c10::InferenceMode guard;
+  // The model's own print(...) goes to the JIT's print handler, stdout by default; stdout is the
+  // CLI's (scripts read it), so while the original runs its prints are dropped, as the
+  // interpreter drops prim.Print.
+  struct QuietPrints {
+    torch::jit::PrintHandler old = torch::jit::getPrintHandler();
+    QuietPrints() {
+      torch::jit::setPrintHandler([](const std::string&) {});
+    }
+    ~QuietPrints() { torch::jit::setPrintHandler(old); }
+  } quiet;
   c10::IValue out;
   for (int i = 0; i < std::max(repeat, 1); ++i) {
     auto t0 = std::chrono::steady_clock::now();

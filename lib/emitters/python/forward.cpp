@@ -274,6 +274,12 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
                    ")");
     return;
   }
+  if (op == "prim.Print") {  // the model's own print(...), in program order (an effect)
+    std::vector<std::string> args;
+    for (Value* v : n.inputs()) args.push_back(expr(v).text);
+    body.push_back("print(" + join(args, ", ") + ")");
+    return;
+  }
   if (op == "prim.Uninitialized") {  // what a branch that raised "returns": never read
     expr_[n.output(0)] = Expr{"None"};
     return;

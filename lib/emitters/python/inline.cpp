@@ -55,7 +55,7 @@ bool evaluates_inputs_once(const Node& u) {
   if (!u.blocks().empty()) return false;
   const std::string& op = u.op();
   if (op == "prim.TupleIndex" || op == "prim.TupleUnpack" || op == "prim.ListUnpack" ||
-      op == "prim.NumToTensor" || op == "prim.RaiseException")
+      op == "prim.NumToTensor" || op == "prim.RaiseException" || op == "prim.Print")
     return true;
   if (op.rfind("prim.", 0) == 0 || op == "bool") return false;
   return tensor_inplace_method_of(op) != "index_put_";

@@ -142,6 +142,7 @@ class Lifter {
   void lift_loop(const jit::Node* n, Frame& f);
   static const char* container_mutation_op(const jit::Node* n);
   void lift_container_mutation(const jit::Node* n, const char* op, Frame& f);
+  void lift_popitem(const jit::Node* n, Value* dict, Frame& f);
 
   // ---- lifter_modules.cpp ----
   void lift_call(const jit::Node* n, Frame& f);

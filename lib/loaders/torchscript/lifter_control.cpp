@@ -10,7 +10,9 @@
 // here: only the taken branch is lifted (a "branch-resolved" note). Scalar TorchScript builtins
 // become Python spellings: operator.add/lt/getitem/is_/is_not/not_/..., len, int/float/bool; with
 // constant inputs they are evaluated while lifting. prim::RaiseException becomes
-// prim.RaiseException(msg) (an effect), prim::Uninitialized prim.Uninitialized, and
+// prim.RaiseException(msg) (an effect), prim::Print prim.Print(args...) (an effect too: the
+// Python emitter writes print(...), the interpreter runs it as nothing, since its text is no
+// result), prim::Uninitialized prim.Uninitialized, and
 // prim::unchecked_cast disappears (the IR is not typed strictly enough to need it).
 //
 // Note [Container mutation while lifting]
@@ -72,7 +74,8 @@ void Lifter::lift_loop(const jit::Node* n, Frame& f) {
 }
 
 // The IR op of a TorchScript list/dict mutation (Note [Container mutation while lifting]); ""
-// for one that has no exact Python spelling (refused), nullptr when `n` is none.
+// for one that has no exact Python spelling (refused), nullptr when `n` is none. "dict.popitem"
+// has no row: lift_popitem writes it with other ops (Note [d.popitem() while lifting]).
 const char* Lifter::container_mutation_op(const jit::Node* n) {
   if (n->inputs().empty()) return nullptr;
   bool list = n->input(0)->type()->cast<c10::ListType>() != nullptr;
@@ -95,7 +98,7 @@ const char* Lifter::container_mutation_op(const jit::Node* n) {
       {"aten::mul_", {"operator.imul", nullptr}},  // l *= n
       {"aten::_set_item", {"operator.setitem", "operator.setitem"}},
       {"aten::Delete", {"operator.delitem", "operator.delitem"}},
-      {"aten::popitem", {nullptr, nullptr}},  // refused: see lift_container_mutation
+      {"aten::popitem", {"", "dict.popitem"}},  // lowered: see lift_popitem
       {"aten::setdefault", {nullptr, "dict.setdefault"}},
       {"aten::update", {nullptr, "dict.update"}},
   };
@@ -106,15 +109,14 @@ const char* Lifter::container_mutation_op(const jit::Node* n) {
 }
 
 void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& f) {
-  if (!*op)
-    unsupported(n, "d.popitem() removes the first item in TorchScript and the last one in Python",
-                f, "pop a named key instead (k = list(d.keys())[0]; v = d.pop(k))");
+  if (!*op) unsupported(n, "this list method has no exact Python spelling", f, "");
   std::vector<Value*> ins = inputs_of(n, f);
   if (ins.at(0)->constant())
     unsupported(n,
                 "a list or dict that is a constant of the model (a module attribute) is changed "
                 "in place",
                 f, "copy it first (l = list(self.l)) or make the change outside the model");
+  if (std::string(op) == "dict.popitem") return lift_popitem(n, ins.at(0), f);
   if (std::string(op) == "list.sort") {
     auto elem = n->input(0)->type()->castRaw<c10::ListType>()->getElementType()->kind();
     if (elem != c10::TypeKind::IntType && elem != c10::TypeKind::BoolType &&
@@ -133,6 +135,25 @@ void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& 
   for (const jit::Value* o : n->outputs())
     f.env[o] = returns_self ? Binding{ins[0], {}}
                             : Binding{node->add_output(convert_type(o->type()), name_hint(o)), {}};
+}
+
+// Note [d.popitem() while lifting]
+// TorchScript's d.popitem() removes the dict's *first* item (its dicts keep insertion order and
+// aten::popitem erases begin()), Python's the last. So it is written as what it does:
+// `k = list(d.keys())[0]; v = d.pop(k)`, the result the tuple (k, v). On an empty dict both
+// raise (TorchScript's "dictionary is empty", Python's IndexError), so no call that succeeds in
+// one fails in the other.
+void Lifter::lift_popitem(const jit::Node* n, Value* dict, Frame& f) {
+  auto dt = n->input(0)->type()->expect<c10::DictType>();
+  Type key = convert_type(dt->getKeyType());
+  Node* keys = append("dict.keys", {dict}, f, n);
+  Value* key_list = keys->add_output(Type::list(key), "keys");
+  Value* zero = add_constant(int64_t{0}, Type::of(Type::Kind::Int), f, n);
+  Value* k = append("operator.getitem", {key_list, zero}, f, n)->add_output(key, "k");
+  Value* v = append("dict.pop", {dict, k}, f, n)->add_output(convert_type(dt->getValueType()), "v");
+  Node* item = append("prim.TupleConstruct", {k, v}, f, n);
+  f.env[n->output()] =
+      Binding{item->add_output(convert_type(n->output()->type()), name_hint(n->output())), {}};
 }
 
 }  // namespace tt::ts
