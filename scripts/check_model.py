@@ -27,14 +27,19 @@ Checks, in order, and stops at the first failure with a message saying what is w
 On success prints one line with the figures and exits 0; on failure prints `FAIL: ...` and exits 1.
 """
 import argparse
+import os
+import sys
+
+if __name__ == "__main__":  # in a fork of a process that imported torch (Note [Torch zygote])
+    import torch_zygote
+    torch_zygote.delegate(__file__)
+
 import ast
 import importlib.util
 import inspect
 import json
-import os
 import pickletools
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -478,35 +483,8 @@ class StandaloneInterpreter:
             os.close(target)
         os.chdir(cwd)
         sys.argv = [script]
-        sys.path[0] = os.path.dirname(script)
-        code = 0
-        try:
-            import runpy
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as e:
-            if e.code is None:
-                code = 0
-            elif isinstance(e.code, int):
-                code = e.code
-            else:
-                print(e.code, file=sys.stderr)
-                code = 1
-        except BaseException as e:
-            tb = e.__traceback__  # from NAME.py's frame, as the interpreter prints it
-            while tb is not None and tb.tb_frame.f_code.co_filename != script:
-                tb = tb.tb_next
-            if tb is not None:
-                e.__traceback__ = tb
-            sys.excepthook(type(e), e, e.__traceback__)
-            code = 1
-        import atexit
-        atexit._run_exitfuncs()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        return code & 0xFF
+        import torch_zygote
+        return torch_zygote.run_script(script)
 
     def run(self, script, cwd, timeout):
         """subprocess.run([PYTHON, script], cwd=cwd, capture_output=True, text=True, timeout=...)"""
