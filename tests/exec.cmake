@@ -59,6 +59,13 @@ add_test(NAME exec_torchscript_mobilenet_v2_optimized
 set_tests_properties(exec_torchscript_mobilenet_v2_optimized PROPERTIES LABELS "exec;e2e"
                      TIMEOUT 600 FIXTURES_REQUIRED tt_models_torchvision)
 
+# --optimize-for-inference's prepacked convs on inputs other than the packing size (unbatched,
+# channels-last, autograd, wrong dtypes refused): a scripted 3-conv model, a few seconds.
+add_test(NAME exec_torchscript_optimized_inputs
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_prepacked_inputs.py
+                 $<TARGET_FILE:tinytrace> ${TT_EXEC_OUT}/torchscript_optimized_inputs)
+set_tests_properties(exec_torchscript_optimized_inputs PROPERTIES LABELS "exec;e2e" TIMEOUT 300)
+
 # --verify's tolerance: the 1e-4 default, the 1e-3 default after BatchNorm folding and --tolerance,
 # each against a perturbation whose relative difference lies between them.
 add_test(NAME exec_verify_tolerance

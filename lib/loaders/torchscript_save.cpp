@@ -174,11 +174,16 @@ torch::jit::Module build_module(const ModTree& t, const std::string& qualified,
 // weights). The folds reassociate float arithmetic like fold-batchnorm does, so --verify compares
 // the optimized NAME.pt with the original at 1e-3 when they changed the graph's arithmetic
 // (InferenceOptimization::reassociated), as DESIGN.md §2 allows for BatchNorm folding.
+
+// The method of NAME.pt that runs a prepacked conv (Note [Prepacked convolutions in NAME.pt]).
+constexpr const char* kPrepackedConv = "_conv2d_prepacked";
+
 std::map<std::string, int64_t> aten_histogram(const torch::jit::Block* b) {
-  static const c10::Symbol conv_run = c10::Symbol::fromQualString("mkldnn_prepacked::conv2d_run");
   std::map<std::string, int64_t> out;
   for (const torch::jit::Node* n : b->nodes()) {
-    if (n->kind().is_aten() || n->kind() == conv_run) ++out[n->kind().toQualString()];
+    if (n->kind().is_aten()) ++out[n->kind().toQualString()];
+    if (n->kind() == c10::prim::CallMethod && n->s(c10::attr::name) == kPrepackedConv)
+      ++out["mkldnn_prepacked::conv2d_run"];  // Note [Prepacked convolutions in NAME.pt]
     for (const torch::jit::Block* sub : n->blocks())
       for (const auto& [k, c] : aten_histogram(sub)) out[k] += c;
   }
@@ -194,11 +199,25 @@ std::map<std::string, int64_t> aten_histogram(const torch::jit::Block* b) {
 // mkldnn_prepacked::conv2d_prepack makes a __torch__.torch.classes.mkldnn.ConvOpContext (the
 // weight in oneDNN's layout) and mkldnn_prepacked::conv2d_run runs it. So after freezing, each
 // aten::conv2d of a constant float32 4-d weight (and constant bias, stride, padding, dilation,
-// groups) becomes conv2d_run(x, self._prepacked[i]), and the module gets a __getstate__ that
-// saves the dense weights and arguments and a __setstate__ that packs them again when the
-// archive is loaded (as torch.ao's quantized modules do). The context's own pickling cannot be
-// used: LibTorch 2.6's ConvOpContext.__getstate__ drops its fusion attribute ('' for 'none'), and
-// loading then fails with "Fusion behavior undefined".
+// groups) becomes a call self._conv2d_prepacked(x, i) of a method that runs
+// conv2d_run(x, self._prepacked[i]), and the module gets a __getstate__ that saves the dense
+// weights and arguments and a __setstate__ that packs them again when the archive is loaded (as
+// torch.ao's quantized modules do). The context's own pickling cannot be used: LibTorch 2.6's
+// ConvOpContext.__getstate__ drops its fusion attribute ('' for 'none'), and loading then fails
+// with "Fusion behavior undefined".
+// conv2d_run is not aten::conv2d: it fails on an unbatched C×H×W input, computes on a float16
+// input (that aten::conv2d refuses against a float32 weight), has no autograd formula (the input
+// gets no gradient through it, with a mere warning) and is CPU-only. So the method runs
+// conv2d_run only for a 4-d input of the weight's dtype (float32), device (CPU) and layout
+// (strided) with the conv's channel count, outside autograd; any other input goes to
+// aten::conv2d of the same dense weight
+// and arguments, which is what the frozen graph ran before the rewrite: NAME.pt accepts,
+// computes and refuses what the original does. The checks are a few interpreter instructions per
+// conv (not measurable on resnet50); the graph executor inlines the method when it optimizes the
+// forward, as it inlines every call.
+// Not done: folding a ReLU that is a conv's only use into it (conv2d_prepack's "relu" post-op,
+// bit-identical): measured on resnet50's conv shapes it saved about 1% of the convs' time, below
+// the noise of a whole forward.
 // It stays shape-general: conv2d_run computes its output size from the input it gets, and when
 // the input size differs from the one the weight was packed for, oneDNN reorders the weight for
 // that call (the plain conv's cost, same result). The packing size is the conv's input size when
@@ -306,23 +325,14 @@ int64_t prepack_convolutions(torch::jit::Module& frozen,
   frozen.register_attribute("_prepacked_args", c10::ListType::create(c10::ListType::ofInts()),
                             args);
   frozen.register_attribute("_prepacked", c10::ListType::create(context_type), packed);
-  torch::jit::Value* list;
-  {
-    torch::jit::WithInsertPoint at_start(graph->block()->nodes().front());
-    list = graph->insertGetAttr(graph->inputs().at(0), "_prepacked");
-  }
-  for (size_t i = 0; i < rewritten.size(); ++i) {
-    torch::jit::Node* n = rewritten[i];
-    torch::jit::WithInsertPoint guard(n);
-    torch::jit::Value* ctx =
-        graph->insert(c10::aten::__getitem__, {list, graph->insertConstant(int64_t(i))});
-    torch::jit::Value* out = graph->insert(
-        c10::Symbol::fromQualString("mkldnn_prepacked::conv2d_run"), {n->input(0), ctx});
-    out->setType(n->output()->type());
-    n->output()->replaceAllUsesWith(out);
-    n->destroy();
-  }
   frozen.define(R"(
+def _conv2d_prepacked(self, x: Tensor, i: int) -> Tensor:
+    args = self._prepacked_args[i]
+    weight = self._prepacked_weights[i]
+    if x.dim() == 4 and x.dtype == weight.dtype and x.device == weight.device and x.layout == weight.layout and x.size(1) == weight.size(1) * args[6] and not (x.requires_grad and torch.is_grad_enabled()):
+        return ops.mkldnn_prepacked.conv2d_run(x, self._prepacked[i])
+    return torch.conv2d(x, weight, self._prepacked_biases[i], args[0:2], args[2:4], args[4:6], args[6])
+
 def __getstate__(self) -> Tuple[List[Tensor], List[Optional[Tensor]], List[List[int]]]:
     return (self._prepacked_weights, self._prepacked_biases, self._prepacked_args)
 
@@ -333,6 +343,17 @@ def __setstate__(self, state: Tuple[List[Tensor], List[Optional[Tensor]], List[L
     self._prepacked = [ops.mkldnn_prepacked.conv2d_prepack(state[0][i], state[1][i], state[2][i][0:2], state[2][i][2:4], state[2][i][4:6], state[2][i][6], state[2][i][7:11], "none") for i in range(len(state[0]))]
 )",
                 std::make_shared<SourceResolver>());
+  for (size_t i = 0; i < rewritten.size(); ++i) {
+    torch::jit::Node* n = rewritten[i];
+    torch::jit::WithInsertPoint guard(n);
+    torch::jit::Value* index = graph->insertConstant(static_cast<int64_t>(i));
+    torch::jit::Node* call = graph->insertNode(
+        graph->create(c10::prim::CallMethod, {graph->inputs().at(0), n->input(0), index}));
+    call->s_(c10::attr::name, kPrepackedConv);
+    call->output()->setType(n->output()->type());
+    n->output()->replaceAllUsesWith(call->output());
+    n->destroy();
+  }
   return static_cast<int64_t>(rewritten.size());
 }
 

@@ -102,14 +102,16 @@ def main():
         if bn_after or optimization["aten_ops_after"].get("aten::batch_norm", 0):
             die(f"aten::batch_norm left in the optimized NAME.pt ({bn_after} in its graph; "
                 f"{bn_before} before freezing)")
-        # Note [Prepacked convolutions in NAME.pt]: with oneDNN every conv2d runs prepacked.
+        # Note [Prepacked convolutions in NAME.pt]: with oneDNN every conv2d runs prepacked, in
+        # a call of the method that runs mkldnn_prepacked::conv2d_run.
         if torch.backends.mkldnn.is_available():
             graph = str(ours.graph)
             convs = optimization["aten_ops_before"].get("aten::conv2d", 0)
-            runs = graph.count("mkldnn_prepacked::conv2d_run(")
+            runs = graph.count('prim::CallMethod[name="_conv2d_prepacked"]')
             if "prepack-convolutions" not in optimization["passes"] or "aten::conv2d(" in graph \
                     or runs != convs or optimization["aten_ops_after"].get(
-                        "mkldnn_prepacked::conv2d_run") != convs:
+                        "mkldnn_prepacked::conv2d_run") != convs \
+                    or "mkldnn_prepacked.conv2d_run(" not in ours._conv2d_prepacked.code:
                 die(f"expected all {convs} aten::conv2d prepacked: {runs} conv2d_run in NAME.pt, "
                     f"report {optimization}")
         print(f"NAME.pt frozen: {bn_before} batch_norm folded, passes {optimization['passes']}")
