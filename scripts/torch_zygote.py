@@ -29,7 +29,6 @@ TT_TORCH_ZYGOTE=0 turns it off (every script imports torch itself).
 # (OMP_*, MKL_*, LD_*, PYTHON*, TORCH*, ...). A caller whose environment differs in those gets
 # its own zygote. Whatever fails on the way (no socket, a zygote that died, a lost connection
 # before the exit code) makes delegate() return, and the script runs in the calling process.
-import array
 import fcntl
 import hashlib
 import json
@@ -205,7 +204,8 @@ def _child(conn):
 
 
 def serve(path):
-    import torch  # noqa: F401  (what every child starts from)
+    import importlib
+    importlib.import_module("torch")  # what every child starts from
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     tmp = f"{path}.{os.getpid()}"
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -24,7 +24,8 @@ inputs' distribution and convert on its own (qnnpack), come out quantized (Quant
 modules), and the re-quantized model's outputs must be within cosine MIN_REQUANT_COSINE of the
 int8 original's (two int8 approximations of one float model; each has its own rounding).
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import importlib.util
 import json
 import os

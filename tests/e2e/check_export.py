@@ -16,7 +16,8 @@ Second form: the conversion must exit CODE with exactly one error line containin
 trace, and write nothing.
 Exit 0 and one OK line on success; `FAIL: ...` and exit 1 otherwise.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import importlib.util
 import json
 import os

@@ -11,7 +11,8 @@ TorchScript model's. Then a model traced here with every rewritten op (add, sub,
 floor_divide, remainder, div floor/trunc, true division), negative intermediate values included,
 is converted and compared with the traced module at several input shapes.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import importlib.util
 import os
 import re

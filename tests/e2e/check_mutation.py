@@ -33,7 +33,8 @@ Example (one shard by hand, from the repository root):
     /usr/bin/python3 tests/e2e/check_mutation.py build/tinytrace build/testmodels_mutation \\
         /tmp/mut_out --shard 1/6
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import argparse
 import concurrent.futures
 import copy

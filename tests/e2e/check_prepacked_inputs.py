@@ -13,6 +13,8 @@ gradient, and refuse what the original refuses (float64 and float16 inputs again
 weights, a wrong channel count). Exit 0 and one OK line on success; `FAIL: ...` and exit 1
 otherwise.
 """
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import shutil

@@ -25,7 +25,8 @@
    modules as the original model has (quant-prep never changes what the model computes).
 Exit 0 and one OK line on success; `FAIL: ...` and exit 1 otherwise.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import argparse
 import copy
 import importlib.util

@@ -17,7 +17,8 @@ with --script) as A.pt and B.pt in OUT_DIR. Then:
   PyTorch is listed in `quantization` with A's and B's values, and no other; the text form
   names them.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import subprocess

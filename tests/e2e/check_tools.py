@@ -8,7 +8,8 @@ Every expected value is computed here from the model with PyTorch (/usr/bin/pyth
 hard-coded: parameter counts from model.parameters(), the BatchNorm modules and what folding them
 into the preceding convolution changes (the max |delta| of each conv weight).
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import shutil

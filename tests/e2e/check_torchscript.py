@@ -15,7 +15,8 @@ inference]): instead of the state_dict check, NAME.pt must have no state_dict le
 freezing must be gone from the NAME.pt loaded in Python (folded into the convs); the tolerance is
 1e-3 when the report says the folds changed the arithmetic.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import shutil

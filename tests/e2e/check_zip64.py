@@ -20,7 +20,8 @@ need ZIP64.
 
 Both archives convert with --verify; NAME.py and NAME.pth must be byte for byte the same, the
 ZIP64 one's log must show the weight mapped and copied unchanged from the input (its CRC-32 read
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 from the ZIP64 central directory), and NAME.pth must hold the original's tensors exactly.
 """
 import os

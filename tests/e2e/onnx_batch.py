@@ -14,7 +14,8 @@ For each model of MODELS_DIR/GROUP.json:
   - pyflakes is quiet on every NAME.py written.
 Prints one line per conversion and exits 1 when any fails.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import argparse
 import importlib.util
 import json

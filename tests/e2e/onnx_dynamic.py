@@ -8,7 +8,8 @@ Runs tests/e2e/run_convert.py (convert + scripts/check_model.py on MODEL.inputs.
 check_model.py again on MODEL.inputs_b.pt / MODEL.expected_b.pt (another batch size, written by
 scripts/gen_onnx_models.py), and asserts the two input sets really differ in batch size.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import subprocess

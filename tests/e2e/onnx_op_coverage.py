@@ -20,7 +20,8 @@ PyTorch equivalent; the conversion must exit 4 naming the op and giving REASON).
 An op of the file without a case, or a case whose op the file does not list, fails the test.
 Prints one line per model and a summary; exits 1 on any failure.
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import argparse
 import os
 import shutil

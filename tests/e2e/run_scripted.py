@@ -16,7 +16,8 @@ With --fuse / --quant-prep among the extra arguments, the report must also show 
 no BatchNorm left, and (--quant-prep) stubs on the inputs and outputs; --any-model skips that check
 (--fuse on models without BatchNorm, tests/builtins.cmake).
 """
-import zygote  # noqa: F401  (first: Note [Torch zygote], scripts/torch_zygote.py)
+import zygote
+zygote.delegate()  # first, before torch is imported: Note [Torch zygote]
 import json
 import os
 import re
