@@ -22,6 +22,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <string_view>
+#include <tuple>
 
 namespace tt {
 namespace {
@@ -195,13 +198,24 @@ std::string located(const Diagnostic& d) {
   return where.empty() ? d.message : d.message + " (" + where + ")";
 }
 
+// Note [Repeated diagnostics on stderr]
+// A deep model repeats one diagnostic per layer (200 layers of a scripted nn.TransformerEncoder:
+// 400 lines of "no Python spelling for aten::..." that differ only in where). On stderr each
+// message (same severity, code and text) is shown once, at its first location, with how many
+// more there are; the report keeps every diagnostic with its own location.
 // Warnings on stderr at warn level; notes (a resolved branch, an inlined leaf) only with -v.
 void log_diagnostics(const Diagnostics& diags) {
+  std::map<std::tuple<Severity, std::string_view, std::string_view>, size_t> count;
+  for (const auto& d : diags.items()) ++count[{d.severity, d.code, d.message}];
   for (const auto& d : diags.items()) {
+    size_t& n = count[{d.severity, d.code, d.message}];
+    if (n == 0) continue;  // shown with the first of its kind
+    std::string more = n > 1 ? " (and " + std::to_string(n - 1) + " more like it)" : "";
+    n = 0;
     if (d.severity == Severity::Note)
-      spdlog::info("note: {}", located(d));
+      spdlog::info("note: {}{}", located(d), more);
     else
-      spdlog::warn("{}", located(d));
+      spdlog::warn("{}{}", located(d), more);
   }
 }
 

@@ -30,9 +30,12 @@ bool python_reserved(const std::string& s) {
 const std::set<std::string>& PyEmitter::builtins_called() {
   if (!builtins_called_) {
     builtins_called_.emplace();
-    for (const char* b : {"max", "min", "str"})
-      if (any_node(g_.block(), [&](const Node* n) { return n->op() == b; }))
-        builtins_called_->insert(b);
+    // One walk for all three (it stops once all are found).
+    any_node(g_.block(), [&](const Node* n) {
+      const std::string& op = n->op();
+      if (op == "max" || op == "min" || op == "str") builtins_called_->insert(op);
+      return builtins_called_->size() == 3;
+    });
   }
   return *builtins_called_;
 }

@@ -429,7 +429,8 @@ bool Lifter::try_leaf(const jit::Node* call, const ModuleRef& callee,
   }
   if (!match) {
     spdlog::debug("inlining {} ({}): {}", callee.path, type, ctx.why);
-    spdlog::trace("method graph of {}:\n{}", callee.path, g.toString());
+    if (spdlog::should_log(spdlog::level::trace))  // printing the graph costs: only when shown
+      spdlog::trace("method graph of {}:\n{}", callee.path, g.toString());
     // A call whose results are unused (e.g. an nn.Identity, which the tracer does not see) is
     // not worth a note.
     bool used = std::any_of(call->outputs().begin(), call->outputs().end(),
