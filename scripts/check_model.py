@@ -21,7 +21,10 @@ Checks, in order, and stops at the first failure with a message saying what is w
   6. `/usr/bin/python3 NAME.py` exits 0 (run from another directory: it must find NAME.pth
      beside itself; the interpreter is a copy of this one forked right after `import torch`,
      Note [The standalone run's interpreter]);
-  7. NAME.json parses, says format "tinytrace-report", validates against
+  7. with --sequence (a model with module state, Note [Module state] in lib/exec/alias.h): a
+     fresh instance with NAME.pth, called on each INPUTS in order, gives each EXPECTED (the
+     original's outputs when called in the same order); check 4 then uses a fresh instance too;
+  8. NAME.json parses, says format "tinytrace-report", validates against
      lib/emitters/report.schema.json when that file exists, and mentions every --expect-warning
      text in a diagnostics/warnings entry.
 On success prints one line with the figures and exits 0; on failure prints `FAIL: ...` and exits 1.
@@ -335,6 +338,9 @@ def main():
                     "(default: ORIGINAL; 'none' to skip, e.g. after passes that restructure)")
     ap.add_argument("--inputs", help="torch.save'd input tuple (default: ORIGINAL .inputs.pt)")
     ap.add_argument("--expected", help="torch.save'd outputs (default: ORIGINAL .expected.pt)")
+    ap.add_argument("--sequence", nargs=2, action="append", default=[],
+                    metavar=("INPUTS", "EXPECTED"),
+                    help="call one fresh instance on these input sets in order (module state)")
     ap.add_argument("--schema", default=DEFAULT_SCHEMA)
     ap.add_argument("--expect-warning", action="append", default=[],
                     help="text a diagnostics/warnings entry of NAME.json must contain")
@@ -380,8 +386,10 @@ def main():
         with torch.no_grad():
             expected = original(*inputs)
 
-    _, model, py_lines = load_generated(py_path, args.name,
-                                        ALLOWED_IMPORTS | set(args.allow_import))
+    def fresh_model():
+        return load_generated(py_path, args.name, ALLOWED_IMPORTS | set(args.allow_import))
+
+    _, model, py_lines = fresh_model()
     pth = load_state_dict_file(pth_path)
     load_strict(model, pth, os.path.basename(pth_path))
     got = run(model, inputs, "NAME.pth")
@@ -400,6 +408,8 @@ def main():
         if original is None or sd_from != args.original:
             original = load_original(sd_from)
         orig_sd = dict(original.state_dict())
+        if args.sequence:  # the first call changed the state
+            model = fresh_model()[1]
         load_strict(model, orig_sd, f"the state_dict() of {os.path.basename(sd_from)}")
         differing = [k for k in orig_sd if k in pth and not (
             orig_sd[k].dtype == pth[k].dtype and orig_sd[k].shape == pth[k].shape
@@ -409,6 +419,16 @@ def main():
                  f"state_dict for {len(differing)} key(s), e.g. '{differing[0]}'")
         rel_orig, _ = compare(run(model, inputs, "the original state_dict"), expected, args.tol,
                               f"{args.name} with the original state_dict")
+
+    if args.sequence:
+        seq_model = fresh_model()[1]
+        load_strict(seq_model, pth, os.path.basename(pth_path))
+        for i, (seq_inputs, seq_expected) in enumerate(args.sequence):
+            ins = torch.load(seq_inputs)
+            ins = (ins,) if isinstance(ins, torch.Tensor) else tuple(ins)
+            compare(run(seq_model, ins, f"NAME.pth, call {i + 1} of the sequence"),
+                    torch.load(seq_expected), args.tol,
+                    f"{args.name} call {i + 1} of {len(args.sequence)} on one instance")
 
     flakes = subprocess.run([PYTHON, "-m", "pyflakes", py_path], capture_output=True, text=True)
     if flakes.returncode != 0 or flakes.stdout.strip() or flakes.stderr.strip():

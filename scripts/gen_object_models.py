@@ -9,9 +9,11 @@ torchvision's BoxCoder) whose fields and methods are read; module attributes wri
 (a warn-once flag like the detectors' `_has_warned`, and an attribute written before every read);
 x.tolist() and dict(...). Also a real model built on them: torchvision's scripted
 ssdlite320_mobilenet_v3_large (random weights, BatchNorm statistics measured on random images) on
-two images of different sizes, plain and with --fuse. Refused (exit 4):
-a field written inside a data-dependent `if`, an object stored in a list, a module attribute read
-before forward writes it (a counter kept between calls). The files, input sets and branch coverage
+two images of different sizes, plain and with --fuse. Module state kept between calls (a
+counter, an Optional[Tensor] cache, AnchorGenerator's list of cell anchors, a float and a buffer
+written inside a data-dependent `if`), each called on its input sets in order on one instance.
+Refused (exit 4): a field written inside a data-dependent `if`, an object stored in a list, an
+object kept as module state. The files, input sets and branch coverage
 are those of scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`,
 `--only`, `--force` alike); tests/objects.cmake registers one test per model (two for FUSE).
 """
@@ -20,7 +22,7 @@ import os
 import sys
 import warnings
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import torch
 import torch.nn as nn
@@ -204,6 +206,8 @@ class ObjectInList(nn.Module):
 
 
 class Counter(nn.Module):
+    """A counter kept between calls (read before forward writes it): call k scales by k."""
+
     def __init__(self):
         super().__init__()
         self.calls = 0
@@ -213,12 +217,82 @@ class Counter(nn.Module):
         return x * float(self.calls)
 
 
+class Cache(nn.Module):
+    """An Optional[Tensor] cache filled by the first call (from that call's input) and used by
+    every later one."""
+
+    cache: Optional[torch.Tensor]
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 5)
+        self.cache = None
+
+    def forward(self, x):
+        if self.cache is None:
+            self.cache = self.fc(x).mean(0)
+        c = self.cache
+        assert c is not None
+        return self.fc(x) + c
+
+
+class CellAnchors(nn.Module):
+    """torchvision's AnchorGenerator.set_cell_anchors: a list of tensors rewritten with .to() in
+    a method forward calls, here also moved by each call's input so that the kept list shows.
+    (Small tensors: larger ones become buffers "_constants.cN" that the original's state_dict
+    lacks, which check_model's strict load of that state_dict refuses.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.cell_anchors = [torch.arange(12.0).reshape(3, 4) / 7.0,
+                             torch.arange(16.0).reshape(4, 4) / 9.0]
+
+    def set_cell_anchors(self, dtype: torch.dtype, shift: float):
+        self.cell_anchors = [a.to(dtype=dtype) + shift for a in self.cell_anchors]
+
+    def forward(self, x):
+        self.set_cell_anchors(x.dtype, float(x.mean()))
+        return x @ torch.cat(self.cell_anchors).t()
+
+
+def state_branches(m, x):  # (does not call the model: Note in gen_scripted_models.generate)
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class BranchState(nn.Module):
+    """State written inside a data-dependent branch: a float and a buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0
+        self.register_buffer("acc", torch.zeros(6))
+
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            self.scale = self.scale * 2.0 + 0.5
+            self.acc = self.acc + x.sum(0)
+        return x * self.scale + self.acc
+
+
+class ObjectState(nn.Module):
+    """A TorchScript object as state (MultiScaleRoIAlign's LevelMapper): refused."""
+
+    def __init__(self):
+        super().__init__()
+        self.boxes = Boxes(torch.ones(2, 4), [(1, 1)])
+
+    def forward(self, x):
+        b = self.boxes
+        self.boxes = Boxes(b.data + x, [(1, 1)])
+        return self.boxes.area()
+
+
 SPECS = {}
 
 
-def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4):
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, calls=1):
     SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {},
-                       tol=tol, expect_ops=[])
+                       tol=tol, expect_ops=[], calls=calls)
 
 
 register("ob_object_fields", ObjectFields, [(3, 4)], fields_branches, {"sign": {"pos", "neg"}})
@@ -226,11 +300,17 @@ register("ob_stored_object", StoredObject, [(3, 6)])
 register("ob_attr_writes", AttrWrites, [(3, 6)])
 register("ob_tolist_dict", ToListDict, [(4, 5)])
 register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)])
+# Module state (Note [Module state] in lib/exec/alias.h): called in sequence on one instance.
+register("ob_state_counter", Counter, [(3, 6)], calls=3)
+register("ob_state_cache", Cache, [(4, 5)], calls=3)
+register("ob_state_anchors", CellAnchors, [(2, 4)], calls=3)
+register("ob_state_branch", BranchState, [(3, 6)], state_branches, {"sign": {"pos", "neg"}},
+         calls=4)
 
 UNSUPPORTED = {
     "ob_bad_branch_field": (BranchFieldWrite, "prim::SetAttr"),
     "ob_bad_object_in_list": (ObjectInList, "prim::ListConstruct"),
-    "ob_bad_counter": (Counter, "prim::SetAttr"),
+    "ob_bad_object_state": (ObjectState, "prim::SetAttr"),
 }
 
 # What the generated code of a model may import besides torch (tests/e2e/run_scripted.py reads

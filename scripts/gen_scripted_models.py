@@ -19,6 +19,7 @@ stamp: editing this file regenerates only these.
 """
 import argparse
 import hashlib
+import io
 import json
 import os
 import sys
@@ -404,19 +405,26 @@ def generate(name, spec, out_dir, st):
         warnings.simplefilter("ignore")
         scripted = torch.jit.script(model)
 
-    # Pick input sets until every branch outcome was seen (at most 12 candidates).
+    # Pick input sets until every branch outcome was seen (at most 12 candidates), and at least
+    # spec["calls"] of them: a model with module state (Note [Module state] in lib/exec/alias.h)
+    # is called on the sets in order, on one instance, and each expected output is that call's.
+    # (branch_of must then not call the model: that would change its state.)
     want = spec["outcomes"]
+    calls = spec.get("calls", 1)
+    archive = io.BytesIO()  # the state before the calls below (which change it)
+    if calls > 1:
+        torch.jit.save(scripted, archive)
     sets, seen = [], {b: set() for b in want}
     for k in range(12):
         inputs = candidate_inputs(spec["shapes"], gen, k)
         with torch.no_grad():
             taken = spec["branch_of"](model, *inputs) if spec["branch_of"] else {}
         new = any(not taken.get(b, set()) <= seen[b] for b in want)
-        if k == 0 or new:
+        if k == 0 or new or k < calls:
             sets.append((inputs, {b: sorted(map(str, taken.get(b, set()))) for b in want}))
             for b in want:
                 seen[b] |= taken.get(b, set())
-        if all(seen[b] >= want[b] for b in want):
+        if all(seen[b] >= want[b] for b in want) and len(sets) >= calls:
             break
     for b, outcomes in want.items():
         if not seen[b] >= outcomes:
@@ -452,7 +460,13 @@ def generate(name, spec, out_dir, st):
             gen_models.atomic_write(base + ".inputs.pt", lambda p: torch.save(inputs, p))
             gen_models.atomic_write(base + ".expected.pt", lambda p: torch.save(expected, p))
     assert max_abs > 1e-3, f"{name}: max |output| = {max_abs:.3e} is too small"
-    gen_models.atomic_write(base + ".pt", lambda p: scripted.save(p))
+    if calls > 1:
+        def save_archive(p):
+            with open(p, "wb") as f:
+                f.write(archive.getvalue())
+        gen_models.atomic_write(base + ".pt", save_archive)
+    else:
+        gen_models.atomic_write(base + ".pt", lambda p: scripted.save(p))
     meta = {
         "name": name,
         "group": "scripted",
@@ -466,6 +480,8 @@ def generate(name, spec, out_dir, st):
         "max_abs_output": max_abs,
         "expect_ops": spec["expect_ops"],
     }
+    if calls > 1:
+        meta["sequence"] = True  # tests/e2e/run_scripted.py checks the calls in order
 
     def write_meta(p):
         with open(p, "w") as f:

@@ -39,7 +39,15 @@ namespace pyemit {
 }
 
 std::string PyEmitter::run() {
-  for (const Node* n : g_.all_nodes())
+  const std::vector<Node*> nodes = g_.all_nodes();
+  if (!opts_.flat && std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
+        return n->is("prim.StateGet") || n->is("prim.StateSet");
+      })) {  // Note [Module state in Python]
+    PythonEmitOptions flat = opts_;
+    flat.flat = true;
+    return PyEmitter(g_, flat, diags_).run();
+  }
+  for (const Node* n : nodes)
     if (is_quant_stub(n) || is_dequant_stub(n)) prepared_ = true;
   check_structure();
   collect_helpers();
@@ -73,6 +81,7 @@ std::string PyEmitter::run() {
   plan_inline(seq, nullptr, /*top=*/true);
   for (Node* n : g_.block()->nodes()) emit_node(*n, body);
   body.push_back(emit_return());
+  init.insert(init.end(), state_init_lines_.begin(), state_init_lines_.end());
   std::vector<std::string> main_block = emit_main(params);
   check_class_name();
 

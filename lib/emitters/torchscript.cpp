@@ -283,6 +283,10 @@ class Lowerer {
       expr_[n.output()] = constant_src(n);
       return;
     }
+    if (op == "prim.StateGet" || op == "prim.StateSet")  // Note [Module state] in exec/alias.h
+      unsupported(n, "the module attribute '" + state_path(n) +
+                         "' keeps its value between calls (module state), which the "
+                         "TorchScript emitter does not write");
     if (op == "prim.GetAttr") {
       std::string w = n.weight("value");
       if (w.empty() || !g_.weights().has(w))

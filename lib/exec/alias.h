@@ -28,6 +28,21 @@
 // interpreter runs the nodes on shared c10::List/c10::Dict objects (TorchScript's own builtins,
 // lib/exec/dispatch.h), the Python emitter writes the same statement (`l.append(x)`, `l[i] = v`)
 // and gives a mutated list literal its own name rather than repeating it.
+//
+// Note [Module state]
+// A module attribute a scripted forward reads before it writes it, or writes inside an `if` or a
+// loop (a cache `if self.cache is None: self.cache = ...`, torchvision's AnchorGenerator
+// rewriting `self.cell_anchors` with .to()), keeps its value from one call to the next, as in
+// Python. The IR says so with two prim ops whose attrs name the attribute (`module`, its module
+// path, "" for the root; `name`): `%v = prim.StateGet(%init)` reads it, its input being the value
+// the attribute has before any write (constants and weight reads: tensors are weights, so NAME.pth
+// carries them), and `prim.StateSet(%v)` writes it. Neither is pure, so the passes treat them as
+// effects in program order, like container mutation: dce keeps them, cse merges nothing across
+// them (only constants in such a graph), fold-constants never folds a read, and nothing is moved
+// across them. The interpreter keeps the values of one Interpreter's runs (the first read keeps
+// the initial value, so an in-place change of it is seen by later calls too); the Python emitter
+// writes `self.<module>.<name>` (Note [Module state in Python]); the TorchScript emitter refuses.
+// The lifter makes them (Note [Module attributes written in forward]).
 #pragma once
 
 #include "ir/ir.h"

@@ -237,6 +237,17 @@ void Interpreter::run_node(const Node& n) {
     set(n.output(), w->tensor);
     return;
   }
+  if (op == "prim.StateGet" || op == "prim.StateSet") {  // Note [Module state] in exec/alias.h
+    std::string key = state_path(n);
+    if (op == "prim.StateSet") {
+      state_[key] = in.at(0);
+      return;
+    }
+    // The first read keeps the initial value, so that an in-place change of it (a list's append,
+    // a buffer's add_) is seen by the next call, as on the Python attribute.
+    set(n.output(), state_.emplace(key, in.at(0)).first->second);
+    return;
+  }
   if (op == "prim.ListConstruct") {
     set(n.output(), make_list(n.output()->type(), in));
     return;

@@ -11,6 +11,7 @@
 #include <ATen/core/ivalue.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <optional>
@@ -74,6 +75,9 @@ class Interpreter {
   const Graph& g_;
   std::unordered_map<const Value*, c10::IValue> env_;
   std::unordered_map<const Node*, std::unique_ptr<Graph>> lowered_;  // module nodes run so far
+  // Module attributes forward wrote (prim.StateSet) or read (prim.StateGet), by "module.name":
+  // kept across the runs of one Interpreter, as the module keeps them across calls.
+  std::map<std::string, c10::IValue> state_;
   int depth_ = 0;
 };
 

@@ -124,6 +124,10 @@ std::vector<OpInfo> make_table() {
       {"prim.If", K::Prim, {}, {}, Q::Shape, "if/else with two blocks"},
       {"prim.Loop", K::Prim, {}, {}, Q::Shape, "loop with one block"},
       {"prim.Uninitialized", K::Prim, {}, {}, Q::Shape, "the value a branch that raised returns (never read)"},
+      // Module attributes kept between calls (Note [Module state] in lib/exec/alias.h): attrs
+      // `module` (path) and `name`; not pure, so every pass keeps them in program order.
+      {"prim.StateGet", K::Prim, {}, {}, Q::Shape, "self.<module>.<name> (input: its value before any write)"},
+      {"prim.StateSet", K::Prim, {}, {}, Q::Shape, "self.<module>.<name> = v"},
 
       // ---------------------------------------------------------------------------------------
       // module ops (attrs = torch.nn constructor keywords)
@@ -757,6 +761,12 @@ namespace tt {
 bool op_has(const Node& n, OpFact f) {
   const OpInfo* info = n.info();
   return info && (info->facts & f) != 0;
+}
+
+std::string state_path(const Node& n) {
+  std::string module = n.attrs().get_str("module");
+  std::string name = n.attrs().get_str("name");
+  return module.empty() ? name : module + "." + name;
 }
 
 bool op_has(std::string_view op, OpFact f) {

@@ -117,6 +117,10 @@ enum AtenFact : uint32_t {
   kIndicesSecond = 1u << 5,
 };
 
+// The attribute a prim.StateGet/prim.StateSet names, "module.name" ("name" on the root module;
+// Note [Module state] in lib/exec/alias.h).
+std::string state_path(const Node& n);
+
 // Whether row `op` has fact `f` (false for ops without a row).
 bool op_has(std::string_view op, OpFact f);
 // The same for a node's op (its row resolved once: Node::info()).

@@ -9,7 +9,9 @@ branch of the model. For each input set K:
   1. `tinytrace convert --verify --verify-inputs MODEL.inputs.K.pt` must exit 0 with the
      interpreter's OK verdict (the interpreter reproduces the original on exactly those inputs);
   2. scripts/check_model.py checks the generated NAME.py on input set K against the scripted
-     model's outputs (MODEL.inputs.K.pt / MODEL.expected.K.pt).
+     model's outputs (MODEL.inputs.K.pt / MODEL.expected.K.pt). A model with module state
+     ("sequence" in MODEL.json) is checked once instead, calling one instance on every input set
+     in order (check_model.py --sequence), as the expected outputs were made.
 With --expect-unsupported, the conversion must instead exit 4 with one error line naming OP and a
 source location (file.py:line), and write nothing.
 With --fuse / --quant-prep among the extra arguments, the report must also show the passes acted:
@@ -108,6 +110,11 @@ def main():
             check += ["--allow-import", mod]
         if restructured:
             check += ["--state-dict-from", "none"]  # folded/fused modules: the keys differ by design
+        if meta.get("sequence"):  # module state: one instance called on every set in order
+            if k > 0:
+                continue
+            for j in range(n_sets):
+                check += ["--sequence", f"{base}.inputs.{j}.pt", f"{base}.expected.{j}.pt"]
         if run(check) != 0:
             die(f"{name}: the generated NAME.py differs from the original on input set {k} "
                 f"(branches {meta['branches'][k]})")

@@ -326,6 +326,8 @@ class PyEmitter {
   void assign(const Node& n, const Expr& rhs, const std::string& hint, bool pure,
               std::vector<std::string>& body, bool first_only = false);
   void emit_node(const Node& n, std::vector<std::string>& body);
+  // The __init__ expression of a module attribute's initial value (Note [Module state in Python]).
+  std::string state_init(const Node& n, const Value* v);
   // Whether some node may change the list or dict `v` in place (Note [Container mutation] in
   // exec/alias.h): its literal is then written once, under a name, never repeated.
   bool may_be_mutated(const Value* v);
@@ -432,6 +434,10 @@ class PyEmitter {
   std::string elide_child_;  // a child whose call is left out (its input goes on): comparing
   int child_calls_ = 0;      // how many calls of that child were met
   int elided_ = 0;           // how many of them were left out
+  // Module state (Note [Module state in Python]): the attributes given an initial value so far
+  // and the __init__ lines that do it.
+  std::set<std::string> state_inits_;
+  std::vector<std::string> state_init_lines_;
 };
 
 }  // namespace tt::pyemit

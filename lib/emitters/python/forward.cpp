@@ -157,6 +157,31 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
   }
 }
 
+// Note [Module state in Python]
+// A module attribute kept between calls (Note [Module state] in lib/exec/alias.h) is an
+// attribute of the generated module too: prim.StateGet reads `self.<module>.<name>` into a local
+// where the read is, prim.StateSet assigns it, and __init__ gives it the initial value, the
+// input of the reads: constants, weights (registered before, so `self.<weight>` is the buffer
+// load_state_dict fills in place, and a list of them sees the loaded values) and lists or tuples
+// of those. Only the flat layout writes it (run() falls back to it): the class layout would have
+// to outline the reads and writes with their module.
+std::string PyEmitter::state_init(const Node& n, const Value* v) {
+  const Node* p = v->node();
+  if (p && p->is("prim.Constant") && p->attrs().find("value"))
+    return literal(p->attrs().at("value"), v->type()).text;
+  if (p && p->is("prim.GetAttr") && g_.weights().has(p->weight("value")))
+    return weight_ref(p->weight("value"));
+  if (p && (p->is("prim.ListConstruct") || p->is("prim.TupleConstruct"))) {
+    std::vector<std::string> items;
+    for (const Value* i : p->inputs()) items.push_back(state_init(n, i));
+    return p->is("prim.ListConstruct") ? py_list(items) : py_tuple(items);
+  }
+  unsupported(n,
+              "the initial value of the module attribute '" + state_path(n) +
+                  "' is computed, not a constant, a weight or a list of those",
+              "give the attribute a constant initial value");
+}
+
 bool PyEmitter::may_be_mutated(const Value* v) {
   if (!mutated_) mutated_ = mutated_memory(g_);
   return mutated_->count(v) != 0;
@@ -184,6 +209,23 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     if (!g_.weights().has(w))
       unsupported(n, "it reads '" + w + "', which is not a weight of the graph", "add the weight");
     expr_[n.output(0)] = Expr{weight_ref(w)};
+    return;
+  }
+  if (op == "prim.StateGet" || op == "prim.StateSet") {  // Note [Module state in Python]
+    std::string owner = self_path(n.attrs().get_str("module"));
+    std::string name = n.attrs().get_str("name");
+    if (op == "prim.StateSet") {
+      body.push_back(assign_attr(owner, name, expr(n.input(0)).text));
+      return;
+    }
+    std::string read =
+        is_identifier(name) ? owner + "." + name : "getattr(" + owner + ", " + py_str(name) + ")";
+    if (state_inits_.insert(state_path(n)).second) {
+      std::string init = state_init(n, n.input(0));
+      if (init != read)  // not the buffer of that name itself
+        state_init_lines_.push_back(assign_attr(owner, name, init));
+    }
+    assign(n, Expr{read}, name, /*pure=*/true, body);
     return;
   }
   if (op == "prim.ListConstruct" || op == "prim.TupleConstruct") {

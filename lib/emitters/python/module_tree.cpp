@@ -145,6 +145,8 @@ void PyEmitter::build_module_tree() {
     entry(n->module(), last_called)->op = module_nodes_.at(n->module());
     last_called = n->module();
   }
+  for (const Node* n : g_.all_nodes())  // modules whose attributes are state (flat layout only)
+    if (n->is("prim.StateGet") || n->is("prim.StateSet")) entry(n->attrs().get_str("module"));
 }
 
 bool PyEmitter::same_attrs(const Node& a, const Node& b) {

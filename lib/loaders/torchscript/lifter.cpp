@@ -29,6 +29,7 @@ std::unique_ptr<Graph> Lifter::run() {
   }
   lift_block(*g->block(), f);
   for (const jit::Value* out : g->outputs()) graph_->add_output(value_of(f, out, nullptr));
+  std::map<const Value*, Value*> unstated = drop_unwritten_state();
   // A prepared copy of a scripted forward renumbers the values without a name of their own:
   // only named ones are the archive's.
   bool own_graph = g == method->graph();
@@ -36,9 +37,11 @@ std::unique_ptr<Graph> Lifter::run() {
   for (const jit::Node* n : g->block()->nodes())
     for (const jit::Value* o : n->outputs()) {
       auto it = f.env.find(o);
-      if (it != f.env.end() && it->second.value && o->type()->cast<c10::TensorType>() &&
-          (own_graph || o->hasDebugName()))
-        sources.emplace_back(it->second.value->name(), o->debugName());
+      if (it == f.env.end() || !it->second.value) continue;
+      auto u = unstated.find(it->second.value);  // a state read that became its initial value
+      const Value* v = u == unstated.end() ? it->second.value : u->second;
+      if (o->type()->cast<c10::TensorType>() && (own_graph || o->hasDebugName()))
+        sources.emplace_back(v->name(), o->debugName());
     }
   sweep_dead_prims();
   std::vector<Node*> nodes = graph_->all_nodes();
@@ -435,6 +438,12 @@ std::vector<Value*> Lifter::inputs_of(const jit::Node* n, Frame& f) {
 
 void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
   if (lift_object_get_attr(n, f)) return;
+  lift_attr_value(n, f);
+  lift_state_get(n, f);
+}
+
+// A module attribute's value as the loaded module has it: a weight read, a constant or a module.
+void Lifter::lift_attr_value(const jit::Node* n, Frame& f) {
   auto it = f.env.find(n->input(0));
   if (it == f.env.end() || !it->second.module)
     unsupported(n, "attribute read on something that is not a module", f,

@@ -121,6 +121,7 @@ class Lifter {
   void lift_node(const jit::Node* n, Frame& f);
   std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
   void lift_get_attr(const jit::Node* n, Frame& f);
+  void lift_attr_value(const jit::Node* n, Frame& f);
   void lift_unpack(const jit::Node* n, Frame& f);
   void lift_tuple_index(const jit::Node* n, Frame& f);
   void lift_inlined(const jit::Node* n, const std::shared_ptr<jit::Graph>& g, Frame& sub, Frame& f);
@@ -131,6 +132,8 @@ class Lifter {
   void lift_create_object(const jit::Node* n, Frame& f);
   void lift_set_attr(const jit::Node* n, Frame& f);
   bool lift_object_get_attr(const jit::Node* n, Frame& f);
+  void lift_state_get(const jit::Node* n, Frame& f);
+  std::map<const Value*, Value*> drop_unwritten_state();
   void lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectState>& obj, Frame& f);
   bool lift_tuple_of_refs(const jit::Node* n, Frame& f);
   bool lift_unpack_refs(const jit::Node* n, Frame& f);
@@ -237,6 +240,12 @@ class Lifter {
   std::set<std::pair<std::string, std::string>> warn_only_attrs_;
   std::set<std::pair<const void*, std::string>> module_reads_;
   std::map<std::pair<const void*, std::string>, Binding> module_writes_;
+  // Module attributes kept as state (Note [Module attributes written in forward]): the
+  // prim.StateGet nodes of each attribute read so far, and the attributes forward writes as state.
+  std::map<std::pair<const void*, std::string>, std::vector<std::pair<Node*, std::string>>>
+      state_reads_;  // (read, its name)
+  std::set<std::pair<const void*, std::string>> state_writes_;
+  std::set<std::pair<const void*, std::string>> module_reads_objects_;  // read as an object
 };
 
 }  // namespace tt::ts

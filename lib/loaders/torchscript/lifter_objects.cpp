@@ -20,18 +20,27 @@
 //
 // Note [Module attributes written in forward]
 // A method may also write an attribute of a module (`self._has_warned = True`, a cache
-// `if self.scales is None: self.scales = ...`). The write survives the call, which the generated
-// code (whose attributes are constants) does not reproduce, so the lifter accepts it only where
-// that makes no difference:
+// `if self.scales is None: self.scales = ...`, AnchorGenerator's `self.cell_anchors = [...]`).
+// The write survives the call. The lifter handles it in one of three ways:
 // - the attribute is only read to decide whether to warn (every read feeds, directly or through
 //   `not`, the condition of an `if` whose branches only warn or write that attribute): warnings
 //   are not part of the generated code, the write is dropped and the reads stay constants;
-// - or the write is in straight-line code (no `if`/loop the lifter keeps) and forward reads the
+// - the write is in straight-line code (no `if`/loop the lifter keeps) and forward reads the
 //   attribute of that module only after it: every call writes it before reading it, so the value
-//   kept from an earlier call is never seen. Later reads in the same call bind the written value.
-// Anything else (a cache read before its write, a write inside a branch) is refused. Attributes
-// that any method writes are never folded into constants while preparing a graph (Note
-// [Scripted method graphs]); the set is computed once from every method of every module type.
+//   kept from an earlier call is never seen. Later reads in the same call bind the written value;
+// - otherwise (a read before the write, a write inside a branch or loop) the attribute is state
+//   kept between calls (Note [Module state] in lib/exec/alias.h): every read of it is a
+//   prim.StateGet whose input is the value the loaded module holds (a weight read for a tensor,
+//   so NAME.pth carries it; a constant or a list of those otherwise), every write a
+//   prim.StateSet, in program order. Which case applies is known only at the write, so every
+//   read of an attribute some method writes is lifted as a prim.StateGet, and those of
+//   attributes forward never writes as state are replaced by their initial value once forward is
+//   lifted (drop_unwritten_state): the graph is then what a constant read gives.
+// Refused: a TorchScript object as state (the IR has no object values: MultiScaleRoIAlign's
+// LevelMapper), and an attribute written both in straight-line code before any read and as
+// state (the bound write would have to become a prim.StateSet after the fact). Attributes that
+// any method writes are never folded into constants while preparing a graph (Note [Scripted
+// method graphs]); the set is computed once from every method of every module type.
 #include "loaders/torchscript/lifter.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -131,19 +140,73 @@ void Lifter::lift_set_attr(const jit::Node* n, Frame& f) {
   std::string full = join_path(owner.path, name);
   if (warn_only_attrs_.count({type_key(owner.module.type()), name})) return;
   auto key = std::make_pair(static_cast<const void*>(owner.module._ivalue().get()), name);
-  if (cur_)
+  bool state = cur_ || module_reads_.count(key) || state_writes_.count(key);
+  if (!state) {
+    module_writes_[key] = binding_of(f, n->input(1));
+    return;
+  }
+  if (module_writes_.count(key))
     unsupported(n,
                 "the module attribute '" + full +
-                    "' is written inside an `if` or a loop: the value persists to the next call, "
-                    "which the generated code cannot reproduce",
-                f, "keep the value in a local variable instead of an attribute of self");
-  if (module_reads_.count(key))
+                    "' is written in straight-line code before any read and again inside an "
+                    "`if` or a loop",
+                f, "write it in one place, or read it before the first write");
+  const Binding& v = binding_of(f, n->input(1));
+  if (!v.is_value() || module_reads_objects_.count(key))
     unsupported(n,
                 "the module attribute '" + full +
-                    "' is read before forward writes it, so a call sees the value an earlier call "
-                    "left there (a cache), which the generated code cannot reproduce",
-                f, "compute the value in every call instead of keeping it on self");
-  module_writes_[key] = binding_of(f, n->input(1));
+                    "' holds a TorchScript object or module and keeps it between calls: objects "
+                    "cannot be state of the generated code",
+                f, "keep tensors, numbers, strings or lists of them in the attribute");
+  Node* set = append("prim.StateSet", {v.value}, f, n);
+  set->attrs().set("module", owner.path);
+  set->attrs().set("name", name);
+  state_writes_.insert(key);
+}
+
+// A read of a module attribute that some method writes: a prim.StateGet of the value just bound
+// (Note [Module attributes written in forward]).
+void Lifter::lift_state_get(const jit::Node* n, Frame& f) {
+  auto it = f.env.find(n->input(0));
+  const jit::Value* out = n->output();
+  if (it == f.env.end() || !it->second.module) return;
+  const ModuleRef& owner = *it->second.module;
+  std::string name = n->s(c10::attr::name);
+  if (!written_attrs_.count({type_key(owner.module.type()), name}) ||
+      warn_only_attrs_.count({type_key(owner.module.type()), name}))
+    return;
+  auto key = std::make_pair(static_cast<const void*>(owner.module._ivalue().get()), name);
+  Binding& b = f.env[out];
+  if (!b.is_value()) {
+    module_reads_objects_.insert(key);
+    return;
+  }
+  Node* get = append("prim.StateGet", {b.value}, f, n);
+  get->attrs().set("module", owner.path);
+  get->attrs().set("name", name);
+  // Named after the attribute only if it stays (drop_unwritten_state): a name taken now would
+  // shift the names of later values of a graph whose reads all go.
+  b.value = get->add_output(convert_type(out->type()), "__state_read");
+  state_reads_[key].emplace_back(get, name_hint(out));
+}
+
+// The reads of attributes forward never writes as state become their initial values (Note
+// [Module attributes written in forward]); returns each dropped read's replacement.
+std::map<const Value*, Value*> Lifter::drop_unwritten_state() {
+  std::map<const Value*, Value*> out;
+  for (auto& [key, reads] : state_reads_) {
+    if (state_writes_.count(key)) {
+      for (auto& [get, name] : reads) get->output(0)->set_name(name);
+      continue;
+    }
+    for (auto& [get, name] : reads) {
+      Value* init = get->input(0);
+      get->output(0)->replace_all_uses_with(init);
+      out[get->output(0)] = init;
+      get->destroy();
+    }
+  }
+  return out;
 }
 
 // A field of an object, or an attribute of a module that forward wrote (Note [Module attributes
