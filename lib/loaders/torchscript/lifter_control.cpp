@@ -98,7 +98,7 @@ const char* Lifter::container_mutation_op(const jit::Node* n) {
       {"aten::mul_", {"operator.imul", nullptr}},  // l *= n
       {"aten::_set_item", {"operator.setitem", "operator.setitem"}},
       {"aten::Delete", {"operator.delitem", "operator.delitem"}},
-      {"aten::popitem", {"", "dict.popitem"}},  // lowered: see lift_popitem
+      {"aten::popitem", {nullptr, "dict.popitem"}},  // lowered: see lift_popitem
       {"aten::setdefault", {nullptr, "dict.setdefault"}},
       {"aten::update", {nullptr, "dict.update"}},
   };
@@ -109,7 +109,9 @@ const char* Lifter::container_mutation_op(const jit::Node* n) {
 }
 
 void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& f) {
-  if (!*op) unsupported(n, "this list method has no exact Python spelling", f, "");
+  if (!*op)  // a method of the other container kind: TorchScript's own builtins do not have one
+    unsupported(n, "no Python spelling of this method on a " + n->input(0)->type()->repr_str(), f,
+                "report it as a tinytrace bug with the model");
   std::vector<Value*> ins = inputs_of(n, f);
   if (ins.at(0)->constant())
     unsupported(n,
