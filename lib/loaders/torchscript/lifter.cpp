@@ -380,6 +380,25 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     emit("str.format", inputs_of(n, f), n, f);
     return;
   }
+  if ((k == aten::__is__ || k == aten::__isnot__) && n->inputs().size() == 2) {
+    // `obj is None` of a TorchScript object or a module (Note [Objects while lifting]): such a
+    // binding is never None, so the answer is known while lifting.
+    for (size_t i = 0; i < 2; ++i) {
+      const Binding& b = binding_of(f, n->input(i));
+      bool never_none = b.object || b.module;
+      if (!never_none && b.value) {
+        Type::Kind kind = b.value->type().kind;
+        never_none = kind == Type::Kind::List || kind == Type::Kind::Tensor ||
+                     kind == Type::Kind::Int || kind == Type::Kind::Float ||
+                     kind == Type::Kind::Bool || kind == Type::Kind::Str;
+      }
+      if (never_none && n->input(1 - i)->type()->kind() == c10::TypeKind::NoneType) {
+        Value* c = add_constant(k == aten::__isnot__, Type::of(Type::Kind::Bool), f, n);
+        f.env[n->output()] = Binding{c, {}};
+        return;
+      }
+    }
+  }
   if (k == prim::CallMethod) return lift_call(n, f);
   if (const char* op = container_mutation_op(n)) return lift_container_mutation(n, op, f);
   if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 &&
