@@ -352,7 +352,6 @@ bool PassManager::run_steps(const std::vector<PipelineStep>& steps, Graph& g, Di
       step_str(st, text);
       std::string msg = text + " still changed the graph after " + std::to_string(round) +
                         " round(s); stopped there (raise fixpoint{max-iterations=N} if needed)";
-      spdlog::warn("{}", msg);
       diags.warn("fixpoint-cap", msg);
     } else {
       spdlog::debug("fixpoint converged after {} round(s)", round);

@@ -27,8 +27,9 @@ TT_TORCH_ZYGOTE=0 turns it off (every script imports torch itself).
 # interpreter, the mount namespace (Debian 13 roots are entered through a private one, and a
 # zygote must see the caller's files), the user, and the environment variables read at import
 # (OMP_*, MKL_*, LD_*, PYTHON*, TORCH*, ...). A caller whose environment differs in those gets
-# its own zygote. Whatever fails on the way (no socket, a zygote that died, a lost connection
-# before the exit code) makes delegate() return, and the script runs in the calling process.
+# its own zygote. Whatever fails on the way (no socket, a zygote that died or could not start, a
+# lost connection before the exit code) makes delegate() return, and the script runs in the
+# calling process.
 import fcntl
 import hashlib
 import json
@@ -84,15 +85,18 @@ def _connect_or_start(path):
         s = _connect(path)
         if s:
             return s
-        subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", path],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        server = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", path],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True,
+                                  close_fds=True)
         deadline = time.time() + START_TIMEOUT
         while time.time() < deadline:
             time.sleep(0.05)
             s = _connect(path)
             if s:
                 return s
+            if server.poll() is not None:  # it died starting (a broken torch import): no wait
+                break
     return None
 
 

@@ -101,6 +101,8 @@ def main():
             die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
         if "verify (interpreter): OK" not in r.stdout:
             die(f"{name}: no 'verify (interpreter): OK' verdict (input set {k})")
+        if k == 0:
+            check_stderr_warnings(name, r.stderr, os.path.join(out_dir, name + ".json"))
         # Folding BatchNorm reassociates float arithmetic: 1e-3 then, as --verify allows.
         restructured = "--fuse" in extra or "--quant-prep" in extra
         tol = 1e-3 if restructured else meta.get("tolerance", 1e-4)
@@ -123,6 +125,28 @@ def main():
     check_expected_ops(name, os.path.join(out_dir, name + ".json"), meta)
     print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}")
     return 0
+
+
+def check_stderr_warnings(name, stderr, report_path):
+    """Note [Repeated diagnostics on stderr]: each warning of the report shows on stderr once, at
+    its first location, with "(and N more like it)" counting the others of the same code and text;
+    the report keeps them all."""
+    with open(report_path, encoding="utf-8") as f:
+        warnings = [d for d in json.load(f)["diagnostics"] if d["severity"] == "warning"]
+    groups = {}  # (code, message) -> how many, in first-seen order
+    for d in warnings:
+        key = (d["code"], d["message"])
+        groups[key] = groups.get(key, 0) + 1
+    lines = [line for line in stderr.splitlines() if line.startswith("warning: ")]
+    if len(lines) != len(groups):
+        die(f"{name}: {len(lines)} warning line(s) on stderr for {len(groups)} distinct warning(s) "
+            f"({len(warnings)} in all) in the report:\n" + "\n".join(lines))
+    for line, ((_, message), n) in zip(lines, groups.items()):
+        more = f" (and {n - 1} more like it)" if n > 1 else ""
+        if not line.startswith("warning: " + message) or not line.endswith(more) or (
+                n == 1 and "more like it)" in line):
+            die(f"{name}: stderr line {line!r} does not show the report's warning {message!r} "
+                f"x{n}")
 
 
 def check_expected_ops(name, report_path, meta):
