@@ -52,6 +52,8 @@ bool is_nondeterministic(const Node* n) {
   for (const auto& b : aten_bases(n->op())) {
     std::string s = short_name(b);
     if (aten_has(s, kRandom)) return true;
+    // Reads autograd's mode, which torch.set_grad_enabled changes (Note [with statements]).
+    if (s == "is_grad_enabled") return true;
     if (s == "dropout" || s == "feature_dropout" || s == "alpha_dropout" ||
         s == "feature_alpha_dropout") {
       // (input, p, train): deterministic only when train is a constant false.

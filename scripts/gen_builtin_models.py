@@ -2,8 +2,9 @@
 """Generates the torch.jit.script'ed models of the TorchScript-builtin tests (issue 15).
 
 Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
-(str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, ...), scripted PyTorch modules that are
-inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
+(str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, sorted(l), l.copy(),
+dicts keyed by ints, bools and tensors, `with torch.no_grad()`, ...), scripted PyTorch modules
+that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
 `--force` alike); tests/builtins.cmake registers one test per model.
@@ -170,6 +171,56 @@ def dict_pop_branches(m, x):
     return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
 
 
+class KeyedDicts(nn.Module):
+    """Dicts keyed by ints, bools and tensors (d[k], k in d), l.copy(), sorted() of ints, bools
+    and strings, s[i] of a str and aten::select.t (TorchScript's other name of l[i]): a copy that
+    is appended to must leave the original alone, and the sorted order picks a branch."""
+
+    def forward(self, x):
+        n = x.size(0)
+        by_int: Dict[int, torch.Tensor] = {n: x, n + 1: x * 2.0}
+        by_bool: Dict[bool, int] = {bool(x.sum() > 0): 3}
+        by_tensor = torch.jit.annotate(Dict[torch.Tensor, int], {})
+        by_tensor[x] = 5
+        sizes = [x.size(1), n, 1]
+        kept = sizes.copy()
+        kept.append(7)
+        order = sorted(sizes)
+        names = sorted(["rows", "cols", str(n)])
+        flags = sorted([n > 5, n > 1])
+        k = by_tensor[x] if x in by_tensor else 0
+        second = sizes[1]
+        if torch.jit.is_scripting():  # eager torch.ops cannot type a list for select.t
+            second = torch.ops.aten.select(sizes, 1)
+        y = by_int[n + 1] * float(order[0] + len(kept) * 10 + len(sizes) + k + second)
+        if True in by_bool and names[0][0] == str(n) and flags[1]:
+            return y + float(by_bool[True])
+        return y - float(order[-1])
+
+
+def keyed_dicts_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class GradModes(nn.Module):
+    """`with torch.no_grad():` (prim::Enter/prim::Exit calling the no_grad object's __enter__ and
+    __exit__) and torch.set_grad_enabled: each torch.is_grad_enabled() read scales a term, so a
+    mode not set, not restored on leaving the block, or a read moved or merged across a write shows
+    in the result; the last read is the caller's mode, restored by the model."""
+
+    def forward(self, x):
+        prev = torch.is_grad_enabled()
+        torch.set_grad_enabled(True)
+        a = torch.is_grad_enabled()
+        with torch.no_grad():
+            b = torch.is_grad_enabled()
+            y = x * 2.0
+        c = torch.is_grad_enabled()
+        torch.set_grad_enabled(prev)
+        d = torch.is_grad_enabled()
+        return y * (1.0 + float(a)) + 10.0 * float(b) + 100.0 * float(c) + 1000.0 * float(d)
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -209,6 +260,9 @@ register("bi_wav2vec2", Wav2Vec2Lengths, [(2, 400)])
 register("bi_conv_tasnet", _conv_tasnet, [(1, 1, 203)])
 register("bi_dict_pop_print", DictPopPrint, [(2, 6)], dict_pop_branches, {"sign": {"pos", "neg"}},
          eager_differs="eager d.popitem() removes the last item, TorchScript's the first")
+register("bi_keyed_dicts", KeyedDicts, [(2, 6)], keyed_dicts_branches, {"sign": {"pos", "neg"}},
+         expect_ops=["sorted", "operator.contains", "list"])
+register("bi_grad_modes", GradModes, [(2, 6)], expect_ops=["torch.set_grad_enabled"])
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
 

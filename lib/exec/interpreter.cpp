@@ -7,6 +7,7 @@
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 
 #include <chrono>
 
@@ -184,6 +185,11 @@ std::vector<c10::IValue> Interpreter::run(const std::vector<c10::IValue>& inputs
     throw Error(ExitCode::Usage, "the model takes " + std::to_string(g_.inputs().size()) +
                                      " input(s) but " + std::to_string(inputs.size()) +
                                      " were given — give one --input-shape per input");
+  // Autograd off, as the TorchScript reference runs (jit_runner: InferenceMode), so that
+  // torch.is_grad_enabled() reads the same in both (nn.TransformerEncoder picks its fast path by
+  // it); torch.set_grad_enabled in the graph (Note [with statements]) changes the mode for the
+  // rest of the run only: the caller's comes back however the run ends.
+  c10::AutoGradMode grad_mode(false);
   std::vector<c10::IValue> outs;
   run_block(*g_.block(), inputs, outs);
   env_.clear();

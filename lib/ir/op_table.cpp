@@ -509,13 +509,15 @@ std::vector<OpInfo> make_table() {
       {"operator.xor", K::Function, {"aten::__xor__.bool"}, kAllPositional, Q::Shape, "a ^ b on bools/ints"},
       {"operator.is_", K::Function, {"aten::__is__"}, kAllPositional, Q::Shape, "a is b (None checks)"},
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
-      {"operator.getitem", K::Function, {"aten::__getitem__.t"}, kAllPositional, Q::Shape, "a[i] on a list or tuple"},
+      // aten::select.t is TorchScript's other name of l[i] (the same listSelect).
+      {"operator.getitem", K::Function, {"aten::__getitem__.t", "aten::select.t", "aten::__getitem__.str", "aten::__getitem__.Dict_str", "aten::__getitem__.Dict_int", "aten::__getitem__.Dict_bool", "aten::__getitem__.Dict_float", "aten::__getitem__.Dict_Tensor"}, kAllPositional, Q::Shape, "a[i] on a list, tuple or str, d[k] on a dict"},
       {"sum", K::Function, {"aten::sum.int", "aten::sum.float", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of numbers"},
       {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
       {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
       {"operator.contains", K::Function,
        {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
-        "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float"},
+        "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float",
+        "aten::__contains__.bool", "aten::__contains__.Tensor"},
        kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
       {"len", K::Function, {"aten::len.t", "aten::len.str", "aten::len.Dict_str", "aten::len.Dict_int", "aten::len.Dict_bool", "aten::len.Dict_float", "aten::len.Dict_Tensor"}, kAllPositional, Q::Shape, "len(list), len(str), len(dict) or len(tensor)"},
       // Ints only: on floats TorchScript's max(a, b) is `a if a > b else b` (max(1.0, nan) is nan),
@@ -549,7 +551,7 @@ std::vector<OpInfo> make_table() {
       // prim::tolist(x, dim, elem_type): the lifter keeps x only (TorchScript checks the other two).
       {"Tensor.tolist", K::Method, {"prim::tolist"}, kAllPositional, Q::Shape, "x.tolist(): nested lists of Python numbers"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
-      {"list", K::Function, {"aten::list.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
+      {"list", K::Function, {"aten::list.t", "aten::copy.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       // Dict readers. keys/values/items are new lists in TorchScript (a snapshot, indexable):
       // the Python emitter writes list(d.keys()) (Note [Dict views in Python], calls.cpp).
       {"dict.keys", K::Method, {"aten::keys.str", "aten::keys.int", "aten::keys.bool", "aten::keys.float", "aten::keys.Tensor"}, kAllPositional, Q::Shape, "list(d.keys())"},
@@ -568,6 +570,7 @@ std::vector<OpInfo> make_table() {
       {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
       // Ints, bools and strings only: TorchScript orders floats with `<` (NaN anywhere), Python's
       // sort otherwise; tensors not at all alike (the lifter refuses those lists).
+      {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
       {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
       {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
       {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
@@ -581,6 +584,9 @@ std::vector<OpInfo> make_table() {
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute
       // the same values.
       {"torch.is_grad_enabled", K::Function, {"aten::is_grad_enabled"}, kAllPositional, Q::Shape, "torch.is_grad_enabled() (as the interpreter runs)"},
+      // An effect on autograd's state (no result): `with torch.no_grad():` in a scripted forward
+      // (Note [with statements] in lib/loaders/torchscript/lifter_objects.cpp).
+      {"torch.set_grad_enabled", K::Function, {"aten::set_grad_enabled"}, kAllPositional, Q::Shape, "torch.set_grad_enabled(mode)"},
       {"str.format", K::Method, {"aten::format"}, kAllPositional, Q::Shape, "\"...{}\".format(args) (a message)"},
 
       // ---------------------------------------------------------------------------------------

@@ -365,6 +365,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == prim::isinstance) return lift_isinstance(n, f);
   if (k == aten::warn) return;  // a warning has no result
   if (k == prim::Print) return void(append("prim.Print", inputs_of(n, f), f, n));
+  if (k == prim::Enter || k == prim::Exit) return lift_with(n, f);
   if (k == aten::format) {
     // An exception message keeps the format string as its text; any other use (nn.MultiheadAttention
     // keeps the reason why its fast path is not taken) formats for real: "...".format(args).

@@ -135,6 +135,7 @@ class Lifter {
   void lift_state_get(const jit::Node* n, Frame& f);
   std::map<const Value*, Value*> drop_unwritten_state();
   void lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectState>& obj, Frame& f);
+  void lift_with(const jit::Node* n, Frame& f);
   bool lift_tuple_of_refs(const jit::Node* n, Frame& f);
   bool lift_unpack_refs(const jit::Node* n, Frame& f);
   static std::string type_key(const c10::TypePtr& t);

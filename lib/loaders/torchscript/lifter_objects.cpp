@@ -268,6 +268,40 @@ void Lifter::lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectSt
   lift_inlined(n, g, sub, f);
 }
 
+// Note [with statements]
+// TorchScript compiles `with obj:` to prim::Enter(obj) before the body and prim::Exit(obj) after
+// it; they call the object's __enter__ and __exit__(None, None, None), methods compiled into the
+// archive like any class's. `with torch.no_grad():` is the common one: its __enter__ keeps
+// torch.is_grad_enabled() in a field and calls torch.set_grad_enabled(False), its __exit__ sets
+// the kept mode back. Both calls are inlined like other object methods (Note [Objects while
+// lifting]), so the IR holds the torch.set_grad_enabled effects in program order and the
+// generated Python reads `prev = torch.is_grad_enabled()`, `torch.set_grad_enabled(False)`, ...,
+// `torch.set_grad_enabled(prev)`. As in TorchScript, an exception raised in the body skips
+// __exit__.
+void Lifter::lift_with(const jit::Node* n, Frame& f) {
+  bool enter = n->kind() == c10::prim::Enter;
+  const Binding& b = binding_of(f, n->input(0));
+  if (!b.object)
+    unsupported(n, "a `with` statement on a value that is not a TorchScript object", f,
+                "move the `with` out of the scripted code");
+  std::shared_ptr<ObjectState> obj = b.object;
+  jit::Function* fn = obj->type->findMethod(enter ? "__enter__" : "__exit__");
+  if (!fn || !fn->isGraphFunction())
+    unsupported(n,
+                "class " + type_key(obj->type) + " has no TorchScript method " +
+                    (enter ? "__enter__" : "__exit__"),
+                f, "re-export the model");
+  std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
+  Frame sub;
+  sub.self = f.self;
+  sub.scope = f.scope;
+  // __exit__(self, exc_type, exc_value, traceback): no exception, so None for the three.
+  for (size_t i = n->inputs().size(); i < g->inputs().size(); ++i)
+    sub.env[g->inputs()[i]] =
+        Binding{add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n), {}};
+  lift_inlined(n, g, sub, f);
+}
+
 // A tuple that holds a module or an object (ImageList and the targets, returned by a
 // transform's forward) is a tuple of bindings.
 bool Lifter::lift_tuple_of_refs(const jit::Node* n, Frame& f) {
