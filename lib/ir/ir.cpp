@@ -668,18 +668,6 @@ void Node::copy_provenance(const Node* from) {
   loc_ = from->loc_;
 }
 
-Node* Node::next() const {
-  if (!block_ || this == block_->param_.get() || this == block_->ret_.get()) return nullptr;
-  auto it = std::next(pos_);
-  return it == block_->nodes_.end() ? nullptr : it->get();
-}
-
-Node* Node::prev() const {
-  if (!block_ || this == block_->param_.get() || this == block_->ret_.get()) return nullptr;
-  if (pos_ == block_->nodes_.begin()) return nullptr;
-  return std::prev(pos_)->get();
-}
-
 bool Node::is_before(const Node* other) const {
   TT_ASSERT(block_ && block_ == other->block_, "is_before across blocks");
   return order_ < other->order_;
@@ -698,20 +686,24 @@ constexpr uint64_t kOrderBase = uint64_t(1) << 62;
 
 void Block::renumber() {
   uint64_t o = kOrderBase;
-  for (auto& n : nodes_) {
+  for (Node* n = head_; n; n = n->next_) {
     n->order_ = o;
     o += kOrderGap;
   }
-  ir_op_counts().nodes_renumbered += nodes_.size();
+  ir_op_counts().nodes_renumbered += size_;
 }
 
 void Node::insert_before(Node* pos) {
   TT_ASSERT(!block_, "insert_before of a node that is already in a block");
   TT_ASSERT(pos && pos->block_, "insert_before an unplaced node");
   Block* b = pos->block_;
-  std::unique_ptr<Node> self(this);
-  auto where = pos == b->ret_.get() ? b->nodes_.end() : pos->pos_;
-  pos_ = b->nodes_.insert(where, std::move(self));
+  // Linked in before `pos` (at the end for the return node); the block owns the node from here.
+  Node* after = pos == b->ret_.get() ? nullptr : pos;
+  prev_ = after ? after->prev_ : b->tail_;
+  next_ = after;
+  (prev_ ? prev_->next_ : b->head_) = this;
+  (next_ ? next_->prev_ : b->tail_) = this;
+  ++b->size_;
   block_ = b;
   b->place(this);
   b->count_nodes(static_cast<int64_t>(nested_count()));
@@ -745,10 +737,15 @@ size_t Node::nested_count() const {
 void Node::unlink() {
   TT_ASSERT(block_, "unlink of a detached node");
   block_->count_nodes(-static_cast<int64_t>(nested_count()));
-  std::unique_ptr<Node> self = std::move(*pos_);
-  block_->nodes_.erase(pos_);
+  unlink_from_list();  // ownership goes back to the caller
+}
+
+void Node::unlink_from_list() {
+  (prev_ ? prev_->next_ : block_->head_) = next_;
+  (next_ ? next_->prev_ : block_->tail_) = prev_;
+  --block_->size_;
+  next_ = prev_ = nullptr;
   block_ = nullptr;
-  self.release();  // ownership goes back to the caller
 }
 
 void Node::move_before(Node* pos) {
@@ -773,13 +770,9 @@ void Node::destroy() {
   for (Value* v : outputs_) graph_->release_name(v->name_);
   if (block_) {
     block_->count_nodes(-1);  // the blocks are empty now
-    std::unique_ptr<Node> self = std::move(*pos_);
-    block_->nodes_.erase(pos_);
-    block_ = nullptr;
-    // `self` frees this node at scope exit.
-  } else {
-    delete this;
+    unlink_from_list();
   }
+  delete this;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -792,10 +785,20 @@ Block::Block(Graph* g, Node* owner) : graph_(g), owner_(owner) {
   ret_->block_ = this;
 }
 
+// Front to back, as the std::list of nodes did; nothing reads the use lists any more (Graph's
+// teardown).
+Block::~Block() {
+  for (Node* n = head_; n;) {
+    Node* nx = n->next_;
+    delete n;
+    n = nx;
+  }
+}
+
 void Block::clear() {
   // Destroy back to front so uses disappear before their definitions.
-  while (!nodes_.empty()) {
-    Node* n = nodes_.back().get();
+  while (tail_) {
+    Node* n = tail_;
     for (Value* v : n->outputs_) {
       // Uses can only come from later nodes (already gone) or the return node.
       while (!v->uses_.empty()) {
@@ -835,34 +838,34 @@ void Block::add_output(Value* v) { ret_->add_input(v); }
 void Block::replace_output(size_t i, Value* v) { ret_->replace_input(i, v); }
 void Block::erase_output(size_t i) { ret_->remove_input(i); }
 
-Node* Block::front() const { return nodes_.empty() ? nullptr : nodes_.front().get(); }
-Node* Block::back() const { return nodes_.empty() ? nullptr : nodes_.back().get(); }
+Node* Block::front() const { return head_; }
+Node* Block::back() const { return tail_; }
 
 std::vector<Node*> Block::nodes() const {
   std::vector<Node*> out;
-  out.reserve(nodes_.size());
-  for (const auto& n : nodes_) out.push_back(n.get());
+  out.reserve(size_);
+  for (Node* n = head_; n; n = n->next_) out.push_back(n);
   return out;
 }
 
 void Block::append(Node* n) { n->insert_before(ret_.get()); }
 
 void Block::prepend(Node* n) {
-  if (nodes_.empty())
+  if (!head_)
     append(n);
   else
     n->insert_before(front());
 }
 
 void Block::place(Node* n) {
-  uint64_t lo = n->pos_ == nodes_.begin() ? 0 : (*std::prev(n->pos_))->order_;
-  auto nx = std::next(n->pos_);
-  if (nx == nodes_.end()) {
-    n->order_ = n->pos_ == nodes_.begin() ? kOrderBase : lo + kOrderGap;
+  uint64_t lo = n->prev_ ? n->prev_->order_ : 0;
+  Node* nx = n->next_;
+  if (!nx) {
+    n->order_ = n->prev_ ? lo + kOrderGap : kOrderBase;
     return;
   }
-  uint64_t hi = (*nx)->order_;
-  if (n->pos_ == nodes_.begin() && hi > kOrderGap) {
+  uint64_t hi = nx->order_;
+  if (!n->prev_ && hi > kOrderGap) {
     n->order_ = hi - kOrderGap;  // prepending leaves a full gap, like appending
   } else if (hi - lo >= 2) {
     n->order_ = lo + (hi - lo) / 2;
@@ -918,8 +921,8 @@ std::vector<Node*> Graph::all_nodes() const {
   std::vector<Node*> out;
   out.reserve(num_nodes());
   auto walk = [&out](auto& self, const Block* b) -> void {
-    for (const auto& n : b->nodes_) {
-      out.push_back(n.get());
+    for (Node* n = b->head_; n; n = n->next_) {
+      out.push_back(n);
       for (const auto& sub : n->blocks()) self(self, sub.get());
     }
   };

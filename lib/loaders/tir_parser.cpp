@@ -349,10 +349,15 @@ class Parser : Lexer {
            "value names are unique within a graph; rename one of them");
   }
 
+  // Note [Naming parsed values]
+  // A new value takes its name with one lookup of the graph's name table (Value::set_name takes a
+  // free hint with one try_emplace): the value is made first and a name that was taken is then
+  // reported as the redefinition it is, instead of asking the table first (a second lookup per
+  // value: 10^6 on the graph of scripts/bench_passes.sh; issue #22). The parse fails either way.
   Value* checked_name(Value* v, const std::string& name, size_t pos) {
-    // The graph keeps the hint when it is free (checked above); anything else is a clash.
-    if (v->name() != name) fail(pos, "cannot name a value %" + name, "pick another value name");
-    return v;
+    if (v->name() == name) return v;
+    check_new_name(name, pos);  // taken: "redefinition of %name"
+    fail(pos, "cannot name a value %" + name, "pick another value name");
   }
 
   // ------------------------------------------------------------------------------------------
@@ -369,7 +374,6 @@ class Parser : Lexer {
         std::string name = value_name("as a graph input");
         expect(':', "after the input name", "write %name : Type");
         Type t = type();
-        check_new_name(name, p);
         checked_name(g_->add_input(t, name), name, p);
       } while (eat(','));
       expect(')', "to close the graph inputs", "separate inputs with ','");
@@ -459,7 +463,6 @@ class Parser : Lexer {
     Node* n = g_->create(op, inputs, 0);
     b->append(n);
     for (const Out& o : outs) {
-      check_new_name(o.name, o.pos);
       checked_name(n->add_output(o.type, o.name), o.name, o.pos);
     }
     n->attrs() = std::move(attrs);
@@ -526,7 +529,6 @@ class Parser : Lexer {
             std::string name = value_name("as a block argument");
             expect(':', "after %" + name, "write %name : Type");
             Type t = type();
-            check_new_name(name, vp);
             checked_name(nb->add_input(t, name), name, vp);
           } while (eat(','));
           expect(')', "to close the arguments of " + want, kBlockHint);
