@@ -12,8 +12,10 @@ ssdlite320_mobilenet_v3_large (random weights, BatchNorm statistics measured on 
 two images of different sizes, plain and with --fuse. Module state kept between calls (a
 counter, an Optional[Tensor] cache, AnchorGenerator's list of cell anchors, a float and a buffer
 written inside a data-dependent `if`), each called on its input sets in order on one instance.
-Refused (exit 4): a field written inside a data-dependent `if`, an object stored in a list, an
-object kept as module state. The files, input sets and branch coverage
+A TorchScript object kept as module state (Note [Objects as module state]): replaced on every
+call, and an Optional one cached on the first call from the input's size as MultiScaleRoIAlign
+does, the later calls' inputs being of other sizes. Refused (exit 4): a field written inside a
+data-dependent `if`, an object stored in a list, a field write to an object kept as state. The files, input sets and branch coverage
 are those of scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`,
 `--only`, `--force` alike); tests/objects.cmake registers one test per model (two for FUSE).
 """
@@ -145,6 +147,61 @@ class ToListDict(nn.Module):
         return d["0"] * total, float(len(d) * 10 + len(e)), empty["k"]
 
 
+def measure_batchnorm(m, run):
+    """BatchNorm statistics of `m` measured by `run` on random images (Note [Spread scores for
+    --fuse])."""
+    bns = [b for b in m.modules() if isinstance(b, nn.BatchNorm2d)]
+    gen = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for b in bns:
+            b.reset_running_stats()
+            b.momentum = None
+            b.train()
+        run(torch.randn(4, 3, 320, 320, generator=gen))
+        for b in bns:
+            b.momentum = 0.03
+        m.eval()
+
+
+def script_quietly(m):
+    """torch.jit.script(m) without the detectors' warnings ("RCNN always returns a (Losses,
+    Detections) tuple in scripting")."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.jit.script(m)
+
+
+def detections(dets: List[Dict[str, torch.Tensor]]) -> List[torch.Tensor]:
+    """The boxes, scores and labels (as float) of each image's detections, in one list."""
+    out: List[torch.Tensor] = []
+    for d in dets:
+        out.append(d["boxes"])
+        out.append(d["scores"])
+        out.append(d["labels"].to(torch.float32))
+    return out
+
+
+class FasterRcnn(nn.Module):
+    """torchvision's fasterrcnn_mobilenet_v3_large_320_fpn (random weights, 5 classes, small
+    images), scripted, on two images of different sizes: besides what ob_ssdlite has, the RPN and
+    MultiScaleRoIAlign, whose scales and Optional[LevelMapper] are module state (Note [Objects as
+    module state]) set on the first call."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision
+        m = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
+            weights=None, weights_backbone=None, num_classes=5, min_size=160, max_size=224,
+            box_detections_per_img=10, rpn_pre_nms_top_n_test=60, rpn_post_nms_top_n_test=30,
+            rpn_score_thresh=0.0, box_score_thresh=0.001).eval()
+        measure_batchnorm(m, m.backbone)
+        self.det = script_quietly(m)
+
+    def forward(self, a, b):
+        losses, dets = self.det([a.sigmoid(), b.sigmoid()])
+        return detections(dets)
+
+
 class SsdLite(nn.Module):
     """torchvision's ssdlite320_mobilenet_v3_large (random weights, 5 classes), scripted, on two
     images of different sizes: ImageList, BoxCoder, the _has_warned flag, prim::tolist, dict() and
@@ -164,30 +221,12 @@ class SsdLite(nn.Module):
         # statistics measured on random images (gen_models.randomize_ cannot reach into the
         # scripted detector) the scores depend on the image and the kept ones lie 2e-4 or more
         # apart (0.33 to 0.37), far beyond folding's rounding.
-        bns = [b for b in m.modules() if isinstance(b, nn.BatchNorm2d)]
-        gen = torch.Generator().manual_seed(7)
-        with torch.no_grad():
-            for b in bns:
-                b.reset_running_stats()
-                b.momentum = None
-                b.train()
-            feats = list(m.backbone(torch.randn(4, 3, 320, 320, generator=gen)).values())
-            m.head(feats)
-            for b in bns:
-                b.momentum = 0.03
-            m.eval()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            self.ssd = torch.jit.script(m)
+        measure_batchnorm(m, lambda x: m.head(list(m.backbone(x).values())))
+        self.ssd = script_quietly(m)
 
     def forward(self, a, b):
         losses, dets = self.ssd([a.sigmoid(), b.sigmoid()])
-        out: List[torch.Tensor] = []
-        for d in dets:
-            out.append(d["boxes"])
-            out.append(d["scores"])
-            out.append(d["labels"].to(torch.float32))
-        return out
+        return detections(dets)
 
 
 class BranchFieldWrite(nn.Module):
@@ -274,25 +313,96 @@ class BranchState(nn.Module):
         return x * self.scale + self.acc
 
 
+@torch.jit.script
+class Window:
+    def __init__(self, data: torch.Tensor, scale: float, count: int):
+        self.data = data
+        self.scale = scale
+        self.count = count
+
+    def value(self) -> torch.Tensor:
+        return self.data * self.scale + float(self.count)
+
+
 class ObjectState(nn.Module):
-    """A TorchScript object as state (MultiScaleRoIAlign's LevelMapper): refused."""
+    """A TorchScript object kept as module state (Note [Objects as module state]): read, replaced
+    by a new object made from its fields and the input, read again; every call sees the last."""
 
     def __init__(self):
         super().__init__()
-        self.boxes = Boxes(torch.ones(2, 4), [(1, 1)])
+        self.win = Window(torch.ones(2, 4), 0.5, 0)
 
     def forward(self, x):
-        b = self.boxes
-        self.boxes = Boxes(b.data + x, [(1, 1)])
-        return self.boxes.area()
+        w = self.win
+        self.win = Window(w.data + x, w.scale * 1.5, w.count + 1)
+        return self.win.value() - w.value()
+
+
+@torch.jit.script
+class Mapper:
+    """torchvision's LevelMapper in small: fields set once, read by __call__."""
+
+    def __init__(self, k_min: int, k_max: int, s0: int, eps: float = 1e-6):
+        self.k_min = k_min
+        self.k_max = k_max
+        self.s0 = s0
+        self.eps = eps
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        lv = torch.floor(torch.log2(x.abs() * float(self.s0) + 1.0) + self.eps)
+        return torch.clamp(lv, min=self.k_min, max=self.k_max) - self.k_min
+
+
+def _setup_mapper(x: torch.Tensor) -> Tuple[List[float], Mapper]:
+    h, w = int(x.size(0)), int(x.size(1))
+    return [float(h) / 4.0, float(w) / 8.0], Mapper(h // 2, w // 2 + 1, h * w)
+
+
+class LevelCache(nn.Module):
+    """MultiScaleRoIAlign's cache: `scales` and an Optional[Mapper] set on the first call from
+    the input's size (`if self.scales is None or self.mapper is None`), the mapper called on
+    every call. The calls' inputs differ in size: later calls must use the first call's."""
+
+    scales: Optional[List[float]]
+    mapper: Optional[Mapper]
+
+    def __init__(self):
+        super().__init__()
+        self.scales = None
+        self.mapper = None
+
+    def forward(self, x):
+        if self.scales is None or self.mapper is None:
+            self.scales, self.mapper = _setup_mapper(x)
+        m = self.mapper
+        assert m is not None
+        s = self.scales
+        assert s is not None
+        return m(x) * s[0] + s[1]
+
+
+class ObjectStateFieldWrite(nn.Module):
+    """A field of an object read from module state is written: Python would change the state
+    too (refused)."""
+
+    def __init__(self):
+        super().__init__()
+        self.win = Window(torch.ones(2, 4), 0.5, 0)
+
+    def forward(self, x):
+        w = self.win
+        self.win = Window(w.data + x, 1.0, 1)
+        w.scale = float(x.sum())
+        return w.value()
 
 
 SPECS = {}
 
 
-def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, calls=1):
+def register(name, build, shapes, branch_of=None, outcomes=None, tol=1e-4, calls=1,
+             call_shapes=None):
     SPECS[name] = dict(build=build, shapes=shapes, branch_of=branch_of, outcomes=outcomes or {},
-                       tol=tol, expect_ops=[], calls=calls)
+                       tol=tol, expect_ops=[], calls=calls, call_shapes=call_shapes)
 
 
 register("ob_object_fields", ObjectFields, [(3, 4)], fields_branches, {"sign": {"pos", "neg"}})
@@ -300,26 +410,33 @@ register("ob_stored_object", StoredObject, [(3, 6)])
 register("ob_attr_writes", AttrWrites, [(3, 6)])
 register("ob_tolist_dict", ToListDict, [(4, 5)])
 register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)])
+register("ob_fasterrcnn", FasterRcnn, [(3, 160, 200), (3, 180, 160)])
 # Module state (Note [Module state] in lib/exec/alias.h): called in sequence on one instance.
 register("ob_state_counter", Counter, [(3, 6)], calls=3)
 register("ob_state_cache", Cache, [(4, 5)], calls=3)
 register("ob_state_anchors", CellAnchors, [(2, 4)], calls=3)
 register("ob_state_branch", BranchState, [(3, 6)], state_branches, {"sign": {"pos", "neg"}},
          calls=4)
+register("ob_state_object", ObjectState, [(2, 4)], calls=3)
+register("ob_state_levels", LevelCache, [(4, 6)], calls=3, call_shapes=[[(4, 6)], [(6, 10)], [(5, 8)]])
 
 UNSUPPORTED = {
     "ob_bad_branch_field": (BranchFieldWrite, "prim::SetAttr"),
     "ob_bad_object_in_list": (ObjectInList, "prim::ListConstruct"),
-    "ob_bad_object_state": (ObjectState, "prim::SetAttr"),
+    "ob_bad_object_state": (ObjectStateFieldWrite, "prim::SetAttr"),
 }
 
 # What the generated code of a model may import besides torch (tests/e2e/run_scripted.py reads
 # "allow_imports" from MODEL.json): torchvision, whose import registers torchvision::nms.
-ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"]}
+ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"], "ob_fasterrcnn": ["torchvision"]}
+# Models whose conversion makes tensor constants buffers (`_constants.cN`, with a warning) that
+# the original's state_dict lacks: Faster R-CNN's cell anchors (15x4 per level) are larger than
+# the constants kept inline; run_scripted.py then checks NAME.py with NAME.pth only.
+EXTRA_BUFFERS = {"ob_fasterrcnn"}
 
 # Models also tested with --fuse (tests/control_flow.cmake's "fuse" kind): ob_ssdlite's
 # BatchNorms fold, and its kept detections are the same (Note [Spread scores for --fuse]).
-FUSE = {"ob_ssdlite"}
+FUSE = {"ob_ssdlite", "ob_fasterrcnn"}
 
 
 def main():
@@ -331,8 +448,11 @@ def main():
         if rc == 0 and os.path.exists(path):
             with open(path) as f:
                 meta = json.load(f)
-            if meta.get("allow_imports") != mods:
+            extra = name in EXTRA_BUFFERS
+            if meta.get("allow_imports") != mods or meta.get("extra_buffers", False) != extra:
                 meta["allow_imports"] = mods
+                if extra:
+                    meta["extra_buffers"] = True
                 def write(p):
                     with open(p, "w") as f:
                         json.dump(meta, f, indent=1)

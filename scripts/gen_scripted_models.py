@@ -415,8 +415,9 @@ def generate(name, spec, out_dir, st):
     if calls > 1:
         torch.jit.save(scripted, archive)
     sets, seen = [], {b: set() for b in want}
+    call_shapes = spec.get("call_shapes") or []  # the shapes of the first sets, when they differ
     for k in range(12):
-        inputs = candidate_inputs(spec["shapes"], gen, k)
+        inputs = candidate_inputs(call_shapes[k] if k < len(call_shapes) else spec["shapes"], gen, k)
         with torch.no_grad():
             taken = spec["branch_of"](model, *inputs) if spec["branch_of"] else {}
         new = any(not taken.get(b, set()) <= seen[b] for b in want)
@@ -482,6 +483,9 @@ def generate(name, spec, out_dir, st):
     }
     if calls > 1:
         meta["sequence"] = True  # tests/e2e/run_scripted.py checks the calls in order
+    if call_shapes:  # each set's --input-shape arguments (run_scripted.py)
+        meta["set_input_shape_args"] = [
+            [gen_models.shape_arg(tuple(t.shape), "float32") for t in inputs] for inputs, _ in sets]
 
     def write_meta(p):
         with open(p, "w") as f:

@@ -95,7 +95,9 @@ def main():
         if "--verify" not in convert_args:
             convert_args.append("--verify")
         convert_args += ["--verify-inputs", inputs]
-        shapes = [a for spec in meta["input_shape_args"] for a in ("--input-shape", spec)]
+        set_args = meta.get("set_input_shape_args", [])  # input sets of different shapes
+        specs = set_args[k] if k < len(set_args) else meta["input_shape_args"]
+        shapes = [a for spec in specs for a in ("--input-shape", spec)]
         r = convert(tinytrace, model, out_dir, shapes + convert_args, 900)
         if r.returncode != 0:
             die(f"{name}: tinytrace convert exited {r.returncode} (input set {k}: {meta['branches'][k]})")
@@ -110,8 +112,10 @@ def main():
                  "--inputs", inputs, "--expected", expected]
         for mod in meta.get("allow_imports", []):  # torchvision, whose import registers nms
             check += ["--allow-import", mod]
-        if restructured:
-            check += ["--state-dict-from", "none"]  # folded/fused modules: the keys differ by design
+        # Folded/fused modules: the keys differ by design. "extra_buffers": tensor constants
+        # became buffers (`_constants.cN`, warned) that the original's state_dict lacks.
+        if restructured or meta.get("extra_buffers"):
+            check += ["--state-dict-from", "none"]
         if meta.get("sequence"):  # module state: one instance called on every set in order
             if k > 0:
                 continue
@@ -166,6 +170,8 @@ def check_structure(name, model, report_path, extra, meta):
     if "--fuse" not in extra and "--quant-prep" not in extra:
         return
     import torch
+    for mod in meta.get("allow_imports", []):  # torchvision registers the ops the archive calls
+        __import__(mod)
     bns = sum(1 for m in torch.jit.load(model).modules()
               if getattr(m, "original_name", "").startswith("BatchNorm"))
     with open(report_path, encoding="utf-8") as f:

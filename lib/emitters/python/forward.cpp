@@ -251,7 +251,13 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
                         (u.user->is("Tensor.index") || u.user->is("aten::index.Tensor") ||
                          tensor_inplace_method_of(u.user->op()) == "index_put_");
     }
-    if ((simple || out->num_uses() <= 1) && (!may_be_mutated(out) || subscripts_only)) {
+    // Only the initial value of module state (a list of weights read by prim.StateGet): written
+    // in __init__ (state_init), no local.
+    bool state_init_only =
+        out->has_uses() && std::all_of(out->uses().begin(), out->uses().end(),
+                                       [](const Use& u) { return u.user->is("prim.StateGet"); });
+    if (((simple || out->num_uses() <= 1) && (!may_be_mutated(out) || subscripts_only)) ||
+        state_init_only) {
       Expr e{text};
       if (list) e.list_elems = items;
       expr_[out] = e;

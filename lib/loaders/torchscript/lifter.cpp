@@ -43,11 +43,12 @@ std::unique_ptr<Graph> Lifter::run() {
       if (o->type()->cast<c10::TensorType>() && (own_graph || o->hasDebugName()))
         sources.emplace_back(v->name(), o->debugName());
     }
+  bool slot_reads_dropped = drop_unused_slot_reads();  // Note [Objects as module state]
   sweep_dead_prims();
   std::vector<Node*> nodes = graph_->all_nodes();
   bool scripted =
       std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return !n->blocks().empty(); });
-  if (message_args_dropped_ || scripted) {
+  if (message_args_dropped_ || scripted || slot_reads_dropped) {
     // What only a dropped message read may be an If result too (`if mask is not None:
     // mask_dtype = mask.dtype`, read by a raise's f-string): dead-code elimination drops it.
     // So does a scripted callee's result its caller drops (torchaudio's EmformerAttention
@@ -56,6 +57,8 @@ std::unique_ptr<Graph> Lifter::run() {
     Diagnostics quiet;
     PassContext ctx(quiet);
     run_dce(*graph_, ctx);
+    // Slot reads only dead code used (`map_levels_is_none` of a dropped `not`).
+    if (drop_unused_slot_reads()) run_dce(*graph_, ctx);
   }
   if (source_values_)
     for (auto& s : sources)
@@ -386,6 +389,16 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     // binding is never None, so the answer is known while lifting.
     for (size_t i = 0; i < 2; ++i) {
       const Binding& b = binding_of(f, n->input(i));
+      bool none_other = n->input(1 - i)->type()->kind() == c10::TypeKind::NoneType;
+      if (b.object && b.object->is_none && none_other) {
+        // An Optional object kept as module state (Note [Objects as module state]).
+        Value* r = b.object->is_none;
+        if (k == aten::__isnot__)
+          r = append("operator.not_", {r}, f, n)
+                  ->add_output(Type::of(Type::Kind::Bool), name_hint(n->output()));
+        f.env[n->output()] = Binding{r, {}};
+        return;
+      }
       bool never_none = b.object || b.module;
       if (!never_none && b.value) {
         Type::Kind kind = b.value->type().kind;
@@ -457,7 +470,7 @@ std::vector<Value*> Lifter::inputs_of(const jit::Node* n, Frame& f) {
 }
 
 void Lifter::lift_get_attr(const jit::Node* n, Frame& f) {
-  if (lift_object_get_attr(n, f)) return;
+  if (lift_object_get_attr(n, f) || lift_object_state_get(n, f)) return;
   lift_attr_value(n, f);
   lift_state_get(n, f);
 }

@@ -72,6 +72,11 @@ struct ObjectState {
   // An object kept in the model (a module's attribute, BoxCoder): fields not written yet are
   // read from it as constants; writes are refused (they would persist between calls).
   c10::intrusive_ptr<c10::ivalue::Object> stored;
+  // An object kept as module state (Note [Objects as module state]): read from its slots, or
+  // written to them; its fields are not written after that. `is_none` is the read of the
+  // presence slot of an Optional attribute (true when it holds None), nullptr otherwise.
+  bool in_state = false;
+  Value* is_none = nullptr;
 };
 
 struct Frame {
@@ -134,6 +139,16 @@ class Lifter {
   bool lift_object_get_attr(const jit::Node* n, Frame& f);
   void lift_state_get(const jit::Node* n, Frame& f);
   std::map<const Value*, Value*> drop_unwritten_state();
+  static c10::ClassTypePtr object_class(const c10::TypePtr& t);
+  bool lift_object_state_get(const jit::Node* n, Frame& f);
+  Node* state_node(const char* op, Value* in, const ModuleRef& owner, const std::string& slot,
+                   const std::string& attr, Frame& f, const jit::Node* n);
+  Binding read_object_state(const ModuleRef& owner, const std::string& slot,
+                            const std::string& attr, const c10::TypePtr& type, const IValue& init,
+                            Frame& f, const jit::Node* n);
+  void write_object_state(const ModuleRef& owner, const std::string& slot, const std::string& attr,
+                          const c10::TypePtr& type, const Binding& v, Frame& f, const jit::Node* n);
+  bool drop_unused_slot_reads();
   void lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectState>& obj, Frame& f);
   void lift_with(const jit::Node* n, Frame& f);
   bool lift_tuple_of_refs(const jit::Node* n, Frame& f);
@@ -143,6 +158,7 @@ class Lifter {
 
   // ---- lifter_control.cpp ----
   void lift_if(const jit::Node* n, Frame& f);
+  bool lift_asserted_object(const jit::Node* n, Value* cond, Frame& f);
   void lift_loop(const jit::Node* n, Frame& f);
   static const char* container_mutation_op(const jit::Node* n);
   void lift_container_mutation(const jit::Node* n, const char* op, Frame& f);
@@ -247,6 +263,10 @@ class Lifter {
       state_reads_;  // (read, its name)
   std::set<std::pair<const void*, std::string>> state_writes_;
   std::set<std::pair<const void*, std::string>> module_reads_objects_;  // read as an object
+  // Note [Objects as module state]: per slot, the attribute (and field path) it holds; the
+  // "module.slot" paths of the slots.
+  std::map<std::pair<const void*, std::string>, std::string> slot_attrs_;
+  std::set<std::string> slot_paths_;
 };
 
 }  // namespace tt::ts

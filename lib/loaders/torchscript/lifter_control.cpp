@@ -14,6 +14,11 @@
 // Python emitter writes print(...), the interpreter runs it as nothing, since its text is no
 // result), prim::Uninitialized prim.Uninitialized, and
 // prim::unchecked_cast disappears (the IR is not typed strictly enough to need it).
+// An If that only refines an object (`assert m is not None` of an Optional[object]: one branch
+// raises, the other returns the object's unchecked_cast) cannot have the object as a result (the
+// IR has no object values, Note [Objects while lifting]): it is lifted as `if not cond: raise`
+// followed by the other branch's nodes in the enclosing block, which is the same program since
+// the raise ends it (lift_asserted_object).
 //
 // Note [Container mutation while lifting]
 // TorchScript lists and dicts are mutable objects; so are they in the IR (Note [Container
@@ -29,10 +34,46 @@
 // (lift_interpolate).
 #include "loaders/torchscript/lifter.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 namespace tt::ts {
+
+// A block that only raises (and builds its message, Lifter::is_raise_guard).
+static bool only_raises(const jit::Block* b) {
+  bool raises = false;
+  for (const jit::Node* m : b->nodes()) {
+    if (m->kind() == c10::prim::RaiseException)
+      raises = true;
+    else if (!m->blocks().empty() || m->hasSideEffects())
+      return false;
+  }
+  return raises;
+}
+
+// An If with an object result whose other branch raises (Note [Lifting control flow]).
+bool Lifter::lift_asserted_object(const jit::Node* n, Value* cond, Frame& f) {
+  bool objects = std::any_of(n->outputs().begin(), n->outputs().end(), [](const jit::Value* o) {
+    return object_class(o->type()) != nullptr;
+  });
+  int raising = only_raises(n->blocks()[0]) ? 0 : only_raises(n->blocks()[1]) ? 1 : -1;
+  if (!objects || raising < 0) return false;
+  Node* node = append("prim.If", {cond}, f, n);
+  for (int i = 0; i < 2; ++i) {
+    Block* b = node->add_block();
+    if (i != raising) continue;
+    Block* saved = cur_;
+    cur_ = b;
+    lift_block(*n->blocks()[i], f);
+    cur_ = saved;
+  }
+  const jit::Block* kept = n->blocks()[1 - raising];
+  lift_block(*kept, f);
+  for (size_t i = 0; i < n->outputs().size(); ++i)
+    f.env[n->output(i)] = binding_of(f, kept->outputs()[i]);
+  return true;
+}
 
 void Lifter::lift_if(const jit::Node* n, Frame& f) {
   Value* cond = value_of(f, n->input(0), n);
@@ -53,6 +94,7 @@ void Lifter::lift_if(const jit::Node* n, Frame& f) {
                   "", f.scope, loc});
     return;
   }
+  if (lift_asserted_object(n, cond, f)) return;
   Node* node = append("prim.If", {cond}, f, n);
   for (const jit::Value* o : n->outputs()) node->add_output(convert_type(o->type()), name_hint(o));
   for (size_t i = 0; i < 2; ++i) lift_into(node->add_block(), *n->blocks().at(i), f, n);

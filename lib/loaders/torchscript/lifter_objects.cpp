@@ -36,11 +36,35 @@
 //   read of an attribute some method writes is lifted as a prim.StateGet, and those of
 //   attributes forward never writes as state are replaced by their initial value once forward is
 //   lifted (drop_unwritten_state): the graph is then what a constant read gives.
-// Refused: a TorchScript object as state (the IR has no object values: MultiScaleRoIAlign's
-// LevelMapper), and an attribute written both in straight-line code before any read and as
-// state (the bound write would have to become a prim.StateSet after the fact). Attributes that
+// A TorchScript object as state is flattened into slots (Note [Objects as module state]).
+// Refused: a module as state, and an attribute written both in straight-line code before any
+// read and as state (the bound write would have to become a prim.StateSet after the fact).
+// Attributes that
 // any method writes are never folded into constants while preparing a graph (Note [Scripted
 // method graphs]); the set is computed once from every method of every module type.
+//
+// Note [Objects as module state]
+// A module attribute that holds a TorchScript object and is state (MultiScaleRoIAlign caches
+// `self.map_levels`, an Optional[LevelMapper], on its first call) has no IR value to keep: the
+// IR has no object type. It is flattened instead into one state slot per field, named
+// `<attr>_<field>` (recursively `<attr>_<field>_<subfield>` for a field that is an object), plus,
+// when the attribute's type is Optional, a presence slot `<attr>_is_none` (a bool, true while it
+// holds None). Each slot is a module attribute of its own, with prim.StateGet / prim.StateSet as
+// for any state (Note [Module state] in lib/exec/alias.h), so the interpreter, both emitters and
+// the .tir need nothing new; the generated code reads `self.box_roi_pool.map_levels_k_min`.
+// - a read of the attribute reads every slot where the read is, in program order, and binds an
+//   object (Note [Objects while lifting]) whose fields are those reads; `is None` of it is the
+//   presence read (no presence slot: never None). Reads nothing uses are dropped at the end
+//   (drop_unused_slot_reads): a read has no effect, and `if self.a is None` then reads one slot.
+// - a write of an object writes every slot (its fields as the lifter has them at the write),
+//   and the presence slot False; a write of None writes the presence slot only (the fields are
+//   not seen while it is None).
+// - the initial values are the loaded module's (None for every field while it holds None).
+// Python shares the object between the attribute and the locals that hold it, so a field write
+// to an object read from state or written to it would change the state too: refused, as is a
+// slot name the module already has, or that two attributes would share.
+// Which slots forward writes is decided per slot, as for any state: slots never written (the
+// fields while only None is ever written) read their initial values.
 #include "loaders/torchscript/lifter.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -118,18 +142,26 @@ void Lifter::lift_set_attr(const jit::Node* n, Frame& f) {
   const Binding& target = binding_of(f, n->input(0));
   std::string name = n->s(c10::attr::name);
   if (target.object) {
+    auto refuse = [&](const std::string& what, const std::string& fix) {
+      unsupported(n,
+                  "field '" + name + "' of a " + type_key(target.object->type) + " object " + what,
+                  f, fix);
+    };
+    if (target.object->in_state)
+      refuse(
+          "kept as module state is written: Python would change the state too (Note [Objects "
+          "as module state])",
+          "make a new object and assign it to the attribute");
     if (target.object->stored)
-      unsupported(n,
-                  "field '" + name + "' of a " + type_key(target.object->type) +
-                      " object kept in the model is written: the value persists to the next "
-                      "call, which the generated code cannot reproduce",
-                  f, "keep the value in a local variable");
+      refuse(
+          "kept in the model is written: the value persists to the next call, which the "
+          "generated code cannot reproduce",
+          "keep the value in a local variable");
     if (target.object->home != cur_)
-      unsupported(n,
-                  "field '" + name + "' of a " + type_key(target.object->type) +
-                      " object is written inside an `if` or a loop: which value later reads see "
-                      "is decided at run time",
-                  f, "compute the value first and write the field in straight-line code");
+      refuse(
+          "is written inside an `if` or a loop: which value later reads see is decided at run "
+          "time",
+          "compute the value first and write the field in straight-line code");
     target.object->fields[name] = binding_of(f, n->input(1));
     return;
   }
@@ -152,6 +184,11 @@ void Lifter::lift_set_attr(const jit::Node* n, Frame& f) {
                     "`if` or a loop",
                 f, "write it in one place, or read it before the first write");
   const Binding& v = binding_of(f, n->input(1));
+  if (c10::TypePtr declared = owner.module.type()->findAttribute(name);
+      declared && object_class(declared)) {
+    write_object_state(owner, name, name, declared, v, f, n);
+    return;
+  }
   if (!v.is_value() || module_reads_objects_.count(key))
     unsupported(n,
                 "the module attribute '" + full +
@@ -207,6 +244,147 @@ std::map<const Value*, Value*> Lifter::drop_unwritten_state() {
     }
   }
   return out;
+}
+
+// The class of an object-typed attribute or field (Optional or not); nullptr for anything else.
+c10::ClassTypePtr Lifter::object_class(const c10::TypePtr& t) {
+  c10::TypePtr e = t;
+  if (auto o = t->cast<c10::OptionalType>()) e = o->getElementType();
+  auto ct = e->cast<c10::ClassType>();
+  return ct && !ct->is_module() ? ct : nullptr;
+}
+
+// A read of a module attribute that holds an object and that some method writes (Note [Objects
+// as module state]); false for any other attribute.
+bool Lifter::lift_object_state_get(const jit::Node* n, Frame& f) {
+  auto it = f.env.find(n->input(0));
+  if (it == f.env.end() || !it->second.module) return false;
+  ModuleRef owner = *it->second.module;
+  std::string name = n->s(c10::attr::name);
+  std::pair<std::string, std::string> attr{type_key(owner.module.type()), name};
+  c10::TypePtr declared = owner.module.type()->findAttribute(name);
+  if (!declared || !object_class(declared) || !written_attrs_.count(attr) ||
+      warn_only_attrs_.count(attr))
+    return false;
+  f.env[n->output()] =
+      read_object_state(owner, name, name, declared, owner.module.attr(name), f, n);
+  return true;
+}
+
+// A prim.StateGet (with its output) or prim.StateSet of one slot of an object kept as state.
+Node* Lifter::state_node(const char* op, Value* in, const ModuleRef& owner, const std::string& slot,
+                         const std::string& attr, Frame& f, const jit::Node* n) {
+  auto key = std::make_pair(static_cast<const void*>(owner.module._ivalue().get()), slot);
+  auto [it, fresh] = slot_attrs_.emplace(key, attr);
+  if ((fresh && owner.module.hasattr(slot)) || it->second != attr)
+    unsupported(n,
+                "the module attribute '" + join_path(owner.path, attr) +
+                    "' holds an object kept between calls, whose state slot '" + slot +
+                    "' would be " +
+                    (it->second != attr ? "that of '" + it->second + "' too"
+                                        : "an attribute the module already has"),
+                f, "rename the attribute");
+  slot_paths_.insert(join_path(owner.path, slot));
+  Node* s = append(op, {in}, f, n);
+  s->attrs().set("module", owner.path);
+  s->attrs().set("name", slot);
+  return s;
+}
+
+// The object an object-typed state attribute (or a field of one, `slot` being its slot prefix)
+// holds: a binding whose fields are reads of the slots (Note [Objects as module state]).
+Binding Lifter::read_object_state(const ModuleRef& owner, const std::string& slot,
+                                  const std::string& attr, const c10::TypePtr& type,
+                                  const IValue& init, Frame& f, const jit::Node* n) {
+  c10::ClassTypePtr cls = object_class(type);
+  auto obj = std::make_shared<ObjectState>();
+  obj->type = cls;
+  obj->home = cur_;
+  obj->in_state = true;
+  auto read = [&](const std::string& s, Value* initial, Type t) {
+    Node* get = state_node("prim.StateGet", initial, owner, s, attr, f, n);
+    Value* v = get->add_output(std::move(t), "__state_read");
+    state_reads_[{owner.module._ivalue().get(), s}].emplace_back(get, s);
+    return v;
+  };
+  if (type->cast<c10::OptionalType>())
+    obj->is_none =
+        read(slot + "_is_none", add_constant(init.isNone(), Type::of(Type::Kind::Bool), f, n),
+             Type::of(Type::Kind::Bool));
+  for (size_t i = 0; i < cls->numAttributes(); ++i) {
+    const std::string& field = cls->getAttributeName(i);
+    const c10::TypePtr& ft = cls->getAttribute(i);
+    IValue fi = init.isObject() ? init.toObjectRef().getSlot(i) : IValue();
+    std::string fslot = slot + "_" + field;
+    if (object_class(ft)) {
+      obj->fields[field] = read_object_state(owner, fslot, attr + "." + field, ft, fi, f, n);
+      continue;
+    }
+    obj->fields[field] = Binding{read(fslot, constant_value(fi, ft, f, n), convert_type(ft)), {}};
+  }
+  return Binding{nullptr, {}, obj, nullptr};
+}
+
+// A write of an object-typed state attribute (or a field of one): every slot.
+void Lifter::write_object_state(const ModuleRef& owner, const std::string& slot,
+                                const std::string& attr, const c10::TypePtr& type, const Binding& v,
+                                Frame& f, const jit::Node* n) {
+  c10::ClassTypePtr cls = object_class(type);
+  bool optional = type->cast<c10::OptionalType>() != nullptr;
+  auto write = [&](const std::string& s, Value* val) {
+    state_node("prim.StateSet", val, owner, s, attr, f, n);
+    state_writes_.insert({owner.module._ivalue().get(), s});
+  };
+  auto presence = [&](bool is_none) {
+    write(slot + "_is_none", add_constant(is_none, Type::of(Type::Kind::Bool), f, n));
+  };
+  if (optional && v.is_value() && v.value->type().kind == Type::Kind::None) return presence(true);
+  if (!v.object || v.object->type != cls)
+    unsupported(n,
+                "the module attribute '" + join_path(owner.path, attr) + "' keeps a " +
+                    type_key(cls) +
+                    " object between calls and is written with something the lifter cannot "
+                    "flatten into its state slots (Note [Objects as module state])",
+                f, "assign a new object of that class, or None");
+  ObjectState& obj = *v.object;
+  for (size_t i = 0; i < cls->numAttributes(); ++i) {
+    const std::string& field = cls->getAttributeName(i);
+    const c10::TypePtr& ft = cls->getAttribute(i);
+    auto it = obj.fields.find(field);
+    Binding fb;
+    if (it != obj.fields.end())
+      fb = it->second;
+    else if (obj.stored)
+      fb = stored_attr(obj.stored->getSlot(i), ft, f, n);
+    else
+      unsupported(n,
+                  "field '" + field + "' of the " + type_key(cls) + " object written to '" +
+                      join_path(owner.path, attr) + "' was never written",
+                  f, "write every field in the class's __init__");
+    if (object_class(ft)) {
+      write_object_state(owner, slot + "_" + field, attr + "." + field, ft, fb, f, n);
+      continue;
+    }
+    if (!fb.is_value())
+      unsupported(n,
+                  "field '" + field + "' of the object written to '" + join_path(owner.path, attr) +
+                      "' holds a module or a tuple of objects",
+                  f, "keep tensors, numbers, strings or lists of them in the field");
+    write(slot + "_" + field, fb.value);
+  }
+  if (optional) presence(false);
+  obj.in_state = true;
+}
+
+// Reads of object slots (Note [Objects as module state]) whose value nothing uses.
+bool Lifter::drop_unused_slot_reads() {
+  bool dropped = false;
+  for (Node* n : graph_->all_nodes())
+    if (n->is("prim.StateGet") && !n->output(0)->has_uses() && slot_paths_.count(state_path(*n))) {
+      n->destroy();
+      dropped = true;
+    }
+  return dropped;
 }
 
 // A field of an object, or an attribute of a module that forward wrote (Note [Module attributes
