@@ -16,7 +16,10 @@ Checks, in order, and stops at the first failure with a message saying what is w
      class name and fields, and it returns none where the original does not (the saved outputs
      hold plain tuples: torch.save cannot pickle TorchScript's NamedTuple classes);
   4. the original TorchScript model's state_dict() also loads with strict=True, holds the same
-     values as NAME.pth, and gives the same outputs;
+     values as NAME.pth, and gives the same outputs; the only keys it may lack are the buffers
+     "_constants.cN" that hold the model's large tensor constants (not state: the original has
+     no such key, and NAME.json has a "tensor-constant" warning naming each), which are taken
+     from NAME.pth, as that warning tells users to do (and NAME.py reads each);
   5. `/usr/bin/python3 -m pyflakes NAME.py` prints nothing;
   6. `/usr/bin/python3 NAME.py` exits 0 (run from another directory: it must find NAME.pth
      beside itself; the interpreter is a copy of this one forked right after `import torch`,
@@ -42,6 +45,7 @@ import importlib.util
 import inspect
 import json
 import pickletools
+import re
 import subprocess
 import tempfile
 import time
@@ -262,6 +266,36 @@ def load_state_dict_file(path):
     return sd
 
 
+def tensor_constant_buffers(pth, orig_sd, json_path, py_path):
+    """NAME.pth's buffers "_constants.cN" that the original's state_dict lacks: each must be
+    named by a "tensor-constant" warning of NAME.json (the lifter's large tensor constants, Note
+    [One buffer per constant tensor] in lib/loaders/torchscript/lifter.cpp), each read by
+    NAME.py."""
+    consts = {k: v for k, v in pth.items() if k.startswith("_constants.") and k not in orig_sd}
+    if not consts:
+        return {}
+    try:
+        with open(json_path, encoding="utf-8") as f:
+            diags = json.load(f).get("diagnostics", [])
+    except (OSError, ValueError) as e:
+        fail(f"{json_path}: cannot read the tensor-constant warnings: {e}")
+    warned = " ".join(d.get("message", "") for d in diags
+                      if isinstance(d, dict) and d.get("code") == "tensor-constant")
+    unwarned = [k for k in consts if f"'{k}'" not in warned]
+    if unwarned:
+        fail(f"NAME.pth holds {unwarned[0]}, which the original's state_dict lacks and no "
+             f"tensor-constant warning of {os.path.basename(json_path)} names")
+    # One buffer per constant tensor: a second copy of one (read twice) would be a buffer that
+    # NAME.py never reads.
+    with open(py_path, encoding="utf-8") as f:
+        src = f.read()
+    unread = [k for k in consts if not re.search(r"\b" + re.escape(k) + r"\b", src)]
+    if unread:
+        fail(f"NAME.pth holds {len(unread)} tensor constant(s) that {os.path.basename(py_path)} "
+             f"never reads, e.g. {unread[0]}")
+    return consts
+
+
 def load_original(path):
     """The original model in eval mode: a TorchScript archive, or a torch.export archive (.pt2) as
     its ExportedProgram.module() (exported in eval mode; it has no eval() of its own)."""
@@ -410,7 +444,10 @@ def main():
         orig_sd = dict(original.state_dict())
         if args.sequence:  # the first call changed the state
             model = fresh_model()[1]
-        load_strict(model, orig_sd, f"the state_dict() of {os.path.basename(sd_from)}")
+        consts = tensor_constant_buffers(pth, orig_sd, json_path, py_path)
+        load_strict(model, {**orig_sd, **consts},
+                    f"the state_dict() of {os.path.basename(sd_from)}"
+                    + (f" and NAME.pth's {len(consts)} tensor constant(s)" if consts else ""))
         differing = [k for k in orig_sd if k in pth and not (
             orig_sd[k].dtype == pth[k].dtype and orig_sd[k].shape == pth[k].shape
             and torch.equal(orig_sd[k], pth[k]))]

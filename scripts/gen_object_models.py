@@ -5,19 +5,22 @@ models, Note [Objects while lifting] and Note [Module attributes written in forw
 A TorchScript class made in forward (torchvision's ImageList: prim::CreateObject, its __init__
 writing the fields, a method reading them), its fields rewritten in straight-line code and the
 object passed through a submodule's result tuple; an object kept as a module attribute (like
-torchvision's BoxCoder) whose fields and methods are read; module attributes written in forward
-(a warn-once flag like the detectors' `_has_warned`, and an attribute written before every read);
+torchvision's BoxCoder) whose fields and methods are read; module attributes written in forward (a
+warn-once flag like the detectors' `_has_warned`, and an attribute written before every read);
 x.tolist() and dict(...). Also a real model built on them: torchvision's scripted
 ssdlite320_mobilenet_v3_large (random weights, BatchNorm statistics measured on random images) on
-two images of different sizes, plain and with --fuse. Module state kept between calls (a
-counter, an Optional[Tensor] cache, AnchorGenerator's list of cell anchors, a float and a buffer
-written inside a data-dependent `if`), each called on its input sets in order on one instance.
-A TorchScript object kept as module state (Note [Objects as module state]): replaced on every
-call, and an Optional one cached on the first call from the input's size as MultiScaleRoIAlign
-does, the later calls' inputs being of other sizes. Refused (exit 4): a field written inside a
-data-dependent `if`, an object stored in a list, a field write to an object kept as state. The files, input sets and branch coverage
-are those of scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`,
-`--only`, `--force` alike); tests/objects.cmake registers one test per model (two for FUSE).
+two images of different sizes, plain and with --fuse, and so are scripted retinanet_resnet50_fpn
+and fcos_resnet50_fpn (their transforms sized to the images), and
+fasterrcnn_mobilenet_v3_large_320_fpn (MultiScaleRoIAlign's cached LevelMapper). Module state kept
+between calls (a counter, an Optional[Tensor] cache, AnchorGenerator's list of cell anchors, a
+float and a buffer written inside a data-dependent `if`), each called on its input sets in order on
+one instance. A TorchScript object kept as module state (Note [Objects as module state]): replaced
+on every call, and an Optional one cached on the first call from the input's size as
+MultiScaleRoIAlign does, the later calls' inputs being of other sizes. Refused (exit 4): a field
+written inside a data-dependent `if`, an object stored in a list, a field write to an object kept
+as state. The files, input sets and branch coverage are those of scripts/gen_scripted_models.py,
+whose generate() this reuses (`--list`, `--out`, `--only`, `--force` alike); tests/objects.cmake
+registers one test per model (two for FUSE).
 """
 import json
 import os
@@ -147,19 +150,20 @@ class ToListDict(nn.Module):
         return d["0"] * total, float(len(d) * 10 + len(e)), empty["k"]
 
 
-def measure_batchnorm(m, run):
-    """BatchNorm statistics of `m` measured by `run` on random images (Note [Spread scores for
-    --fuse])."""
+def measure_batchnorm_stats(m, run):
+    """Sets the statistics of m's BatchNorms to those `run(generator)` meets (a cumulative
+    average over its batches of random images, Note [Spread scores for --fuse]); m ends in eval
+    mode with its BatchNorms' momentum as it was."""
     bns = [b for b in m.modules() if isinstance(b, nn.BatchNorm2d)]
-    gen = torch.Generator().manual_seed(7)
+    momenta = [b.momentum for b in bns]
     with torch.no_grad():
         for b in bns:
             b.reset_running_stats()
             b.momentum = None
             b.train()
-        run(torch.randn(4, 3, 320, 320, generator=gen))
-        for b in bns:
-            b.momentum = 0.03
+        run(torch.Generator().manual_seed(7))
+        for b, mom in zip(bns, momenta):
+            b.momentum = mom
         m.eval()
 
 
@@ -194,7 +198,8 @@ class FasterRcnn(nn.Module):
             weights=None, weights_backbone=None, num_classes=5, min_size=160, max_size=224,
             box_detections_per_img=10, rpn_pre_nms_top_n_test=60, rpn_post_nms_top_n_test=30,
             rpn_score_thresh=0.0, box_score_thresh=0.001).eval()
-        measure_batchnorm(m, m.backbone)
+        measure_batchnorm_stats(
+            m, lambda gen: m.backbone(torch.randn(4, 3, 320, 320, generator=gen)))
         self.det = script_quietly(m)
 
     def forward(self, a, b):
@@ -221,12 +226,59 @@ class SsdLite(nn.Module):
         # statistics measured on random images (gen_models.randomize_ cannot reach into the
         # scripted detector) the scores depend on the image and the kept ones lie 2e-4 or more
         # apart (0.33 to 0.37), far beyond folding's rounding.
-        measure_batchnorm(m, lambda x: m.head(list(m.backbone(x).values())))
+        measure_batchnorm_stats(m, lambda gen: m.head(list(m.backbone(
+            torch.randn(4, 3, 320, 320, generator=gen)).values())))
         self.ssd = script_quietly(m)
 
     def forward(self, a, b):
         losses, dets = self.ssd([a.sigmoid(), b.sigmoid()])
         return detections(dets)
+
+
+def one_stage_detector(ctor, **kw):
+    """torchvision's one-stage detector `ctor` (retinanet_resnet50_fpn, fcos_resnet50_fpn) with
+    random weights and 5 classes, its transform sized so the test's images (3x160x200, 3x180x160)
+    are not upscaled to 800, its BatchNorm statistics measured on random images (Note [Spread
+    scores for --fuse]), scripted."""
+    import torchvision
+    m = getattr(torchvision.models.detection, ctor)(
+        weights=None, weights_backbone=None, num_classes=5, min_size=160, max_size=200,
+        detections_per_img=10, **kw).eval()
+    measure_batchnorm_stats(m, lambda gen: m.backbone(torch.randn(2, 3, 160, 192, generator=gen)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.jit.script(m)
+
+
+class OneStage(nn.Module):
+    """A scripted one-stage detector on two images of different sizes (as SsdLite)."""
+
+    def __init__(self, ctor, **kw):
+        super().__init__()
+        self.det = one_stage_detector(ctor, **kw)
+
+    def forward(self, a, b):
+        out: List[torch.Tensor] = []
+        for d in self.det([a.sigmoid(), b.sigmoid()])[1]:  # (losses, detections)
+            out += [d["boxes"], d["scores"], d["labels"].to(torch.float32)]
+        return out
+
+
+# score_thresh=0.001: with random weights the class scores stay near the heads' prior (0.01),
+# so the default 0.05 would keep few detections or none; the ten kept ones of each image lie
+# 4e-5 or more apart, far beyond --fuse's rounding (rel 1e-5).
+class RetinaNet(OneStage):
+    """torchvision's retinanet_resnet50_fpn: AnchorGenerator's cell anchors (9x4 per level)."""
+
+    def __init__(self):
+        super().__init__("retinanet_resnet50_fpn", topk_candidates=30, score_thresh=0.001)
+
+
+class Fcos(OneStage):
+    """torchvision's fcos_resnet50_fpn (GroupNorm heads, centerness)."""
+
+    def __init__(self):
+        super().__init__("fcos_resnet50_fpn", topk_candidates=30, score_thresh=0.001)
 
 
 class BranchFieldWrite(nn.Module):
@@ -278,8 +330,8 @@ class Cache(nn.Module):
 class CellAnchors(nn.Module):
     """torchvision's AnchorGenerator.set_cell_anchors: a list of tensors rewritten with .to() in
     a method forward calls, here also moved by each call's input so that the kept list shows.
-    (Small tensors: larger ones become buffers "_constants.cN" that the original's state_dict
-    lacks, which check_model's strict load of that state_dict refuses.)"""
+    (Small tensors, inline constants; ob_retinanet's anchors of 9x4 become buffers
+    "_constants.cN": Note [One buffer per constant tensor] in lib/loaders/torchscript/.)"""
 
     def __init__(self):
         super().__init__()
@@ -411,6 +463,8 @@ register("ob_attr_writes", AttrWrites, [(3, 6)])
 register("ob_tolist_dict", ToListDict, [(4, 5)])
 register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)])
 register("ob_fasterrcnn", FasterRcnn, [(3, 160, 200), (3, 180, 160)])
+register("ob_retinanet", RetinaNet, [(3, 160, 200), (3, 180, 160)])
+register("ob_fcos", Fcos, [(3, 160, 200), (3, 180, 160)])
 # Module state (Note [Module state] in lib/exec/alias.h): called in sequence on one instance.
 register("ob_state_counter", Counter, [(3, 6)], calls=3)
 register("ob_state_cache", Cache, [(4, 5)], calls=3)
@@ -428,15 +482,16 @@ UNSUPPORTED = {
 
 # What the generated code of a model may import besides torch (tests/e2e/run_scripted.py reads
 # "allow_imports" from MODEL.json): torchvision, whose import registers torchvision::nms.
-ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"], "ob_fasterrcnn": ["torchvision"]}
+ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"], "ob_fasterrcnn": ["torchvision"],
+                 "ob_retinanet": ["torchvision"], "ob_fcos": ["torchvision"]}
 # Models whose conversion makes tensor constants buffers (`_constants.cN`, with a warning) that
 # the original's state_dict lacks: Faster R-CNN's cell anchors (15x4 per level) are larger than
 # the constants kept inline; run_scripted.py then checks NAME.py with NAME.pth only.
 EXTRA_BUFFERS = {"ob_fasterrcnn"}
 
-# Models also tested with --fuse (tests/control_flow.cmake's "fuse" kind): ob_ssdlite's
-# BatchNorms fold, and its kept detections are the same (Note [Spread scores for --fuse]).
-FUSE = {"ob_ssdlite", "ob_fasterrcnn"}
+# Models also tested with --fuse (tests/control_flow.cmake's "fuse" kind): the detectors'
+# BatchNorms fold, and their kept detections are the same (Note [Spread scores for --fuse]).
+FUSE = {"ob_ssdlite", "ob_fasterrcnn", "ob_retinanet", "ob_fcos"}
 
 
 def main():

@@ -179,8 +179,40 @@ void Interpreter::set(const Value* v, c10::IValue iv) {
   env_[v] = std::move(iv);
 }
 
+// Note [Freeing values after their last use]
+// A value leaves env_ right after the node of its block that uses it last (a use inside a nested
+// block counts as one by the node that owns that block, so a value a loop body reads lives until
+// the loop is done), and a nested block's outputs leave it once their If/Loop took them. Keeping
+// every value until the end of the run made --verify of a detector at 800x1000 hold every
+// activation of its backbone at once (gigabytes, for a model of 130 MB). The outputs of the
+// block (the return node's uses) stay: run_block reads them last. What a value is computed from
+// does not change, only how long env_ holds it.
+const std::unordered_map<const Node*, std::vector<const Value*>>& Interpreter::dead_after(
+    const Block& b) {
+  auto [it, fresh] = dead_after_.try_emplace(&b);
+  if (!fresh) return it->second;
+  std::unordered_map<const Node*, size_t> pos;
+  for (Node* n = b.front(); n; n = n->next()) pos.emplace(n, pos.size() + 1);  // 0: b's inputs
+  auto consider = [&](const Value* v, const Node* def) {
+    const Node* last = def;
+    for (const Use& u : v->uses()) {
+      const Node* a = u.user;  // the user, or the node of b that holds it
+      while (a && a->owning_block() != &b)
+        a = a->owning_block() ? a->owning_block()->owning_node() : nullptr;
+      if (!a || a == b.return_node()) return;  // an output of b (or a use outside it): kept
+      if (!last || pos.at(a) > pos.at(last)) last = a;
+    }
+    it->second[last].push_back(v);
+  };
+  for (const Value* v : b.inputs()) consider(v, nullptr);
+  for (Node* n = b.front(); n; n = n->next())
+    for (const Value* v : n->outputs()) consider(v, n);
+  return it->second;
+}
+
 std::vector<c10::IValue> Interpreter::run(const std::vector<c10::IValue>& inputs) {
   env_.clear();
+  dead_after_.clear();  // the graph may have changed since the last run
   if (inputs.size() != g_.inputs().size())
     throw Error(ExitCode::Usage, "the model takes " + std::to_string(g_.inputs().size()) +
                                      " input(s) but " + std::to_string(inputs.size()) +
@@ -199,6 +231,13 @@ std::vector<c10::IValue> Interpreter::run(const std::vector<c10::IValue>& inputs
 void Interpreter::run_block(const Block& b, const std::vector<c10::IValue>& inputs,
                             std::vector<c10::IValue>& outputs) {
   for (size_t i = 0; i < b.inputs().size(); ++i) set(b.inputs()[i], inputs.at(i));
+  const auto& dead = dead_after(b);  // Note [Freeing values after their last use]
+  auto free_after = [&](const Node* n) {
+    auto d = dead.find(n);
+    if (d != dead.end())
+      for (const Value* v : d->second) env_.erase(v);
+  };
+  free_after(nullptr);  // unused block inputs
   ++depth_;
   for (Node* n = b.front(); n; n = n->next()) {
     if (on_node && depth_ == 1) {
@@ -209,10 +248,14 @@ void Interpreter::run_block(const Block& b, const std::vector<c10::IValue>& inpu
     } else {
       run_node(*n);
     }
+    free_after(n);
   }
   --depth_;
   outputs.clear();
   for (Value* v : b.outputs()) outputs.push_back(get(v));
+  if (b.owning_node())  // a branch or loop body: its own values are done once taken
+    for (Value* v : b.outputs())
+      if (v->node()->owning_block() == &b) env_.erase(v);
 }
 
 void Interpreter::run_node(const Node& n) {

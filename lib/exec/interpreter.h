@@ -71,9 +71,14 @@ class Interpreter {
   const c10::IValue& get(const Value* v) const;
   const WeightStore& weights() const { return weights_override ? *weights_override : g_.weights(); }
   void set(const Value* v, c10::IValue iv);
+  // The values of `b` that leave env_ after each node of it (nullptr: before the first).
+  const std::unordered_map<const Node*, std::vector<const Value*>>& dead_after(const Block& b);
 
   const Graph& g_;
   std::unordered_map<const Value*, c10::IValue> env_;
+  // Note [Freeing values after their last use], per block, made once per run.
+  std::unordered_map<const Block*, std::unordered_map<const Node*, std::vector<const Value*>>>
+      dead_after_;
   std::unordered_map<const Node*, std::unique_ptr<Graph>> lowered_;  // module nodes run so far
   // Module attributes forward wrote (prim.StateSet) or read (prim.StateGet), by "module.name":
   // kept across the runs of one Interpreter, as the module keeps them across calls.

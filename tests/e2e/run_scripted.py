@@ -169,9 +169,10 @@ def check_structure(name, model, report_path, extra, meta):
     input and a DeQuantStub before the output."""
     if "--fuse" not in extra and "--quant-prep" not in extra:
         return
+    import importlib
     import torch
-    for mod in meta.get("allow_imports", []):  # torchvision registers the ops the archive calls
-        __import__(mod)
+    for mod in meta.get("allow_imports", []):  # torchvision: registers the ops the archive calls
+        importlib.import_module(mod)
     bns = sum(1 for m in torch.jit.load(model).modules()
               if getattr(m, "original_name", "").startswith("BatchNorm"))
     with open(report_path, encoding="utf-8") as f:

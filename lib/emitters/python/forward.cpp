@@ -240,6 +240,12 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
     if (n.output(0)->type().is_named_tuple())  // Note [NamedTuples in Python]
       text = named_tuple_class(n.output(0)->type()) + "(" + join(items, ", ") + ")";
     Value* out = n.output(0);
+    // Read only as the initial value of module state: __init__ spells it (state_init, Note
+    // [Module state in Python]) and forward reads the attribute, so it needs no statement here
+    // (one would be a variable nothing reads).
+    bool state_init_only = out->has_uses();
+    for (const Use& u : out->uses())
+      state_init_only = state_init_only && u.index == 0 && u.user->is("prim.StateGet");
     // The index list of x[i, :, j] read once, by a node of its own block, is written as those
     // subscripts (index_subscripts), evaluated once, where it is read: even when the alias facts
     // cannot tell it from a list something writes, it needs no name of its own (which nothing
@@ -251,13 +257,8 @@ void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {
                         (u.user->is("Tensor.index") || u.user->is("aten::index.Tensor") ||
                          tensor_inplace_method_of(u.user->op()) == "index_put_");
     }
-    // Only the initial value of module state (a list of weights read by prim.StateGet): written
-    // in __init__ (state_init), no local.
-    bool state_init_only =
-        out->has_uses() && std::all_of(out->uses().begin(), out->uses().end(),
-                                       [](const Use& u) { return u.user->is("prim.StateGet"); });
-    if (((simple || out->num_uses() <= 1) && (!may_be_mutated(out) || subscripts_only)) ||
-        state_init_only) {
+    if (state_init_only ||
+        ((simple || out->num_uses() <= 1) && (!may_be_mutated(out) || subscripts_only))) {
       Expr e{text};
       if (list) e.list_elems = items;
       expr_[out] = e;

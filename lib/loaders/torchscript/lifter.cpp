@@ -248,21 +248,28 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
 
 // Tensors of up to 16 elements are inline constants; larger ones become buffers "_constants.cN"
 // (one per distinct tensor), with a warning: the original state_dict has no such key.
+//
+// Note [One buffer per constant tensor]
+// A tensor is known by its TensorImpl: the one the model holds (a module attribute, a
+// prim::Constant of a graph and its prepared copies), not that of `raw.detach()`, which is new at
+// every call (a list attribute read twice, like AnchorGenerator.cell_anchors read by
+// set_cell_anchors and as module state, gave a second set of buffers that NAME.py never read).
+// The map keeps the tensor alive, so its address is not reused by another tensor while lifting.
 Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node* src,
                                const std::string& what) {
   at::Tensor t = raw.detach();
   Type type =
       Type::tensor(dtype_from_scalar_type(static_cast<int64_t>(t.scalar_type())), t.sizes().vec());
   if (t.numel() <= 16) return add_constant(t.clone().contiguous(), type, f, src);
-  const void* key = t.unsafeGetTensorImpl();
+  const void* key = raw.unsafeGetTensorImpl();
   std::string name;
   auto it = constant_buffers_.find(key);
   if (it != constant_buffers_.end()) {
-    name = it->second;
+    name = it->second.second;
   } else {
     name = graph_->weights().unique_name("_constants.c" + std::to_string(constant_buffers_.size()));
     graph_->weights().set(name, Weight{t.clone().contiguous(), false});
-    constant_buffers_[key] = name;
+    constant_buffers_[key] = {raw, name};
     diags_.warn("tensor-constant",
                 what + " of shape " + shape_str(t) + " became the buffer '" + name +
                     "': the original model's state_dict has no such key, so load its checkpoints "

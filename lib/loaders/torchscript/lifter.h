@@ -235,7 +235,8 @@ class Lifter {
   std::set<std::string> state_dict_names_;
   std::map<std::tuple<Value*, int, Block*>, Value*> typed_consts_;
   Block* cur_ = nullptr;  // where lifted nodes go (a prim.If/prim.Loop block while lifting one)
-  std::map<const void*, std::string> constant_buffers_;
+  // Note [One buffer per constant tensor]: TensorImpl -> (the tensor, kept alive; buffer name)
+  std::map<const void*, std::pair<at::Tensor, std::string>> constant_buffers_;
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
   bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
