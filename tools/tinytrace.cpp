@@ -328,6 +328,7 @@ int main(int argc, char** argv) {
       file = copts.model_path;
       for (const auto& s : shape_specs) copts.input_shapes.push_back(tt::parse_input_spec(s));
       if (!emit.empty()) copts.emit = emit;
+      copts.keep_final_graph = true;  // the process ends right after
       tt::ConvertResult r = tt::run_convert(copts);
       std::cout << "converted " << copts.model_path << " -> class " << r.class_name << " ("
                 << r.nodes << " nodes, " << r.parameters << " parameters";

@@ -24,6 +24,9 @@ struct ConvertOptions {
   // --optimize-for-inference: NAME.pt frozen and optimized by LibTorch's passes (needs
   // torchscript in `emit`; Note [Optimizing NAME.pt for inference]).
   bool optimize_for_inference = false;
+  // The CLI ends right after: the final graph is not freed (Note [The final graph at exit] in
+  // lib/driver/passes_cli.cpp).
+  bool keep_final_graph = false;
 };
 
 struct ConvertResult {
