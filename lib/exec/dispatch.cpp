@@ -468,11 +468,11 @@ std::optional<std::vector<IValue>> call_builtin(const OpName& n, const std::vect
     at::GradMode::set_enabled(in[0].toBool());  // the interpreter's run restores the caller's
     return std::vector<IValue>{};
   }
-  // TorchScript's list builtins (not in the dispatcher): `item in l`, any(l), all(l).
   // `k in d`: also for dicts whose IR type the interpreter does not know (an empty dict made by
   // torch.jit.annotate is typed Dict[str, Tensor] here, and the registry's overloads check it).
   if (b == "aten::__contains__" && in.size() == 2 && in[0].isGenericDict())
     return one(in[0].toGenericDict().contains(in[1]));
+  // TorchScript's list builtins (not in the dispatcher): `item in l`, any(l), all(l).
   if (b == "aten::__contains__" && in.size() == 2 && in[0].isList()) {
     for (const IValue& e : in[0].toListRef())
       if (e == in[1]) return one(true);

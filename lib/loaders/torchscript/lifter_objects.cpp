@@ -454,8 +454,9 @@ void Lifter::lift_object_call(const jit::Node* n, const std::shared_ptr<ObjectSt
 // the kept mode back. Both calls are inlined like other object methods (Note [Objects while
 // lifting]), so the IR holds the torch.set_grad_enabled effects in program order and the
 // generated Python reads `prev = torch.is_grad_enabled()`, `torch.set_grad_enabled(False)`, ...,
-// `torch.set_grad_enabled(prev)`. As in TorchScript, an exception raised in the body skips
-// __exit__.
+// `torch.set_grad_enabled(prev)`. One difference remains, on the error path only: when the body
+// raises, the caller of the TorchScript model gets its own mode back, while the generated Python
+// leaves the mode the block set (writing the block as `with torch.no_grad():` would close it).
 void Lifter::lift_with(const jit::Node* n, Frame& f) {
   bool enter = n->kind() == c10::prim::Enter;
   const Binding& b = binding_of(f, n->input(0));
