@@ -484,10 +484,6 @@ UNSUPPORTED = {
 # "allow_imports" from MODEL.json): torchvision, whose import registers torchvision::nms.
 ALLOW_IMPORTS = {"ob_ssdlite": ["torchvision"], "ob_fasterrcnn": ["torchvision"],
                  "ob_retinanet": ["torchvision"], "ob_fcos": ["torchvision"]}
-# Models whose conversion makes tensor constants buffers (`_constants.cN`, with a warning) that
-# the original's state_dict lacks: Faster R-CNN's cell anchors (15x4 per level) are larger than
-# the constants kept inline; run_scripted.py then checks NAME.py with NAME.pth only.
-EXTRA_BUFFERS = {"ob_fasterrcnn"}
 
 # Models also tested with --fuse (tests/control_flow.cmake's "fuse" kind): the detectors'
 # BatchNorms fold, and their kept detections are the same (Note [Spread scores for --fuse]).
@@ -503,11 +499,8 @@ def main():
         if rc == 0 and os.path.exists(path):
             with open(path) as f:
                 meta = json.load(f)
-            extra = name in EXTRA_BUFFERS
-            if meta.get("allow_imports") != mods or meta.get("extra_buffers", False) != extra:
+            if meta.get("allow_imports") != mods:
                 meta["allow_imports"] = mods
-                if extra:
-                    meta["extra_buffers"] = True
                 def write(p):
                     with open(p, "w") as f:
                         json.dump(meta, f, indent=1)

@@ -112,10 +112,8 @@ def main():
                  "--inputs", inputs, "--expected", expected]
         for mod in meta.get("allow_imports", []):  # torchvision, whose import registers nms
             check += ["--allow-import", mod]
-        # Folded/fused modules: the keys differ by design. "extra_buffers": tensor constants
-        # became buffers (`_constants.cN`, warned) that the original's state_dict lacks.
-        if restructured or meta.get("extra_buffers"):
-            check += ["--state-dict-from", "none"]
+        if restructured:
+            check += ["--state-dict-from", "none"]  # folded/fused modules: the keys differ by design
         if meta.get("sequence"):  # module state: one instance called on every set in order
             if k > 0:
                 continue

@@ -39,9 +39,9 @@
 // A TorchScript object as state is flattened into slots (Note [Objects as module state]).
 // Refused: a module as state, and an attribute written both in straight-line code before any
 // read and as state (the bound write would have to become a prim.StateSet after the fact).
-// Attributes that
-// any method writes are never folded into constants while preparing a graph (Note [Scripted
-// method graphs]); the set is computed once from every method of every module type.
+// Attributes that any method writes are never folded into constants while preparing a graph
+// (Note [Scripted method graphs]); the set is computed once from every method of every module
+// type.
 //
 // Note [Objects as module state]
 // A module attribute that holds a TorchScript object and is state (MultiScaleRoIAlign caches
