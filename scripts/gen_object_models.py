@@ -245,9 +245,7 @@ def one_stage_detector(ctor, **kw):
         weights=None, weights_backbone=None, num_classes=5, min_size=160, max_size=200,
         detections_per_img=10, **kw).eval()
     measure_batchnorm_stats(m, lambda gen: m.backbone(torch.randn(2, 3, 160, 192, generator=gen)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.jit.script(m)
+    return script_quietly(m)
 
 
 class OneStage(nn.Module):
@@ -258,10 +256,8 @@ class OneStage(nn.Module):
         self.det = one_stage_detector(ctor, **kw)
 
     def forward(self, a, b):
-        out: List[torch.Tensor] = []
-        for d in self.det([a.sigmoid(), b.sigmoid()])[1]:  # (losses, detections)
-            out += [d["boxes"], d["scores"], d["labels"].to(torch.float32)]
-        return out
+        losses, dets = self.det([a.sigmoid(), b.sigmoid()])
+        return detections(dets)
 
 
 # score_thresh=0.001: with random weights the class scores stay near the heads' prior (0.01),
