@@ -3,7 +3,7 @@
 
 Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
 (str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, sorted(l), l.copy(),
-dicts keyed by ints, bools and tensors, `with torch.no_grad()`, ...), scripted PyTorch modules
+dicts keyed by ints, bools and tensors, `with torch.no_grad()`, Enum members, ...), scripted PyTorch modules
 that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
@@ -12,6 +12,7 @@ scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`,
 import math
 import os
 import sys
+from enum import Enum
 from typing import Dict
 
 import torch
@@ -221,6 +222,68 @@ class GradModes(nn.Module):
         return y * (1.0 + float(a)) + 10.0 * float(b) + 100.0 * float(c) + 1000.0 * float(d)
 
 
+class Mode(Enum):
+    SCALE = 1
+    SHIFT = 2
+    CLAMP = 3
+
+
+class Act(Enum):
+    RELU = "relu"
+    TANH = "tanh"
+
+
+class Gain(Enum):
+    LOW = 0.25
+    HIGH = 1.5
+
+
+class Level(Enum):
+    ONE = 1
+    TWO = 2
+
+
+class Enums(nn.Module):
+    """Enum members (int, str and float values) as module attributes, constants and the result of a
+    branch: ==/!= of members (also of two classes with equal values: never equal), m.name and
+    m.value pick branches and scale terms, so a member mistaken for another, a name or value
+    read wrong, or a cross-class comparison taken as equal changes the result."""
+
+    def __init__(self):
+        super().__init__()
+        self.mode = Mode.SHIFT
+        self.act = Act.TANH
+        self.gain = Gain.HIGH
+
+    def pick(self, positive: bool) -> Mode:
+        if positive:
+            return Mode.SCALE
+        return Mode.SHIFT
+
+    def level(self, positive: bool) -> Level:
+        if positive:
+            return Level.ONE
+        return Level.TWO
+
+    def forward(self, x):
+        m = self.pick(bool(x.sum() > 0))
+        y = x * float(m.value) + self.gain.value
+        if m == self.level(bool(x.sum() > 0)):  # Mode.SCALE and Level.ONE: equal values only
+            y = y * 0.0
+        if m == self.mode:
+            y = y - float(len(m.name))
+        if m != Mode.CLAMP and self.act == Act.TANH:
+            y = torch.tanh(y) * 10.0
+        if self.act.value == "relu" or m.name == "CLAMP":
+            y = torch.relu(y)
+        same_value = Mode.SCALE.value == 1 and Mode.SCALE != Act.RELU
+        return y + float(same_value) * 100.0 + float(Gain.LOW == Gain.LOW)
+
+
+def enums_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -263,6 +326,8 @@ register("bi_dict_pop_print", DictPopPrint, [(2, 6)], dict_pop_branches, {"sign"
 register("bi_keyed_dicts", KeyedDicts, [(2, 6)], keyed_dicts_branches, {"sign": {"pos", "neg"}},
          expect_ops=["sorted", "operator.contains", "list"])
 register("bi_grad_modes", GradModes, [(2, 6)], expect_ops=["torch.set_grad_enabled"])
+register("bi_enums", Enums, [(2, 6)], enums_branches, {"sign": {"pos", "neg"}},
+         expect_ops=["Enum.name", "Enum.value", "operator.eq", "operator.ne"])
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
 

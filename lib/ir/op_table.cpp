@@ -501,8 +501,8 @@ std::vector<OpInfo> make_table() {
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
       {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
       {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
-      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, lists of ints/bools/strings"},
-      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, lists of ints/bools/strings"},
+      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list", "aten::eq.enum"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
+      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list", "aten::ne.enum"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
       {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
       {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
       {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
@@ -548,6 +548,9 @@ std::vector<OpInfo> make_table() {
       // torch 2.x's nn.MultiheadAttention/TransformerEncoder check x.device.type (1.13: str(x.device)).
       {"Tensor.requires_grad", K::Method, {"prim::requires_grad"}, kAllPositional, Q::Shape, "x.requires_grad"},
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
+      // Note [Enum types] (ir/ir.h): attributes of an Enum member, as TorchScript's registry reads them.
+      {"Enum.name", K::Method, {"prim::EnumName"}, kAllPositional, Q::Shape, "member.name of an Enum"},
+      {"Enum.value", K::Method, {"prim::EnumValue.int", "prim::EnumValue.float", "prim::EnumValue.str"}, kAllPositional, Q::Shape, "member.value of an Enum"},
       // prim::tolist(x, dim, elem_type): the lifter keeps x only (TorchScript checks the other two).
       {"Tensor.tolist", K::Method, {"prim::tolist"}, kAllPositional, Q::Shape, "x.tolist(): nested lists of Python numbers"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},

@@ -414,6 +414,7 @@ class PyEmitter {
   std::vector<std::string> helpers_;
   // NamedTuple types in definition order, and the class each qualified name is written as.
   std::vector<Type> named_tuples_;
+  std::vector<Type> enums_;  // Note [Enums in Python]; their class names in named_tuple_class_
   std::map<std::string, std::string> named_tuple_class_;
   // Namespaces of the ops written torch.ops.<ns>.<op> (Note [Op libraries] in ir/model.h).
   std::set<std::string> op_namespaces_;

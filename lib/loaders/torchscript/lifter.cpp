@@ -194,6 +194,15 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     for (bool b : iv.toBoolList()) bits.push_back(b ? 1 : 0);
     return add_constant(bits, Type::list(Type::of(Type::Kind::Bool)), f, src);
   }
+  if (iv.isEnum()) {  // a member is its value, its type the class (Note [Enum types])
+    Type t = convert_type(iv.toEnumHolder()->type());
+    const IValue& v = iv.toEnumHolder()->value();
+    if (t.is_enum()) {
+      if (v.isInt()) return add_constant(v.toInt(), t, f, src);
+      if (v.isDouble()) return add_constant(v.toDouble(), t, f, src);
+      if (v.isString()) return add_constant(v.toStringRef(), t, f, src);
+    }
+  }
   if (iv.isTensor()) return tensor_constant(iv.toTensor(), f, src, "a tensor constant");
   if (iv.isTensorList()) {
     // A list of tensors kept as a plain attribute (SSD's DefaultBoxes._wh_pairs): a new list of
@@ -242,8 +251,9 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     }
     return n->add_output(out);
   }
-  unsupported(src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
-              "only None, bool, int, float, str, device, lists, tuples and tensors are supported");
+  unsupported(
+      src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
+      "only None, bool, int, float, str, device, enums, lists, tuples and tensors are supported");
 }
 
 // Tensors of up to 16 elements are inline constants; larger ones become buffers "_constants.cN"
