@@ -282,8 +282,9 @@ Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node*
     constant_buffers_[key] = {raw, name};
     diags_.warn("tensor-constant",
                 what + " of shape " + shape_str(t) + " became the buffer '" + name +
-                    "': the original model's state_dict has no such key, so load its checkpoints "
-                    "with strict=False",
+                    "', whose values only the written .pth holds (NAME.py creates it empty, as "
+                    "every weight): the original model's state_dict has no such key, so load the "
+                    "written .pth first and the original's checkpoints after it with strict=False",
                 "", f.scope, src ? node_loc(src) : "");
   }
   Node* n = append("prim.GetAttr", {}, f, src);
