@@ -490,12 +490,12 @@ std::vector<OpInfo> make_table() {
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
       // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
       // semantics in dispatch.cpp). One overload each: the rest share the base name.
-      {"operator.add", K::Function, {"aten::add.int", "aten::add.str"}, kAllPositional, Q::Shape, "a + b on numbers or strings"},
+      {"operator.add", K::Function, {"aten::add.int", "aten::add.str", "aten::add.t"}, kAllPositional, Q::Shape, "a + b on numbers, strings or lists"},
       {"operator.sub", K::Function, {"aten::sub.int"}, kAllPositional, Q::Shape, "a - b on numbers"},
       {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
       {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
       {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
-      {"operator.mod", K::Function, {"aten::remainder.int"}, kAllPositional, Q::Shape, "a % b on numbers"},
+      {"operator.mod", K::Function, {"aten::remainder.int", "aten::percentFormat"}, kAllPositional, Q::Shape, "a % b on numbers, \"%d\" % args (the lifter checks the text is Python's)"},
       {"operator.neg", K::Function, {"aten::neg.int"}, kAllPositional, Q::Shape, "-a on a number"},
       {"operator.lt", K::Function, {"aten::lt.int"}, kAllPositional, Q::Shape, "a < b on numbers"},
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
@@ -571,10 +571,11 @@ std::vector<OpInfo> make_table() {
       {"list.remove", K::Method, {"aten::remove.int", "aten::remove.float", "aten::remove.bool", "aten::remove.Tensor", "aten::remove.str"}, kAllPositional, Q::Shape, "l.remove(x)"},
       {"list.clear", K::Method, {"aten::clear.t"}, kAllPositional, Q::Shape, "l.clear()"},
       {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
-      // Ints, bools and strings only: TorchScript orders floats with `<` (NaN anywhere), Python's
-      // sort otherwise; tensors not at all alike (the lifter refuses those lists).
-      {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
-      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
+      // Ints, bools and strings, and tuples of them (the .any overloads): TorchScript orders floats
+      // with `<` (NaN anywhere), Python's sort otherwise; tensors not at all alike (the lifter
+      // refuses those lists: Note [Orders Python shares], lifter_control.cpp).
+      {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str", "aten::sorted.any"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
+      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str", "aten::sort.any"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
       {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
       {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
       {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor"}, kAllPositional, Q::Shape, "d.clear()"},
@@ -591,6 +592,14 @@ std::vector<OpInfo> make_table() {
       // (Note [with statements] in lib/loaders/torchscript/lifter_objects.cpp).
       {"torch.set_grad_enabled", K::Function, {"aten::set_grad_enabled"}, kAllPositional, Q::Shape, "torch.set_grad_enabled(mode)"},
       {"str.format", K::Method, {"aten::format"}, kAllPositional, Q::Shape, "\"...{}\".format(args) (a message)"},
+      // An effect on the global generator (no result; kMutatesByName keeps it in program order,
+      // and random ops are never moved across it: is_nondeterministic, passes/pass_util.cpp).
+      {"torch.manual_seed", K::Function, {"aten::manual_seed"}, kAllPositional, Q::Shape, "torch.manual_seed(seed)"},
+      // Reads autocast's state of the running process (never folded: is_nondeterministic); a
+      // dtype, which the Python emitter writes as torch's (as x.dtype).
+      {"torch.get_autocast_dtype", K::Function, {"aten::get_autocast_dtype"}, kAllPositional, Q::Shape, "torch.get_autocast_dtype(device_type)"},
+      // Reads the running machine (never folded while converting: is_nondeterministic).
+      {"torch._C._get_cpu_capability", K::Function, {"aten::_get_cpu_capability"}, kAllPositional, Q::Shape, "torch._C._get_cpu_capability(): \"AVX2\", \"DEFAULT\", ..."},
 
       // ---------------------------------------------------------------------------------------
       // dtype / memory
