@@ -454,6 +454,16 @@ class HashText(nn.Module):
         return x * float(hash(str(x.size(0))) % 7)
 
 
+class FloatSums(nn.Module):
+    """sum() of a list of floats: TorchScript adds left to right, Python 3.12's sum() compensates,
+    so for 2 rows [1e16, 1.0, -1e16] sums to 0.0 in TorchScript and to 1.0 in Python."""
+
+    def forward(self, x):
+        big = float(x.size(0)) * 5e15
+        s = sum([big, 1.0, -big])
+        return x * (s + 1.0) + sum([x.size(0), x.size(1)])
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -496,6 +506,8 @@ register("bi_dict_pop_print", DictPopPrint, [(2, 6)], dict_pop_branches, {"sign"
 register("bi_keyed_dicts", KeyedDicts, [(2, 6)], keyed_dicts_branches, {"sign": {"pos", "neg"}},
          expect_ops=["sorted", "operator.contains", "list"])
 register("bi_grad_modes", GradModes, [(2, 6)], expect_ops=["torch.set_grad_enabled"])
+register("bi_float_sums", FloatSums, [(2, 6)],
+         eager_differs="eager sum() of floats compensates rounding (Python 3.12), TorchScript's does not")
 register("bi_enums", Enums, [(2, 6)], enums_branches, {"sign": {"pos", "neg"}},
          expect_ops=["Enum.name", "Enum.value", "operator.eq", "operator.ne"])
 register("bi_lists_hash_copies", ListsHashCopies, [(2, 6)], lists_hash_copies_branches,

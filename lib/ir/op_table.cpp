@@ -511,7 +511,7 @@ std::vector<OpInfo> make_table() {
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
       // aten::select.t is TorchScript's other name of l[i] (the same listSelect).
       {"operator.getitem", K::Function, {"aten::__getitem__.t", "aten::select.t", "aten::__getitem__.str", "aten::__getitem__.Dict_str", "aten::__getitem__.Dict_int", "aten::__getitem__.Dict_bool", "aten::__getitem__.Dict_float", "aten::__getitem__.Dict_Tensor"}, kAllPositional, Q::Shape, "a[i] on a list, tuple or str, d[k] on a dict"},
-      {"sum", K::Function, {"aten::sum.int", "aten::sum.float", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of numbers"},
+      {"sum", K::Function, {"aten::sum.int", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of ints or bools (Python's sum of floats compensates: aten::sum.float stays a torch.ops call)"},
       {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
       {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
       {"operator.contains", K::Function,

@@ -172,6 +172,13 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
       {"aten::sum", "sum"},
       {"aten::is_grad_enabled", "torch.is_grad_enabled"},
   };
+  // Python 3.12's sum() of floats compensates rounding ([1e16, 1.0, -1e16] gives 1.0, TorchScript's
+  // left-to-right sum 0.0): aten::sum.float stays torch.ops.aten.sum.float, which is exact.
+  if (name == "aten::sum" &&
+      (ins.size() != 1 || ins[0]->type().kind != Type::Kind::List || ins[0]->type().elems.empty() ||
+       (ins[0]->type().elems[0].kind != Type::Kind::Int &&
+        ins[0]->type().elems[0].kind != Type::Kind::Bool)))
+    return nullptr;
   if (auto it = any.find(name); it != any.end()) return it->second;
   auto it = numeric.find(name);
   if (it == numeric.end()) return nullptr;
