@@ -9,11 +9,11 @@ torchvision's BoxCoder) whose fields and methods are read; module attributes wri
 warn-once flag like the detectors' `_has_warned`, and an attribute written before every read);
 x.tolist() and dict(...). Also a real model built on them: torchvision's scripted
 ssdlite320_mobilenet_v3_large (random weights, BatchNorm statistics measured on random images) on
-two images of different sizes, plain and with --fuse, and so are scripted retinanet_resnet50_fpn
+one image and on two images of different sizes (two input sets, images()), plain and with --fuse, and so are scripted retinanet_resnet50_fpn
 and fcos_resnet50_fpn (their transforms sized to the images), and
 fasterrcnn_mobilenet_v3_large_320_fpn (MultiScaleRoIAlign's cached LevelMapper), and
 maskrcnn_resnet50_fpn and keypointrcnn_resnet50_fpn (their heads on the kept boxes; in float64,
-Note [Float64 R-CNN heads]), each asserted to detect something in both images. Module state kept
+Note [Float64 R-CNN heads]), each asserted to detect something in every image. Module state kept
 between calls (a counter, an Optional[Tensor] cache, AnchorGenerator's list of cell anchors, a
 float and a buffer written inside a data-dependent `if`), each called on its input sets in order on
 one instance. A TorchScript object kept as module state (Note [Objects as module state]): replaced
@@ -177,6 +177,24 @@ def script_quietly(m):
         return torch.jit.script(m)
 
 
+def images(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> List[torch.Tensor]:
+    """A detector's input list: a alone, or a and b (of another size) when b's mean is positive,
+    so that the input sets (image_count) give the detectors one image and two images of
+    different sizes, one lifted graph for both."""
+    imgs = [a.to(dtype).sigmoid()]
+    if bool(b.mean() > 0):
+        imgs.append(b.to(dtype).sigmoid())
+    return imgs
+
+
+def image_count(m, a, b):
+    """branch_of of the detectors: how many images images(a, b) passes."""
+    return {"images": {"two" if float(b.mean()) > 0 else "one"}}
+
+
+IMAGES = {"images": {"one", "two"}}
+
+
 def detections(dets: List[Dict[str, torch.Tensor]]) -> List[torch.Tensor]:
     """The boxes, scores and labels (as float) of each image's detections, in one list."""
     out: List[torch.Tensor] = []
@@ -205,7 +223,7 @@ class FasterRcnn(nn.Module):
         self.det = script_quietly(m)
 
     def forward(self, a, b):
-        losses, dets = self.det([a.sigmoid(), b.sigmoid()])
+        losses, dets = self.det(images(a, b, torch.float32))
         return detections(dets)
 
 
@@ -219,12 +237,14 @@ def rcnn_heads(dets: List[Dict[str, torch.Tensor]], keys: List[str]) -> List[tor
     return out
 
 
-def some_detections(out, images=2):
-    """The generator's check on a detector's outputs (detections() first): every image has a
-    detection, so that the heads run on them (Mask and Keypoint R-CNN's heads run only on the
-    kept boxes)."""
-    for i in range(images):
-        assert out[3 * i].size(0) > 0, f"image {i} has no detection"
+def some_detections(per_image):
+    """The generator's check on the outputs of a detector whose rcnn_heads give per_image tensors
+    an image: every image has a detection, so that the heads run on them (Mask and Keypoint
+    R-CNN's heads run only on the kept boxes)."""
+    def check(out):
+        for i in range(len(out) // per_image):
+            assert out[3 * i].size(0) > 0, f"image {i} has no detection"
+    return check
 
 
 def rcnn_resnet50(ctor, **kw):
@@ -261,7 +281,7 @@ class MaskRcnn(nn.Module):
         self.det = rcnn_resnet50("maskrcnn_resnet50_fpn", num_classes=5, box_detections_per_img=3)
 
     def forward(self, a, b):
-        losses, dets = self.det([a.double().sigmoid(), b.double().sigmoid()])
+        losses, dets = self.det(images(a, b, torch.float64))
         return rcnn_heads(dets, ["masks"])
 
 
@@ -276,7 +296,7 @@ class KeypointRcnn(nn.Module):
                                  box_detections_per_img=2)
 
     def forward(self, a, b):
-        losses, dets = self.det([a.double().sigmoid(), b.double().sigmoid()])
+        losses, dets = self.det(images(a, b, torch.float64))
         return rcnn_heads(dets, ["keypoints", "keypoints_scores"])
 
 
@@ -304,7 +324,7 @@ class SsdLite(nn.Module):
         self.ssd = script_quietly(m)
 
     def forward(self, a, b):
-        losses, dets = self.ssd([a.sigmoid(), b.sigmoid()])
+        losses, dets = self.ssd(images(a, b, torch.float32))
         return detections(dets)
 
 
@@ -329,7 +349,7 @@ class OneStage(nn.Module):
         self.det = one_stage_detector(ctor, **kw)
 
     def forward(self, a, b):
-        losses, dets = self.det([a.sigmoid(), b.sigmoid()])
+        losses, dets = self.det(images(a, b, torch.float32))
         return detections(dets)
 
 
@@ -530,12 +550,14 @@ register("ob_object_fields", ObjectFields, [(3, 4)], fields_branches, {"sign": {
 register("ob_stored_object", StoredObject, [(3, 6)])
 register("ob_attr_writes", AttrWrites, [(3, 6)])
 register("ob_tolist_dict", ToListDict, [(4, 5)])
-register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)])
-register("ob_fasterrcnn", FasterRcnn, [(3, 160, 200), (3, 180, 160)])
-register("ob_retinanet", RetinaNet, [(3, 160, 200), (3, 180, 160)])
-register("ob_fcos", Fcos, [(3, 160, 200), (3, 180, 160)])
-register("ob_maskrcnn", MaskRcnn, [(3, 128, 160), (3, 144, 128)], check=some_detections)
-register("ob_keypointrcnn", KeypointRcnn, [(3, 128, 160), (3, 144, 128)], check=some_detections)
+register("ob_ssdlite", SsdLite, [(3, 160, 200), (3, 180, 160)], image_count, IMAGES)
+register("ob_fasterrcnn", FasterRcnn, [(3, 160, 200), (3, 180, 160)], image_count, IMAGES)
+register("ob_retinanet", RetinaNet, [(3, 160, 200), (3, 180, 160)], image_count, IMAGES)
+register("ob_fcos", Fcos, [(3, 160, 200), (3, 180, 160)], image_count, IMAGES)
+register("ob_maskrcnn", MaskRcnn, [(3, 128, 160), (3, 144, 128)], image_count, IMAGES,
+         check=some_detections(4))
+register("ob_keypointrcnn", KeypointRcnn, [(3, 128, 160), (3, 144, 128)], image_count,
+         IMAGES, check=some_detections(5))
 # Module state (Note [Module state] in lib/exec/alias.h): called in sequence on one instance.
 register("ob_state_counter", Counter, [(3, 6)], calls=3)
 register("ob_state_cache", Cache, [(4, 5)], calls=3)
