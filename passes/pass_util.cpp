@@ -54,6 +54,8 @@ bool is_nondeterministic(const Node* n) {
     if (aten_has(s, kRandom)) return true;
     // Reads autograd's mode, which torch.set_grad_enabled changes (Note [with statements]).
     if (s == "is_grad_enabled") return true;
+    // Read the machine or process it runs in: never folded to the converting one's answer.
+    if (s == "_get_cpu_capability" || s == "get_autocast_dtype") return true;
     if (s == "dropout" || s == "feature_dropout" || s == "alpha_dropout" ||
         s == "feature_alpha_dropout") {
       // (input, p, train): deterministic only when train is a constant false.

@@ -6,8 +6,8 @@ compare what they write.
                        [--out DIR] [-j N] [--emit LIST] [--keep] [--bytes]
 
 Every model archive in the --models directories (default: the generated test-model directories
-of build-d13/ or build/: testmodels*, *.pt / *.pt2 / *.onnx, not NAME.inputs.pt /
-NAME.expected.pt) is converted by both binaries in each mode (plain, --fuse, --quant-prep), with
+of build-d13/ or build/: testmodels*, *.pt / *.pt2 / *.onnx, not NAME.inputs[.K].pt /
+NAME.expected[.K].pt) is converted by both binaries in each mode (plain, --fuse, --quant-prep), with
 the --input-shape arguments the generator wrote into NAME.json when there is one. Then:
 
 - the exit codes must be equal, and so must the first line of stderr (the error message); when
@@ -53,7 +53,7 @@ def model_files(dirs):
     for d in dirs:
         for root, _, files in os.walk(d):
             for f in sorted(files):
-                if f.endswith((".inputs.pt", ".expected.pt")):
+                if re.search(r"\.(inputs|expected)(\.\d+)?\.pt$", f):  # NAME.inputs.0.pt too
                     continue
                 if f.endswith((".pt", ".pt2", ".onnx")):
                     out.append(os.path.join(root, f))

@@ -4,7 +4,9 @@
 Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
 (str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, sorted(l), l.copy(),
 dicts keyed by ints, bools, tensors and complex numbers, `with torch.no_grad()`, complex
-scalars and cmath, ...), scripted PyTorch modules
+scalars and cmath, Enum members, l + m and sorted() of tuples, hash(n), x.copy_(3),
+torch.manual_seed, torch.jit.fork/wait, l.sort() of floats and tensors,
+torch.einsum(a, [0, 1], ...), "%d" % n, ...), scripted PyTorch modules
 that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
@@ -14,7 +16,8 @@ import cmath
 import math
 import os
 import sys
-from typing import Dict, List
+from enum import Enum
+from typing import Dict, List, Tuple
 
 import torch
 import torch.nn as nn
@@ -299,6 +302,246 @@ class GradModes(nn.Module):
         return y * (1.0 + float(a)) + 10.0 * float(b) + 100.0 * float(c) + 1000.0 * float(d)
 
 
+class Mode(Enum):
+    SCALE = 1
+    SHIFT = 2
+    CLAMP = 3
+
+
+class Act(Enum):
+    RELU = "relu"
+    TANH = "tanh"
+
+
+class Gain(Enum):
+    LOW = 0.25
+    HIGH = 1.5
+
+
+class Level(Enum):
+    ONE = 1
+    TWO = 2
+
+
+class Enums(nn.Module):
+    """Enum members (int, str and float values) as module attributes, constants and the result of a
+    branch: ==/!= of members (also of two classes with equal values: never equal), m.name and
+    m.value pick branches and scale terms, so a member mistaken for another, a name or value
+    read wrong, or a cross-class comparison taken as equal changes the result."""
+
+    def __init__(self):
+        super().__init__()
+        self.mode = Mode.SHIFT
+        self.act = Act.TANH
+        self.gain = Gain.HIGH
+
+    def pick(self, positive: bool) -> Mode:
+        if positive:
+            return Mode.SCALE
+        return Mode.SHIFT
+
+    def level(self, positive: bool) -> Level:
+        if positive:
+            return Level.ONE
+        return Level.TWO
+
+    def forward(self, x):
+        m = self.pick(bool(x.sum() > 0))
+        y = x * float(m.value) + self.gain.value
+        if m == self.level(bool(x.sum() > 0)):  # Mode.SCALE and Level.ONE: equal values only
+            y = y * 0.0
+        if m == self.mode:
+            y = y - float(len(m.name))
+        if m != Mode.CLAMP and self.act == Act.TANH:
+            y = torch.tanh(y) * 10.0
+        if self.act.value == "relu" or m.name == "CLAMP":
+            y = torch.relu(y)
+        same_value = Mode.SCALE.value == 1 and Mode.SCALE != Act.RELU
+        return y + float(same_value) * 100.0 + float(Gain.LOW == Gain.LOW)
+
+
+def enums_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class ListsHashCopies(nn.Module):
+    """l + m of lists of tuples (aten::add.t), sorted() and l.sort(reverse=True) of them (the .any
+    overloads: Python orders tuples of ints as TorchScript does), hash(n) of an int (n itself in
+    TorchScript, while Python's hash(-1) is -2: n - 3 is -1 for 2 rows),
+    torch.overrides.has_torch_function (always False in TorchScript) and TorchScript's own copy_
+    overloads (x.copy_(3), x.copy_(2.5), x.copy_(other=y), _index_put_impl_.hacked_twin): on a
+    result nothing else reads, on a clone that is read after, and on views (rows) of it.
+    torch._C._get_cpu_capability() and torch.get_autocast_dtype("cpu") are read where they run
+    (w through bfloat16 rounds: another dtype shows)."""
+
+    def forward(self, x):
+        n = x.size(0)
+        pairs: List[Tuple[int, int]] = [(x.size(1), 1), (n, -1)]
+        more: List[Tuple[int, int]] = [(n, 2)]
+        both = pairs + more
+        order = sorted(both)
+        both.sort(reverse=True)
+        h = hash(n - 3)
+        z = (x * 2.0).copy_(3)
+        w = x.clone()
+        w.copy_(2.5)
+        if torch.jit.is_scripting():  # copy_(other=) picks aten::copy_.Tensor; eager has src=
+            w[0].copy_(other=x[1])
+        else:
+            w[0].copy_(x[1])
+        w[1].copy_(-4)
+        # scripted: aten::_index_put_impl_.hacked_twin (the indices a List[Tensor])
+        torch.ops.aten._index_put_impl_(w, [torch.tensor([1])], torch.tensor(0.3), False, False)
+        k = float(order[0][1] * 100 + order[1][1] * 10 + both[0][1] + h * 1000)
+        cap = torch._C._get_cpu_capability()
+        low = torch.get_autocast_dtype("cpu")  # bfloat16 unless the process changed it
+        y = z + w.to(low).float() * k + float(len(cap) > 0)
+        if torch.overrides.has_torch_function((x,)):
+            return y * 0.0
+        if bool(x.sum() > 0):
+            return y + float(len(both))
+        return y - 1.0
+
+
+def lists_hash_copies_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class Seeds(nn.Module):
+    """torch.manual_seed in the forward (an effect on the global generator): each random draw
+    weighs differently, so draws merged (a and b), moved across a seed (c before the second) or
+    a seed dropped change the result; c repeats a."""
+
+    def forward(self, x):
+        torch.manual_seed(7)
+        a = torch.rand(x.shape)
+        b = torch.rand(x.shape)
+        torch.manual_seed(7)
+        c = torch.rand(x.shape)
+        return x + a + 10.0 * b + 100.0 * c
+
+
+class SortFloatsTensors(nn.Module):
+    """l.sort() of floats with a NaN, -0.0 and 0.0 in it, and of 0-dim tensors: written through
+    TorchScript's own sorted (Python's list.sort puts the NaN elsewhere). Each position weighs
+    differently, the NaN's position and the sign of each zero included, so another order shows."""
+
+    def forward(self, x):
+        m = float(x.max())
+        z = float(x.sum()) * 0.0  # 0.0 or -0.0 by the sign of the sum (a -0.0 constant folds to 0.0)
+        vals: List[float] = [m, float("nan"), -m, z, -z, 0.5, float(x.min())]
+        vals.sort()
+        k = 0.0
+        for i in range(len(vals)):
+            v = vals[i]
+            if math.isnan(v):
+                k += 1000.0 * float(i + 1)
+            elif v == 0.0:
+                k += math.copysign(10.0, v) * float(i + 1)
+            else:
+                k += v * float(i + 1)
+        ts = [x[0].sum(), x[1].sum(), x.mean()]
+        ts.sort()
+        y = x * k + ts[0] + 10.0 * ts[1] + 100.0 * ts[2]
+        if bool(ts[0] > 0):
+            return y + 1.0
+        return y
+
+
+def sort_floats_tensors_branches(m, x):
+    return {"sign": {"pos" if float(min(x[0].sum(), x[1].sum(), x.mean())) > 0 else "neg"}}
+
+
+class EinsumSublists(nn.Module):
+    """torch.einsum in its sublist form (aten::einsum.sublist, a vararg): with an output list, and
+    without one, where the output's order is that of the letters TorchScript picks (27 is 'b',
+    0 is 'A': 'A' comes first, so the result is x transposed)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(6, 4))
+
+    def forward(self, x):
+        y = torch.einsum(x, [0, 1], self.w, [1, 2], [0, 2])
+        t = torch.einsum(x, [27, 0])
+        return y.sum(1, keepdim=True) * t.sum(0, keepdim=True).t() + t.sum()
+
+
+class PercentFormat(nn.Module):
+    """"..." % args (aten::percentFormat) of ints and strings with %d, %i, %s and %%: the text
+    decides a branch, so it must be TorchScript's text exactly."""
+
+    def forward(self, x):
+        sign = "pos" if bool(x.sum() > 0) else "neg"
+        tag = "%d rows %s, %s of %i %%" % (x.size(0), sign, "cols", x.size(1))
+        one = "%s" % x.size(0)
+        if tag == "2 rows pos, cols of 6 %" and one == "2":
+            return x * float(len(tag))
+        return x - float(len(tag) + len(one))
+
+
+def percent_format_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class PercentFloat(nn.Module):
+    """"%f" % x: TorchScript formats the float as a C++ float (std::fixed of a 32-bit value), Python
+    as a double: the CLI must exit 4 naming aten::percentFormat."""
+
+    def forward(self, x):
+        if "%f" % float(x.sum()) == "0.100000":
+            return x * 2.0
+        return x
+
+
+def _scaled(x: torch.Tensor, k: float) -> torch.Tensor:
+    return x * k + 1.0
+
+
+class ForkWait(nn.Module):
+    """torch.jit.fork/wait of a function and of a submodule, torch.jit._awaitable_nowait and
+    _awaitable_wait: the forked calls are inlined where they are forked (Note [torch.jit.fork
+    while lifting]); each result weighs differently, so a future bound to the wrong value shows."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 6)
+
+    def forward(self, x):
+        fut = torch.jit.fork(_scaled, x, 2.0)
+        fut2 = torch.jit.fork(self.lin, x)
+        a = torch.jit._awaitable_nowait(x - 1.0)
+        return torch.jit.wait(fut) + 10.0 * torch.jit.wait(fut2) + 100.0 * torch.jit._awaitable_wait(a)
+
+
+class SortFloatsReversed(nn.Module):
+    """l.sort(reverse=True) of floats: TorchScript's comparison is `!(a < b)`, NaN both ways, which
+    Python cannot write: the CLI must exit 4 naming aten::sort."""
+
+    def forward(self, x):
+        vals: List[float] = [float(x.max()), float("nan"), float(x.min())]
+        vals.sort(reverse=True)
+        return x * vals[0]
+
+
+class HashText(nn.Module):
+    """hash() of a str is C++'s std::hash in TorchScript (Python's is salted per process): the
+    CLI must exit 4 naming aten::hash."""
+
+    def forward(self, x):
+        return x * float(hash(str(x.size(0))) % 7)
+
+
+class FloatSums(nn.Module):
+    """sum() of a list of floats: TorchScript adds left to right, Python 3.12's sum() compensates,
+    so for 2 rows [1e16, 1.0, -1e16] sums to 0.0 in TorchScript and to 1.0 in Python."""
+
+    def forward(self, x):
+        big = float(x.size(0)) * 5e15
+        s = sum([big, 1.0, -big])
+        return x * (s + 1.0) + sum([x.size(0), x.size(1)])
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -345,8 +588,25 @@ register("bi_complex_scalars", ComplexScalars, [(2, 6)], complex_branches, {"big
          eager_differs="Python's cmath, complex division and mixed float/complex arithmetic round "
                        "otherwise than TorchScript's, and raise on a division by zero")
 register("bi_grad_modes", GradModes, [(2, 6)], expect_ops=["torch.set_grad_enabled"])
+register("bi_float_sums", FloatSums, [(2, 6)],
+         eager_differs="eager sum() of floats compensates rounding (Python 3.12), TorchScript's does not")
+register("bi_enums", Enums, [(2, 6)], enums_branches, {"sign": {"pos", "neg"}},
+         expect_ops=["Enum.name", "Enum.value", "operator.eq", "operator.ne"])
+register("bi_lists_hash_copies", ListsHashCopies, [(2, 6)], lists_hash_copies_branches,
+         {"sign": {"pos", "neg"}}, expect_ops=["sorted", "list.sort", "operator.add"],
+         eager_differs="eager hash(-1) is -2, TorchScript's -1")
+register("bi_seeds", Seeds, [(2, 3)], expect_ops=["torch.manual_seed"])
+register("bi_fork_wait", ForkWait, [(2, 6)], expect_ops=["nn.Linear"])
+register("bi_einsum_sublists", EinsumSublists, [(2, 6)], expect_ops=["torch.einsum"])
+register("bi_percent_format", PercentFormat, [(2, 6)], percent_format_branches, {"sign": {"pos", "neg"}},
+         expect_ops=["operator.mod"])
+register("bi_sort_floats_tensors", SortFloatsTensors, [(2, 6)], sort_floats_tensors_branches,
+         {"sign": {"pos", "neg"}}, expect_ops=["aten::sorted.float", "aten::sorted.Tensor", "list.extend"],
+         eager_differs="eager list.sort() puts the NaN elsewhere")
 
-UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str")}
+UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str"), "bi_bad_hash_text": (HashText, "aten::hash"),
+               "bi_bad_sort_reversed": (SortFloatsReversed, "aten::sort"),
+               "bi_bad_percent_float": (PercentFloat, "aten::percentFormat")}
 
 
 if __name__ == "__main__":

@@ -151,11 +151,17 @@ void compare_into(const c10::IValue& e, const c10::IValue& a, const std::string&
     return;
   }
   if (e.isNone() && a.isNone()) return;
-  if ((e.isString() && a.isString()) || (e.isDevice() && a.isDevice())) {
-    // Text (a dict key popped, a mode name) and devices agree exactly or not at all.
+  if ((e.isString() && a.isString()) || (e.isDevice() && a.isDevice()) ||
+      (e.isEnum() && a.isEnum())) {
+    // Text (a dict key popped, a mode name), devices and Enum members (the same class, by name:
+    // the interpreter's class is its own copy, Note [Enum types]) agree exactly or not at all.
     OutputDiff d;
     d.path = path;
-    bool same = e.isString() ? e.toStringRef() == a.toStringRef() : e.toDevice() == a.toDevice();
+    bool same = e.isString()   ? e.toStringRef() == a.toStringRef()
+                : e.isDevice() ? e.toDevice() == a.toDevice()
+                               : e.toEnumHolder()->qualifiedClassName() ==
+                                         a.toEnumHolder()->qualifiedClassName() &&
+                                     e.toEnumHolder()->name() == a.toEnumHolder()->name();
     d.max_abs = d.rel = same ? 0.0 : std::numeric_limits<double>::infinity();
     d.max_expected = 1.0;
     if (!same) d.cosine = 0.0;

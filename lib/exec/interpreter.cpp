@@ -7,13 +7,53 @@
 #include "support/diag.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/enum_type.h>
 #include <c10/core/GradMode.h>
 
 #include <chrono>
+#include <map>
+#include <mutex>
 
 namespace tt {
 
+namespace {
+
+// A member of an Enum type as TorchScript holds it (Note [Enum types] in ir/ir.h): its class is
+// made once per type text, so members compare as TorchScript's eq.enum compares them (class name
+// and value) and prim::EnumName / EnumValue of LibTorch's registry read them.
+c10::IValue enum_member(const AttrValue& v, const Type& type) {
+  static std::mutex mu;
+  static std::map<std::string, c10::EnumTypePtr> classes;
+  std::vector<EnumMember> members = enum_members(type);
+  c10::EnumTypePtr cls;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    c10::EnumTypePtr& c = classes[type.str()];
+    if (!c) {
+      std::vector<c10::EnumNameValue> names_values;
+      for (const EnumMember& m : members)
+        names_values.emplace_back(m.name, attr_to_ivalue(m.value, Type{}));
+      c10::TypePtr value = type.elems.empty() || type.elems[0].kind == Type::Kind::Int
+                               ? c10::TypePtr(c10::IntType::get())
+                           : type.elems[0].kind == Type::Kind::Float
+                               ? c10::TypePtr(c10::FloatType::get())
+                               : c10::TypePtr(c10::StringType::get());
+      c = c10::EnumType::create(c10::QualifiedName(type.name), value, std::move(names_values), {});
+    }
+    cls = c;
+  }
+  for (const EnumMember& m : members)
+    if (attr_equal(m.value, v))
+      return c10::IValue(
+          c10::make_intrusive<c10::ivalue::EnumHolder>(cls, m.name, attr_to_ivalue(v, Type{})));
+  throw Error(ExitCode::Unsupported,
+              "the constant " + attr_str(v) + " is no member of " + type.str());
+}
+
+}  // namespace
+
 c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type) {
+  if (type.is_enum()) return enum_member(v, type);
   struct V {
     const Type& type;
     c10::IValue operator()(const NoneAttr&) const { return c10::IValue(); }

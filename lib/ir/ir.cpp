@@ -109,6 +109,11 @@ std::string Type::str() const {
       return "Layout";
     case Kind::MemoryFormat:
       return "MemoryFormat";
+    case Kind::Enum: {  // Enum["qualified.Name", NAME=VALUE, ...] (Note [Enum types])
+      std::string s = "Enum[" + quote(name);
+      for (const std::string& f : fields) s += ", " + f;
+      return s + "]";
+    }
     case Kind::Tensor: {
       if (dtype == DType::Unknown && !shape) return "Tensor";
       std::string s = dtype_name(dtype);
@@ -284,6 +289,47 @@ bool attr_equal(const AttrValue& a, const AttrValue& b) {
         }
       },
       a);
+}
+
+std::string enum_member_field(const std::string& name, const AttrValue& value) {
+  return name + "=" + attr_str(value);
+}
+
+// Reads back what enum_member_field wrote: a quoted string (quote's escapes), a float
+// (format_double always writes '.', 'e' or an 'n' of nan/inf) or an int.
+std::vector<EnumMember> enum_members(const Type& t) {
+  std::vector<EnumMember> out;
+  for (const std::string& f : t.fields) {
+    size_t eq = f.find('=');
+    std::string name = f.substr(0, eq), text = eq == std::string::npos ? "" : f.substr(eq + 1);
+    if (!text.empty() && text[0] == '"') {
+      std::string v;
+      for (size_t i = 1; i + 1 < text.size(); ++i) {
+        char c = text[i];
+        if (c == '\\' && i + 2 < text.size()) {
+          char e = text[++i];
+          if (e == 'n') {
+            v += '\n';
+          } else if (e == 't') {
+            v += '\t';
+          } else if (e == 'x' && i + 2 < text.size()) {
+            v += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+          } else {
+            v += e;
+          }
+        } else {
+          v += c;
+        }
+      }
+      out.push_back({name, v});
+    } else if (text.find_first_of(".en") != std::string::npos) {
+      out.push_back({name, std::strtod(text.c_str(), nullptr)});
+    } else {
+      out.push_back({name, static_cast<int64_t>(std::strtoll(text.c_str(), nullptr, 10))});
+    }
+  }
+  return out;
 }
 
 bool Attrs::has(const std::string& name) const { return find(name) != nullptr; }

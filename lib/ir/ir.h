@@ -85,6 +85,7 @@ struct Type {
     Optional,      // elems[0] is the contained type
     Dict,          // elems[0] the key type (str, int, ...), elems[1] the value type
     Complex,       // a Python complex number (Note [Complex scalars])
+    Enum,          // a member of a Python Enum class (Note [Enum types])
   };
 
   Kind kind = Kind::Any;
@@ -102,6 +103,18 @@ struct Type {
   // name and constructs it where the model does (emitters/python/named_tuples.cpp).
   std::string name;
   std::vector<std::string> fields;
+  // Note [Enum types]
+  // A value of a TorchScript Enum class (`class Mode(Enum): SCALE = 1`) has kind Enum: `name` is
+  // the class's qualified name ("__torch__.Mode"), elems[0] the type of its members' values
+  // (int, float or str: all TorchScript allows) and `fields` one "NAME=VALUE" per member in the
+  // class's order, VALUE the member's value as .tir text (1, 0.5, "relu"; enum_members() reads
+  // them back). At run time (interpreter, constants) a member is its value: a class's members
+  // have distinct values, and the type says the class. Only three ops look at an enum:
+  // prim.EnumValue (`m.value`: the value itself), prim.EnumName (`m.name`, looked up in its
+  // names/values attributes) and ==/!= (operator.eq/ne on the values; the lifter folds a
+  // comparison of two classes to its constant). A constant of an enum type is its value; NAME.py
+  // defines the class and spells the constant Mode.SCALE (emitters/python/named_tuples.cpp). The
+  // .tir form is Enum["__torch__.Mode", SCALE=1, SHIFT=2].
 
   static Type any() { return Type{}; }
   static Type tensor(DType d = DType::Unknown) {
@@ -148,7 +161,16 @@ struct Type {
     return t;
   }
 
+  static Type enum_type(std::string name, Type value, std::vector<std::string> members) {
+    Type t = of(Kind::Enum);
+    t.name = std::move(name);
+    t.elems.push_back(std::move(value));
+    t.fields = std::move(members);
+    return t;
+  }
+
   bool is_tensor() const { return kind == Kind::Tensor; }
+  bool is_enum() const { return kind == Kind::Enum; }
   bool is_named_tuple() const { return kind == Kind::Tuple && !name.empty(); }
   bool has_rank() const { return shape.has_value(); }
   bool is_complete() const;  // tensor with known dtype and all dims known
@@ -200,6 +222,15 @@ using AttrValue = std::variant<NoneAttr, bool, int64_t, double, std::string, std
 
 std::string attr_str(const AttrValue& v);  // .tir text of a value (tensors printed inline)
 bool attr_equal(const AttrValue& a, const AttrValue& b);
+
+// The members of an Enum type (Note [Enum types]), in the class's order: name and value.
+struct EnumMember {
+  std::string name;
+  AttrValue value;  // int64_t, double or std::string
+};
+std::vector<EnumMember> enum_members(const Type& t);
+// The "NAME=VALUE" text of a member in Type::fields.
+std::string enum_member_field(const std::string& name, const AttrValue& value);
 
 // Ordered name -> value list (order is printed order; names unique).
 class Attrs {

@@ -7,12 +7,16 @@
 
 namespace tt {
 
-std::vector<Type> named_tuple_types(const Graph& g) {
+namespace {
+
+// The types of `g`'s values (inputs, node outputs, block arguments, and nested in other types)
+// that `pick` accepts, one per qualified name, in the order met, a nested type first.
+std::vector<Type> named_types(const Graph& g, bool (Type::*pick)() const) {
   std::vector<Type> out;
   std::set<std::string> seen;
   std::function<void(const Type&)> visit = [&](const Type& t) {
     for (const Type& e : t.elems) visit(e);  // a field's class first
-    if (t.is_named_tuple() && seen.insert(t.name).second) out.push_back(t);
+    if ((t.*pick)() && seen.insert(t.name).second) out.push_back(t);
   };
   for (const Value* v : g.inputs()) visit(v->type());
   for (const Node* n : g.all_nodes()) {
@@ -22,6 +26,14 @@ std::vector<Type> named_tuple_types(const Graph& g) {
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<Type> named_tuple_types(const Graph& g) {
+  return named_types(g, &Type::is_named_tuple);
+}
+
+std::vector<Type> enum_types(const Graph& g) { return named_types(g, &Type::is_enum); }
 
 std::string torchscript_named_tuple_name(const std::string& qualified_name) {
   std::string out = "_tt_";

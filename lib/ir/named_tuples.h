@@ -1,4 +1,5 @@
-// NamedTuple types of a graph (Note [NamedTuple types] in ir/ir.h), for the emitters.
+// NamedTuple and Enum types of a graph (Notes [NamedTuple types], [Enum types] in ir/ir.h), for
+// the emitters.
 #pragma once
 
 #include "ir/ir.h"
@@ -12,6 +13,8 @@ namespace tt {
 // nested in other types), one per qualified name, in the order met, a field's type before the
 // type that holds it: the order a file must define their classes in.
 std::vector<Type> named_tuple_types(const Graph& g);
+// The Enum types (Note [Enum types] in ir/ir.h) the graph's values hold, found the same way.
+std::vector<Type> enum_types(const Graph& g);
 
 // The identifier --emit torchscript's source spells a NamedTuple class with (its saving half
 // resolves it to the class; Note [NamedTuples in TorchScript] in emitters/torchscript.cpp):

@@ -477,7 +477,8 @@ const char* python_unary_operator(std::string_view op) {
 bool is_attribute_op(std::string_view op) {
   static const std::set<std::string_view> attrs = {
       "Tensor.dtype", "Tensor.device", "Tensor.is_nested", "Tensor.is_cuda", "Tensor.requires_grad",
-      "Device.type",  "Tensor.T",      "Tensor.mT",        "Tensor.H",       "Tensor.mH"};
+      "Device.type",  "Tensor.T",      "Tensor.mT",        "Tensor.H",       "Tensor.mH",
+      "Enum.name",    "Enum.value"};
   return attrs.count(op) != 0;
 }
 

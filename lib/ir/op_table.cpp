@@ -490,19 +490,19 @@ std::vector<OpInfo> make_table() {
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
       // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
       // semantics in dispatch.cpp). One overload each: the rest share the base name.
-      {"operator.add", K::Function, {"aten::add.int", "aten::add.str", "aten::add.complex"}, kAllPositional, Q::Shape, "a + b on numbers or strings"},
+      {"operator.add", K::Function, {"aten::add.int", "aten::add.str", "aten::add.t", "aten::add.complex"}, kAllPositional, Q::Shape, "a + b on numbers, strings or lists"},
       {"operator.sub", K::Function, {"aten::sub.int", "aten::sub.complex"}, kAllPositional, Q::Shape, "a - b on numbers"},
       {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_", "aten::mul.complex"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
       {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
       {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
-      {"operator.mod", K::Function, {"aten::remainder.int"}, kAllPositional, Q::Shape, "a % b on numbers"},
+      {"operator.mod", K::Function, {"aten::remainder.int", "aten::percentFormat"}, kAllPositional, Q::Shape, "a % b on numbers, \"%d\" % args (the lifter checks the text is Python's)"},
       {"operator.neg", K::Function, {"aten::neg.int", "aten::neg.complex"}, kAllPositional, Q::Shape, "-a on a number"},
       {"operator.lt", K::Function, {"aten::lt.int"}, kAllPositional, Q::Shape, "a < b on numbers"},
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
       {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
       {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
-      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list", "aten::eq.complex", "aten::eq.complex_float", "aten::eq.float_complex"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, lists of ints/bools/strings"},
-      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list", "aten::ne.complex", "aten::ne.complex_float", "aten::ne.float_complex"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, lists of ints/bools/strings"},
+      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list", "aten::eq.enum", "aten::eq.complex", "aten::eq.complex_float", "aten::eq.float_complex"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
+      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list", "aten::ne.enum", "aten::ne.complex", "aten::ne.complex_float", "aten::ne.float_complex"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
       {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
       {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
       {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
@@ -511,7 +511,7 @@ std::vector<OpInfo> make_table() {
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
       // aten::select.t is TorchScript's other name of l[i] (the same listSelect).
       {"operator.getitem", K::Function, {"aten::__getitem__.t", "aten::select.t", "aten::__getitem__.str", "aten::__getitem__.Dict_str", "aten::__getitem__.Dict_int", "aten::__getitem__.Dict_bool", "aten::__getitem__.Dict_float", "aten::__getitem__.Dict_Tensor", "aten::__getitem__.Dict_complex"}, kAllPositional, Q::Shape, "a[i] on a list, tuple or str, d[k] on a dict"},
-      {"sum", K::Function, {"aten::sum.int", "aten::sum.float", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of numbers"},
+      {"sum", K::Function, {"aten::sum.int", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of ints or bools (Python's sum of floats compensates: aten::sum.float stays a torch.ops call)"},
       {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
       {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
       {"operator.contains", K::Function,
@@ -557,6 +557,9 @@ std::vector<OpInfo> make_table() {
       // torch 2.x's nn.MultiheadAttention/TransformerEncoder check x.device.type (1.13: str(x.device)).
       {"Tensor.requires_grad", K::Method, {"prim::requires_grad"}, kAllPositional, Q::Shape, "x.requires_grad"},
       {"Device.type", K::Method, {"prim::type"}, kAllPositional, Q::Shape, "device.type"},
+      // Note [Enum types] (ir/ir.h): attributes of an Enum member, as TorchScript's registry reads them.
+      {"Enum.name", K::Method, {"prim::EnumName"}, kAllPositional, Q::Shape, "member.name of an Enum"},
+      {"Enum.value", K::Method, {"prim::EnumValue.int", "prim::EnumValue.float", "prim::EnumValue.str"}, kAllPositional, Q::Shape, "member.value of an Enum"},
       // prim::tolist(x, dim, elem_type): the lifter keeps x only (TorchScript checks the other two).
       {"Tensor.tolist", K::Method, {"prim::tolist"}, kAllPositional, Q::Shape, "x.tolist(): nested lists of Python numbers"},
       {"list.slice", K::Function, {"aten::slice.t", "aten::slice.str"}, kAllPositional, Q::Shape, "l[start:end:step] on a list or str (x.shape[-3:])"},
@@ -577,10 +580,11 @@ std::vector<OpInfo> make_table() {
       {"list.remove", K::Method, {"aten::remove.int", "aten::remove.float", "aten::remove.bool", "aten::remove.Tensor", "aten::remove.str"}, kAllPositional, Q::Shape, "l.remove(x)"},
       {"list.clear", K::Method, {"aten::clear.t"}, kAllPositional, Q::Shape, "l.clear()"},
       {"list.reverse", K::Method, {"aten::reverse.t"}, kAllPositional, Q::Shape, "l.reverse()"},
-      // Ints, bools and strings only: TorchScript orders floats with `<` (NaN anywhere), Python's
-      // sort otherwise; tensors not at all alike (the lifter refuses those lists).
-      {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
-      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
+      // Ints, bools and strings, and tuples of them (the .any overloads): TorchScript orders floats
+      // with `<` (NaN anywhere), Python's sort otherwise; tensors not at all alike (the lifter
+      // refuses those lists: Note [Orders Python shares], lifter_control.cpp).
+      {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str", "aten::sorted.any"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
+      {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str", "aten::sort.any"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
       {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
       {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor", "aten::pop.Dict_complex", "aten::pop.Dict_default_complex"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
       {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor", "aten::clear.complex"}, kAllPositional, Q::Shape, "d.clear()"},
@@ -597,6 +601,14 @@ std::vector<OpInfo> make_table() {
       // (Note [with statements] in lib/loaders/torchscript/lifter_objects.cpp).
       {"torch.set_grad_enabled", K::Function, {"aten::set_grad_enabled"}, kAllPositional, Q::Shape, "torch.set_grad_enabled(mode)"},
       {"str.format", K::Method, {"aten::format"}, kAllPositional, Q::Shape, "\"...{}\".format(args) (a message)"},
+      // An effect on the global generator (no result; kMutatesByName keeps it in program order,
+      // and random ops are never moved across it: is_nondeterministic, passes/pass_util.cpp).
+      {"torch.manual_seed", K::Function, {"aten::manual_seed"}, kAllPositional, Q::Shape, "torch.manual_seed(seed)"},
+      // Reads autocast's state of the running process (never folded: is_nondeterministic); a
+      // dtype, which the Python emitter writes as torch's (as x.dtype).
+      {"torch.get_autocast_dtype", K::Function, {"aten::get_autocast_dtype"}, kAllPositional, Q::Shape, "torch.get_autocast_dtype(device_type)"},
+      // Reads the running machine (never folded while converting: is_nondeterministic).
+      {"torch._C._get_cpu_capability", K::Function, {"aten::_get_cpu_capability"}, kAllPositional, Q::Shape, "torch._C._get_cpu_capability(): \"AVX2\", \"DEFAULT\", ..."},
 
       // ---------------------------------------------------------------------------------------
       // dtype / memory

@@ -125,6 +125,39 @@ class Parser : Lexer {
       expect(']', "to close NamedTuple[...]", kTypeHint);
       return Type::named_tuple(std::move(name), std::move(fields), std::move(elems));
     }
+    // Enum["qualified.Name", NAME=VALUE, ...] (Note [Enum types] in ir/ir.h)
+    if (w == "Enum") {
+      const char* hint = "write Enum[\"pkg.Name\", A=1, B=2] (values: all int, float or str)";
+      expect('[', "after Enum", hint);
+      std::string name = string_lit();
+      if (name.empty()) fail(start, "an Enum needs a name", hint);
+      std::vector<std::string> members, seen;
+      std::optional<size_t> kind;
+      while (eat(',')) {
+        size_t at = pos_;
+        std::string member = ident();
+        if (member.empty()) fail(at, "expected a member name, found " + found(at), hint);
+        if (std::count(seen.begin(), seen.end(), member))
+          fail(at, "the Enum has two members named '" + member + "'", hint);
+        expect('=', "after the member name", hint);
+        size_t vpos = pos_;
+        AttrValue v = attr_value();
+        if (!std::holds_alternative<int64_t>(v) && !std::holds_alternative<double>(v) &&
+            !std::holds_alternative<std::string>(v))
+          fail(vpos, "an Enum member's value must be an int, a float or a string", hint);
+        if (kind && *kind != v.index())
+          fail(vpos, "the Enum's members have values of different types", hint);
+        kind = v.index();
+        seen.push_back(member);
+        members.push_back(enum_member_field(member, v));
+      }
+      expect(']', "to close Enum[...]", hint);
+      Type value = Type::of(!kind                                    ? Type::Kind::Int
+                            : *kind == AttrValue(int64_t{0}).index() ? Type::Kind::Int
+                            : *kind == AttrValue(0.0).index()        ? Type::Kind::Float
+                                                                     : Type::Kind::Str);
+      return Type::enum_type(std::move(name), value, std::move(members));
+    }
     if (w == "Tuple") {
       expect('[', "after Tuple", kTypeHint);
       std::vector<Type> elems;

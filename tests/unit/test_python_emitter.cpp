@@ -157,6 +157,18 @@ std::unique_ptr<Graph> conv_bn_relu() {
   return g;
 }
 
+// conv_bn_relu with float64 weights (num_batches_tracked stays int64) and a float64 input.
+std::unique_ptr<Graph> conv_bn_relu_f64() {
+  auto g = conv_bn_relu();
+  g->inputs()[0]->set_type(Type::tensor(DType::F64, {1, 3, 8, 8}));
+  for (const std::string& name : g->weights().names()) {
+    auto w = g->weights().at(name);
+    if (w.tensor.is_floating_point()) w.tensor = w.tensor.to(at::kDouble);
+    g->weights().set(name, w);
+  }
+  return g;
+}
+
 // A graph with a nested Sequential-style path, a custom parameter on a container read with
 // prim.GetAttr, a root buffer, a reused module, an aten fallback, indexing/view/cat/chunk and a
 // tuple output.
@@ -286,6 +298,16 @@ void check_rows_in_python(const nlohmann::json& rows, const std::string& script)
 
 }  // namespace
 
+// conv_bn_relu's result `y` from the generated `model` on `x`, and a reference `ref` from
+// the weights `sd` with torch.nn.functional.
+const char* const kConvBnReluRef =
+    "ref = torch.nn.functional.relu(torch.nn.functional.batch_norm(\n"
+    "    torch.nn.functional.conv2d(x, sd['conv1.weight'], None, 1, 1),\n"
+    "    sd['bn1.running_mean'], sd['bn1.running_var'], sd['bn1.weight'], sd['bn1.bias'],\n"
+    "    False, 0.1, 1e-5))\n"
+    "with torch.no_grad():\n"
+    "    y = model(x)\n";
+
 TEST_CASE("python emitter: conv-bn-relu chain") {
   auto g = conv_bn_relu();
   // The relu's output has no source name: the emitter must derive one.
@@ -318,14 +340,9 @@ TEST_CASE("python emitter: conv-bn-relu chain") {
       "sd = torch.load(spec.origin[:-3] + '.pth')\n"
       "model.load_state_dict(sd, strict=True)\n"
       "model.eval()\n"
-      "x = torch.randn(1, 3, 8, 8)\n"
-      "ref = torch.nn.functional.relu(torch.nn.functional.batch_norm(\n"
-      "    torch.nn.functional.conv2d(x, sd['conv1.weight'], None, 1, 1),\n"
-      "    sd['bn1.running_mean'], sd['bn1.running_var'], sd['bn1.weight'], sd['bn1.bias'],\n"
-      "    False, 0.1, 1e-5))\n"
-      "with torch.no_grad():\n"
-      "    y = model(x)\n"
-      "assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6), (y - ref).abs().max()\n");
+      "x = torch.randn(1, 3, 8, 8)\n" +
+          std::string(kConvBnReluRef) +
+          "assert torch.allclose(y, ref, rtol=1e-5, atol=1e-6), (y - ref).abs().max()\n");
 }
 
 // What the mixed() graph computes, in whichever layout it is written.
@@ -383,6 +400,43 @@ TEST_CASE("python emitter: nested paths, shared module, GetAttr, fallback, tuple
   check_golden("mixed", py);
 
   run_python_checks(*g, py, "mixed", kMixedCheck);
+}
+
+TEST_CASE("python emitter: nn modules with float64 weights get dtype=") {
+  // Note [Float dtype of nn modules]: without dtype=, load_state_dict would copy the float64
+  // weights into float32 parameters.
+  auto g = conv_bn_relu_f64();
+  std::string py = emit(*g, "TinyNet", "tiny64.pth");
+  INFO(py);
+  CHECK(py.find("self.conv1 = nn.Conv2d(3, 4, kernel_size=3, padding=1, bias=False, "
+                "dtype=torch.float64)\n") != std::string::npos);
+  CHECK(py.find("self.bn1 = nn.BatchNorm2d(4, dtype=torch.float64)\n") != std::string::npos);
+  run_python_checks(
+      *g, py, "tiny64",
+      "model = module.TinyNet()\n"
+      "sd = torch.load(spec.origin[:-3] + '.pth')\n"
+      "model.load_state_dict(sd, strict=True)\n"
+      "for k, v in model.state_dict().items():\n"
+      "    assert v.dtype == sd[k].dtype and torch.equal(v, sd[k]), k\n"
+      "model.eval()\n"
+      "x = torch.randn(1, 3, 8, 8, dtype=torch.float64)\n" +
+          std::string(kConvBnReluRef) +
+          "assert y.dtype == torch.float64 and torch.equal(y, ref), (y - ref).abs().max()\n");
+}
+
+TEST_CASE("python emitter: an nn module whose weights mix float dtypes is refused") {
+  auto g = conv_bn_relu_f64();
+  auto w = g->weights().at("bn1.bias");
+  w.tensor = w.tensor.to(at::kFloat);
+  g->weights().set("bn1.bias", w);
+  try {
+    emit(*g, "TinyNet", "tiny.pth");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ExitCode::Unsupported);
+    CHECK(std::string(e.what()).find("mix float dtypes") != std::string::npos);
+  }
 }
 
 TEST_CASE("python emitter: classes: the default layout of the nested graph") {
@@ -636,6 +690,52 @@ TEST_CASE("python emitter: other torch.ops namespaces and kwarg-only arguments")
   run_python_checks(g, py, "ops",
                     "y = module.Ops()(torch.ones(3, 4))\n"
                     "assert y.dtype == torch.float64 and y.shape == (1, 4)\n");
+}
+
+TEST_CASE("python emitter: torch.tensor of floats with a dtype converts as TorchScript does") {
+  // Note [Float data of torch.tensor in TorchScript]: float32 first, then the dtype.
+  Graph g;
+  Value* x = g.add_input(Type::tensor(DType::F64, {2}), "x");
+  Value* f64 = g.constant(int64_t(7), Type::of(Type::Kind::ScalarType));
+  Value* none = g.constant(NoneAttr{}, Type::of(Type::Kind::None));
+  Node* mean = g.insert(
+      "torch.as_tensor",
+      {g.constant(std::vector<double>{0.485, 0.1}, Type::list(Type::of(Type::Kind::Float))), f64,
+       none},
+      1, nullptr);
+  Node* eps = g.insert("torch.tensor",
+                       {g.constant(1e-6, Type::of(Type::Kind::Float)), f64, none,
+                        g.constant(false, Type::of(Type::Kind::Bool))},
+                       1, nullptr);
+  Node* ints =
+      g.insert("torch.tensor",
+               {g.constant(std::vector<int64_t>{3, 4}, Type::list(Type::of(Type::Kind::Int))), f64,
+                none, g.constant(false, Type::of(Type::Kind::Bool))},
+               1, nullptr);
+  Node* sum =
+      g.insert("torch.add", {x, mean->output(), g.constant(int64_t(1), Type::of(Type::Kind::Int))},
+               1, nullptr);
+  Node* out =
+      g.insert("prim.TupleConstruct", {sum->output(), eps->output(), ints->output()}, 1, nullptr);
+  g.add_output(out->output());
+  std::string py = emit(g, "Consts", "consts.pth");
+  INFO(py);
+  CHECK(py.find("torch.as_tensor([0.485, 0.1], device=None).to(torch.float64)") !=
+        std::string::npos);
+  CHECK(py.find("torch.tensor(1e-06).to(torch.float64)") != std::string::npos);
+  CHECK(py.find("torch.tensor([3, 4], dtype=torch.float64)") != std::string::npos);  // ints
+  run_python_checks(g, py, "consts",
+                    "from typing import List\n"
+                    "def ref(x):\n"
+                    "    data: List[float] = [0.485, 0.1]\n"
+                    "    return (x + torch.as_tensor(data, dtype=torch.float64),\n"
+                    "            torch.tensor(1e-6, dtype=torch.float64),\n"
+                    "            torch.tensor([3, 4], dtype=torch.float64))\n"
+                    "x = torch.zeros(2, dtype=torch.float64)\n"
+                    "got, want = module.Consts()(x), torch.jit.script(ref)(x)\n"
+                    "assert got[0][0].item() != 0.485 and got[1].item() != 1e-6  # rounded\n"
+                    "for a, b in zip(got, want):\n"
+                    "    assert a.dtype == b.dtype and torch.equal(a, b), (a, b)\n");
 }
 
 // Note [Dropping default arguments] in python.cpp relies on the F.* wrappers having the ATen

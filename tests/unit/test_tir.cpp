@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <unistd.h>
@@ -141,6 +142,14 @@ TEST_CASE("tir: inline cases round-trip") {
       "Tuple[int, f32[2]]] = custom.op(%s, %e)\n"
       "  return %r\n"
       "}\n",
+      // Enum types (Note [Enum types]): int, float and str members (escapes kept), a constant
+      "graph @e(%x : Tensor) {\n"
+      "  %a : Enum[\"__torch__.Mode\", SCALE=1, SHIFT=-2] = prim.Constant[value=-2]()\n"
+      "  %b : Enum[\"__torch__.m.Gain\", LOW=0.25, HIGH=1e+20, NAN=nan] = custom.op(%a)\n"
+      "  %c : Enum[\"__torch__.Act\", RELU=\"relu\", ODD=\"a\\\"b\\\\c\\n\"] = custom.op(%b)\n"
+      "  %t : Tuple[Enum[\"__torch__.Empty\"], int] = custom.op(%c)\n"
+      "  return %t\n"
+      "}\n",
       // a module table, then weights
       "graph @r(%x : Tensor) {\n"
       "  %y : Tensor = nn.Conv2d[in_channels=3, out_channels=8, kernel_size=[3,3]](%x) "
@@ -162,6 +171,27 @@ TEST_CASE("tir: inline cases round-trip") {
     CAPTURE(c);
     CHECK(round_trip(c) == c);
   }
+}
+
+// The members the interpreter and NAME.py read back from an Enum type's text (Note [Enum types]).
+TEST_CASE("tir: Enum members read back with their values") {
+  auto g = parse_tir(
+      "graph @e(%a : Enum[\"m.Act\", RELU=\"re\\\"lu\\n\", TANH=\"\\x01\"], %b : Enum[\"m.G\", "
+      "LOW=-0.25, BIG=-inf], %c : Enum[\"m.M\", ONE=-7]) {\n  return %a\n}\n");
+  std::vector<EnumMember> act = enum_members(g->inputs()[0]->type());
+  REQUIRE(act.size() == 2);
+  CHECK(act[0].name == "RELU");
+  CHECK(std::get<std::string>(act[0].value) == "re\"lu\n");
+  CHECK(std::get<std::string>(act[1].value) == "\x01");
+  CHECK(g->inputs()[0]->type().elems.at(0).kind == Type::Kind::Str);
+  std::vector<EnumMember> gain = enum_members(g->inputs()[1]->type());
+  REQUIRE(gain.size() == 2);
+  CHECK(std::get<double>(gain[0].value) == -0.25);
+  CHECK(std::get<double>(gain[1].value) == -std::numeric_limits<double>::infinity());
+  CHECK(g->inputs()[1]->type().elems.at(0).kind == Type::Kind::Float);
+  std::vector<EnumMember> m = enum_members(g->inputs()[2]->type());
+  REQUIRE(m.size() == 1);
+  CHECK(std::get<int64_t>(m[0].value) == -7);
 }
 
 TEST_CASE("tir: comments, blank lines and free spacing are accepted") {
@@ -462,6 +492,12 @@ TEST_CASE("tir: parse errors name line and column") {
        "<input>:1:38: the NamedTuple has two fields named 'a'"},
       {"graph @g(%x : NamedTuple[\"N\", a int]) {\n  return %x\n}\n",
        "<input>:1:33: expected ':' after the field name"},
+      {"graph @g(%x : Enum[\"E\", A=1, A=2]) {\n  return %x\n}\n",
+       "<input>:1:29: the Enum has two members named 'A'"},
+      {"graph @g(%x : Enum[\"E\", A=1, B=\"b\"]) {\n  return %x\n}\n",
+       "<input>:1:32: the Enum's members have values of different types"},
+      {"graph @g(%x : Enum[\"E\", A=[1]]) {\n  return %x\n}\n",
+       "<input>:1:27: an Enum member's value must be an int, a float or a string"},
       {"graph @g() {\n  %a : int = prim.Constant[value=bogus]()\n  return %a\n}\n",
        "<input>:2:34: unknown attribute value 'bogus'"},
       {"graph @g() {\n  %a : str = prim.Constant[value=\"abc]()\n  return %a\n}\n",

@@ -361,11 +361,50 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
     a.positional.resize(2);
     a.keyword.emplace_back("dims", dims);
   }
+  std::string cast = float_data_cast(n, a);  // Note [Float data of torch.tensor in TorchScript]
+  if (!cast.empty()) {
+    assign(n, callee + "(" + format_args(a) + ")" + cast, hint, false, body);
+    return;
+  }
   if (op_has(n, kVarargs) && !a.positional.empty() && !a.positional[0].list_elems) {
     // torch.broadcast_tensors(*tensors): a list that is no literal is unpacked.
     a.positional[0] = Expr("*" + a.positional[0].text);
   }
   assign(n, callee + "(" + format_args(a, op_has(n, kVarargs)) + ")", hint, false, body);
+}
+
+// Note [Float data of torch.tensor in TorchScript]
+// TorchScript's torch.tensor(data, dtype) and torch.as_tensor(data, dtype) on Python floats (a
+// float or a nested list of them) first make a tensor of the default dtype, float32, and then
+// convert it to `dtype` (createTensorFromList in torch/csrc/jit/runtime/register_special_ops.cpp):
+// scripted, torch.as_tensor([0.485], dtype=torch.float64) holds 0.48500001430511475, eager
+// Python 0.485 (torchvision's GeneralizedRCNNTransform normalizes so: a float64 detector's
+// generated Python drifted from the scripted one by 1e-7, its masks by 7e-4). Such a call is
+// written as the same steps: the call without dtype, then .to(dtype) (and requires_grad_ after
+// it). The call is as written when dtype is None or float32, or the data is not floats.
+std::string PyEmitter::float_data_cast(const Node& n, CallArgs& a) {
+  if ((!n.is("torch.tensor") && !n.is("torch.as_tensor")) || n.num_inputs() < 2) return "";
+  const Type* t = &n.input(0)->type();
+  while (t->kind == Type::Kind::List && !t->elems.empty()) t = &t->elems[0];
+  if (t->kind != Type::Kind::Float) return "";
+  const AttrValue* c = n.input(1)->constant();
+  if (c && (std::holds_alternative<NoneAttr>(*c) ||
+            (std::holds_alternative<int64_t>(*c) &&
+             dtype_from_scalar_type(std::get<int64_t>(*c)) == DType::F32)))
+    return "";
+  std::string cast;
+  for (const char* key : {"dtype", "requires_grad"}) {
+    auto it = std::find_if(a.keyword.begin(), a.keyword.end(),
+                           [&](const auto& kw) { return kw.first == key; });
+    if (it == a.keyword.end()) continue;
+    cast += std::string(key == std::string("dtype") ? ".to(" : ".requires_grad_(") +
+            it->second.text + ")";
+    a.keyword.erase(it);
+  }
+  if (cast.rfind(".to(", 0) != 0)  // dtype given positionally: not a spelling this expects
+    unsupported(n, "torch.tensor of floats whose dtype is not a keyword argument",
+                "report this as a bug");
+  return cast;
 }
 
 // A row with a call form (Note [Python call forms] in ir/op_table.h); the op itself through

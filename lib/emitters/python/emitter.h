@@ -301,6 +301,7 @@ class PyEmitter {
   std::string module_ctor(const Node& n);
   CExpr module_ctor_expr(const Node& n);
   CExpr module_ctor_expr_of(const Node& n, const std::string& op, const Attrs& attrs);
+  std::optional<DType> module_float_dtype(const Node& n) const;  // Note [Float dtype of nn modules]
   static bool at_default(const CExpr& a);
   std::string render_literal(const CExpr& e);
   bool inplace_is_safe(const std::string& path) const;
@@ -371,6 +372,7 @@ class PyEmitter {
   std::string function_callee(const std::string& op);
   std::string torch_ops_callee(const std::string& op);
   void emit_call(const Node& n, std::vector<std::string>& body);
+  std::string float_data_cast(const Node& n, CallArgs& a);
   void emit_call_form(const Node& n, const PyCallForm& form, const std::string& hint,
                       std::vector<std::string>& body);
   Expr try_infix(const Node& n);
@@ -414,6 +416,7 @@ class PyEmitter {
   std::vector<std::string> helpers_;
   // NamedTuple types in definition order, and the class each qualified name is written as.
   std::vector<Type> named_tuples_;
+  std::vector<Type> enums_;  // Note [Enums in Python]; their class names in named_tuple_class_
   std::map<std::string, std::string> named_tuple_class_;
   // Namespaces of the ops written torch.ops.<ns>.<op> (Note [Op libraries] in ir/model.h).
   std::set<std::string> op_namespaces_;

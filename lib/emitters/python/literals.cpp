@@ -70,6 +70,9 @@ const Expr& PyEmitter::expr(const Value* v) const {
 
 Expr PyEmitter::literal(const AttrValue& a, const Type& t) {
   using K = Type::Kind;
+  if (t.is_enum())  // Note [Enums in Python]
+    for (const EnumMember& m : enum_members(t))
+      if (attr_equal(m.value, a)) return {named_tuple_class(t) + "." + m.name};
   if (std::holds_alternative<NoneAttr>(a)) return {"None"};
   if (auto* b = std::get_if<bool>(&a)) {
     if (t.kind == K::Tensor) return {std::string("torch.tensor(") + py_bool(*b) + ")"};

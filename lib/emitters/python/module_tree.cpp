@@ -235,6 +235,7 @@ std::string PyEmitter::module_qconfig(const Node& n) {
 std::string PyEmitter::module_ctor(const Node& n) { return render_literal(module_ctor_expr(n)); }
 
 CExpr PyEmitter::module_ctor_expr(const Node& n) {
+  std::optional<DType> dtype = module_float_dtype(n);
   // Composite intrinsic modules are built from their parts (Note [Composite modules] in
   // lib/ir/quant.h): nni.ConvReLU2d(nn.Conv2d(...), nn.ReLU()).
   if (const auto* parts = composite_parts(n.op())) {
@@ -249,7 +250,43 @@ CExpr PyEmitter::module_ctor_expr(const Node& n) {
     }
     return e;
   }
-  return module_ctor_expr_of(n, n.op(), n.attrs());
+  CExpr e = module_ctor_expr_of(n, n.op(), n.attrs());
+  if (dtype) {
+    CExpr a;
+    a.name = "dtype";
+    a.text = dtype_python(*dtype);
+    e.args.push_back(a);
+  }
+  return e;
+}
+
+// Note [Float dtype of nn modules]
+// An nn module creates its parameters and buffers in the default dtype (float32), and
+// load_state_dict copies NAME.pth's tensors into them: a module whose weights are float64 (or
+// float16, bfloat16) would silently compute in float32, or fail on a float64 input. Its
+// constructor gets `dtype=` (every parameterised nn module takes it) when all its float weights
+// share one dtype other than float32; mixed float dtypes, and a composite module (nni.ConvReLU2d
+// from its parts) not in float32, are refused. Integer buffers (BatchNorm's
+// num_batches_tracked) keep their own dtype whatever `dtype=` says. Modules outside nn.*
+// (quantized ones, whose `dtype` argument means the quantized dtype) are left as they were.
+std::optional<DType> PyEmitter::module_float_dtype(const Node& n) const {
+  std::optional<DType> found;
+  for (const auto& [key, name] : n.weights()) {
+    if (!g_.weights().has(name) || !g_.weights().at(name).tensor.defined()) continue;
+    DType d = tensor_dtype(g_.weights().at(name).tensor);
+    if (!is_float_dtype(d)) continue;  // integer buffers, quantized weights
+    if (found && *found != d)
+      unsupported(n,
+                  std::string("its weights mix float dtypes (") + dtype_python(*found) + " and " +
+                      dtype_python(d) + "), which one nn module cannot hold",
+                  "convert the module's weights to one dtype");
+    found = d;
+  }
+  if (!found || *found == DType::F32) return std::nullopt;
+  if (composite_parts(n.op()))
+    unsupported(n, std::string("a composite module with ") + dtype_python(*found) + " weights",
+                "convert the model to float32");
+  return n.op().rfind("nn.", 0) == 0 ? found : std::nullopt;
 }
 
 // The constructor call of module op `op` with attributes `attrs` (n: for errors and inplace).

@@ -1,4 +1,5 @@
-// The Python emitter's NamedTuple classes (Note [NamedTuples in Python]).
+// The Python emitter's NamedTuple and Enum classes (Notes [NamedTuples in Python], [Enums in
+// Python]).
 //
 // Note [NamedTuples in Python]
 // A tuple value whose type is a NamedTuple (Note [NamedTuple types] in ir/ir.h) is built in
@@ -23,13 +24,42 @@
 #include "ir/named_tuples.h"
 
 namespace tt::pyemit {
+namespace {
+
+std::string enum_value_literal(const AttrValue& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&v)) return py_float(*d);
+  return py_str(std::get<std::string>(v));
+}
+
+}  // namespace
 
 void PyEmitter::collect_named_tuples() {
   NameAllocator names{python_reserved};
   names.take(class_name());
   names.take("OrderedDict");
   for (const std::string& h : helpers_) names.take(h);
-  for (const char* t : {"NamedTuple", "Optional", "List", "Dict", "Tuple", "Any"}) names.take(t);
+  for (const char* t : {"NamedTuple", "Optional", "List", "Dict", "Tuple", "Any", "Enum"})
+    names.take(t);
+  // Note [Enums in Python]
+  // A value of an Enum type (Note [Enum types] in ir/ir.h) is a member of a class NAME.py defines
+  // as the model's source did, before the NamedTuples (a field may hold one):
+  //
+  //   class Mode(Enum):
+  //       SCALE = 1
+  //       SHIFT = 2
+  //
+  // named like a NamedTuple class; a constant is written Mode.SCALE, Enum.name / Enum.value as
+  // m.name / m.value, == and != as they are: Python compares members as TorchScript does (the
+  // same class and value).
+  for (const Type& t : enum_types(g_)) {
+    for (const EnumMember& m : enum_members(t))
+      if (!is_identifier(m.name) || is_keyword(m.name) || m.name[0] == '_')
+        throw Error(ExitCode::Unsupported, "the Enum " + t.name + " has a member '" + m.name +
+                                               "', which NAME.py cannot define");
+    named_tuple_class_[t.name] = names.unique(t.name.substr(t.name.rfind('.') + 1));
+    enums_.push_back(t);
+  }
   for (const Type& t : named_tuple_types(g_)) {
     for (const std::string& f : t.fields)
       if (!is_identifier(f) || is_keyword(f) || f[0] == '_')
@@ -87,6 +117,8 @@ std::string PyEmitter::annotation(const Type& t, std::set<std::string>& typing) 
       for (size_t i = 0; i < t.elems.size(); ++i) e.push_back(elem(i));
       return "Tuple[" + (e.empty() ? std::string("()") : join(e, ", ")) + "]";
     }
+    case K::Enum:
+      return named_tuple_class(t);
     case K::Any:
       break;
   }
@@ -95,6 +127,12 @@ std::string PyEmitter::annotation(const Type& t, std::set<std::string>& typing) 
 }
 
 void PyEmitter::write_named_tuples(std::ostream& os) const {
+  for (const Type& t : enums_) {
+    os << "class " << named_tuple_class(t) << "(Enum):\n";
+    for (const EnumMember& m : enum_members(t))
+      os << "    " << m.name << " = " << enum_value_literal(m.value) << "\n";
+    os << "\n\n";
+  }
   for (const Type& t : named_tuples_) {
     std::set<std::string> unused;
     os << "class " << named_tuple_class(t) << "(NamedTuple):\n";
@@ -107,6 +145,7 @@ void PyEmitter::write_named_tuples(std::ostream& os) const {
 
 // The `from typing import ...` line the classes need (added to the file's imports).
 void PyEmitter::import_named_tuple_types() {
+  if (!enums_.empty()) imports_.insert("from enum import Enum");
   if (named_tuples_.empty()) return;
   std::set<std::string> typing = {"NamedTuple"};
   for (const Type& t : named_tuples_)

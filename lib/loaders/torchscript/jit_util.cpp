@@ -141,6 +141,22 @@ Type convert_type(const c10::TypePtr& t) {
       auto d = t->expect<c10::DictType>();
       return Type::dict(convert_type(d->getKeyType()), convert_type(d->getValueType()));
     }
+    case TK::EnumType: {  // Note [Enum types] in ir/ir.h
+      auto et = t->expect<c10::EnumType>();
+      std::vector<std::string> members;
+      for (const auto& [name, v] : et->enumNamesValues()) {
+        if (v.isInt())
+          members.push_back(enum_member_field(name, v.toInt()));
+        else if (v.isDouble())
+          members.push_back(enum_member_field(name, v.toDouble()));
+        else if (v.isString())
+          members.push_back(enum_member_field(name, v.toStringRef()));
+        else
+          return Type::any();
+      }
+      return Type::enum_type(et->qualifiedClassName().qualifiedName(),
+                             convert_type(et->getValueType()), std::move(members));
+    }
     default:
       return Type::any();
   }

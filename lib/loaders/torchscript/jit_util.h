@@ -20,7 +20,6 @@ namespace tt::ts {
 namespace jit = torch::jit;
 using c10::IValue;
 
-
 std::string join_path(const std::string& prefix, const std::string& name);
 
 // "file.py:123" for a node, from the source range of the Python code that generated it.
@@ -45,6 +44,10 @@ std::string plain_type_name(const jit::Module& m);
 std::map<std::string, ModuleInfo> module_table(const jit::Module& root);
 
 Type convert_type(const c10::TypePtr& t);
+
+// Whether Python's sort orders a list of `elem` as TorchScript's does (Note [Orders Python
+// shares], lifter_control.cpp).
+bool python_orders_alike(const c10::TypePtr& elem);
 
 // How an int constant is to be read when it feeds a schema argument.
 enum class IntRole { Plain, ScalarType, Layout, MemoryFormat };

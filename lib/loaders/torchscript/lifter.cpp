@@ -199,6 +199,15 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     for (bool b : iv.toBoolList()) bits.push_back(b ? 1 : 0);
     return add_constant(bits, Type::list(Type::of(Type::Kind::Bool)), f, src);
   }
+  if (iv.isEnum()) {  // a member is its value, its type the class (Note [Enum types])
+    Type t = convert_type(iv.toEnumHolder()->type());
+    const IValue& v = iv.toEnumHolder()->value();
+    if (t.is_enum()) {
+      if (v.isInt()) return add_constant(v.toInt(), t, f, src);
+      if (v.isDouble()) return add_constant(v.toDouble(), t, f, src);
+      if (v.isString()) return add_constant(v.toStringRef(), t, f, src);
+    }
+  }
   if (iv.isTensor()) return tensor_constant(iv.toTensor(), f, src, "a tensor constant");
   if (iv.isTensorList()) {
     // A list of tensors kept as a plain attribute (SSD's DefaultBoxes._wh_pairs): a new list of
@@ -247,8 +256,9 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
     }
     return n->add_output(out);
   }
-  unsupported(src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
-              "only None, bool, int, float, str, device, lists, tuples and tensors are supported");
+  unsupported(
+      src, "a constant of type " + (type ? type->repr_str() : iv.tagKind()), f,
+      "only None, bool, int, float, str, device, enums, lists, tuples and tensors are supported");
 }
 
 // Tensors of up to 16 elements are inline constants; larger ones become buffers "_constants.cN"
@@ -277,8 +287,9 @@ Value* Lifter::tensor_constant(const at::Tensor& raw, Frame& f, const jit::Node*
     constant_buffers_[key] = {raw, name};
     diags_.warn("tensor-constant",
                 what + " of shape " + shape_str(t) + " became the buffer '" + name +
-                    "': the original model's state_dict has no such key, so load its checkpoints "
-                    "with strict=False",
+                    "', whose values only the written .pth holds (NAME.py creates it empty, as "
+                    "every weight): the original model's state_dict has no such key, so load the "
+                    "written .pth first and the original's checkpoints after it with strict=False",
                 "", f.scope, src ? node_loc(src) : "");
   }
   Node* n = append("prim.GetAttr", {}, f, src);
@@ -371,6 +382,14 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
   if (k == prim::If) return lift_if(n, f);
   if (k == prim::Loop) return lift_loop(n, f);
   if (k == prim::CallFunction) return lift_call_function(n, f);
+  // Note [torch.jit.fork while lifting] (lifter_modules.cpp)
+  if (k == prim::fork) return lift_fork(n, f);
+  if ((k == aten::wait || kind_str(n) == "prim::awaitable_nowait" ||
+       kind_str(n) == "prim::awaitable_wait") &&
+      n->inputs().size() == 1 && n->outputs().size() == 1) {
+    f.env[n->output()] = binding_of(f, n->input(0));
+    return;
+  }
   if (k == prim::RaiseException) return lift_raise(n, f);
   if (k == prim::Uninitialized) return void(emit("prim.Uninitialized", {}, n, f));
   if (k == prim::unchecked_cast) {
@@ -426,6 +445,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     }
   }
   if (k == prim::CallMethod) return lift_call(n, f);
+  if (lift_answered_builtin(n, f)) return;
   if (const char* op = container_mutation_op(n)) return lift_container_mutation(n, op, f);
   if ((k == aten::list || k == aten::copy) && n->inputs().size() == 1 &&
       n->input(0)->type()->cast<c10::ListType>()) {
@@ -473,6 +493,143 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
         "rewrite that part of the model, or trace it with torch.jit.trace(model.eval(), example)");
   }
   lift_op(n, f);
+}
+
+// Note [Builtins the lifter answers]
+// TorchScript builtins whose answer the lifter knows or writes otherwise (each refused where it
+// cannot be exact):
+//   torch.overrides.has_torch_function(args)  always False in TorchScript (register_prim_ops.cpp
+//                                  pushes false: no __torch_function__ in a scripted model), so
+//                                  the constant False, also where Python would say True;
+//   hash(n) of an int              n itself (std::hash of an int64); Python's hash differs for -1
+//                                  and beyond 2**61, so the lifter uses n. Of floats and strings
+//                                  it is C++'s std::hash, which has no Python spelling: refused;
+//   sorted(l) of a generic list    the sorted row, where Python orders the items alike (Note
+//                                  [Orders Python shares], lifter_control.cpp); refused otherwise.
+//   torch.einsum(a, [0, 1], b, [1, 2], [0, 2])  (aten::einsum.sublist, a vararg) torch.einsum of
+//                                  the equation TorchScript builds from the lists (vararg_functions
+//                                  .cpp: 0-25 are 'A'-'Z', 26-51 'a'-'z', "->" before an output
+//                                  list), when every list is a constant; refused otherwise.
+//   "%d of %s" % (n, s)            (aten::percentFormat, a vararg) Python's `%`, when the format
+//                                  is a constant whose specifiers are %d, %i (of ints), %s (of
+//                                  ints and strings) and %%: there TorchScript's text (vararg_
+//                                  functions.cpp) is Python's. %f, %e, %c, widths, flags and
+//                                  other argument types are refused (C++'s float text differs).
+bool Lifter::lift_answered_builtin(const jit::Node* n, Frame& f) {
+  const std::string k = kind_str(n);
+  if (k == "aten::has_torch_function" && n->outputs().size() == 1) {
+    f.env[n->output()] = Binding{add_constant(false, Type::of(Type::Kind::Bool), f, n), {}};
+    return true;
+  }
+  if (k == "aten::hash" && n->inputs().size() == 1) {
+    if (n->input(0)->type()->kind() != c10::TypeKind::IntType)
+      unsupported(n,
+                  "hash() of a " + n->input(0)->type()->repr_str() +
+                      " (TorchScript's is C++'s std::hash, Python's differs)",
+                  f, "hash an int, or compute the key in the model's own code");
+    f.env[n->output()] = binding_of(f, n->input(0));
+    return true;
+  }
+  if (k == "aten::percentFormat" && n->inputs().size() == 2) return lift_percent_format(n, f);
+  if (k == "aten::einsum" && n->maybeSchema() && n->maybeSchema()->overload_name() == "sublist")
+    return lift_einsum_sublist(n, f);
+  if (k == "aten::sorted" && n->maybeSchema() && n->maybeSchema()->overload_name() == "any") {
+    auto lt = n->input(0)->type()->cast<c10::ListType>();
+    if (lt && !python_orders_alike(lt->getElementType()))
+      unsupported(n,
+                  "sorted() of a " + n->input(0)->type()->repr_str() +
+                      " orders differently in TorchScript and Python (NaN floats, tensors)",
+                  f, "sort a tensor instead (torch.sort)");
+  }
+  return false;
+}
+
+bool Lifter::lift_percent_format(const jit::Node* n, Frame& f) {
+  auto refuse = [&](const std::string& why) {
+    unsupported(n, "\"...\" % args " + why, f,
+                "use %d and %s of ints and strings only, or \"...{}\".format(args) of them");
+  };
+  // Only a message's text: Python's may differ there (Note [Text of numbers], lifter_ops.cpp).
+  if (only_in_messages(n->output())) {
+    emit("operator.mod", inputs_of(n, f), n, f);
+    return true;
+  }
+  std::optional<IValue> fmt = jit::toIValue(n->input(0));
+  if (!fmt || !fmt->isString()) refuse("with a format known only at run time");
+  const jit::Value* args = n->input(1);
+  std::vector<c10::TypePtr> types;
+  if (auto tt = args->type()->cast<c10::TupleType>())
+    types = tt->elements().vec();
+  else
+    types = {args->type()};
+  const std::string& text = fmt->toStringRef();
+  size_t used = 0;
+  for (size_t i = text.find('%'); i != std::string::npos; i = text.find('%', i + 2)) {
+    if (i + 1 >= text.size()) refuse("with an incomplete specifier (TorchScript raises)");
+    char key = text[i + 1];
+    if (key == '%') continue;
+    if (used >= types.size()) refuse("with too few arguments (TorchScript raises)");
+    c10::TypeKind t = types[used++]->kind();
+    bool same = t == c10::TypeKind::IntType || (key == 's' && t == c10::TypeKind::StringType);
+    if ((key != 'd' && key != 'i' && key != 's') || !same)
+      refuse(std::string("with %") + key + " of a " + types[used - 1]->repr_str() +
+             " (TorchScript's text differs from Python's)");
+  }
+  if (used != types.size()) refuse("with too many arguments (TorchScript raises)");
+  emit("operator.mod", inputs_of(n, f), n, f);
+  return true;
+}
+
+bool Lifter::lift_einsum_sublist(const jit::Node* n, Frame& f) {
+  const size_t num = n->inputs().size();
+  std::string eq;
+  // A constant, or a list of constants built for this call only (nothing can change it).
+  auto constant_ints = [](const jit::Value* v) -> std::optional<std::vector<int64_t>> {
+    if (std::optional<IValue> l = jit::toIValue(v); l && l->isIntList()) return l->toIntVector();
+    if (v->node()->kind() != c10::prim::ListConstruct || v->uses().size() != 1) return {};
+    std::vector<int64_t> out;
+    for (const jit::Value* e : v->node()->inputs()) {
+      std::optional<IValue> c = jit::toIValue(e);
+      if (!c || !c->isInt()) return {};
+      out.push_back(c->toInt());
+    }
+    return out;
+  };
+  auto subscripts = [&](size_t i) {
+    std::optional<std::vector<int64_t>> l = constant_ints(n->input(i));
+    if (!l)
+      unsupported(n, "torch.einsum with a subscript list known only at run time", f,
+                  "write the equation: torch.einsum(\"ij,jk->ik\", a, b)");
+    for (int64_t s : *l) {
+      if (s < 0 || s >= 52)
+        unsupported(n, "an einsum subscript outside [0, 52) (TorchScript raises)", f,
+                    "use subscripts 0 to 51");
+      eq += static_cast<char>(s < 26 ? 'A' + s : 'a' + (s - 26));
+    }
+  };
+  for (size_t i = 1; i < num; i += 2) {
+    subscripts(i);
+    if (i + 2 < num) eq += ',';
+  }
+  if (num % 2 == 1) {
+    eq += "->";
+    subscripts(num - 1);
+  }
+  std::vector<Value*> operands;
+  for (size_t i = 0; i < (num % 2 == 1 ? num - 1 : num); i += 2) {
+    if (n->input(i)->type()->kind() != c10::TypeKind::TensorType)
+      unsupported(n, "an einsum operand that is not a tensor (TorchScript raises)", f,
+                  "pass tensors");
+    operands.push_back(value_of(f, n->input(i), n));
+  }
+  if (operands.empty())
+    unsupported(n, "torch.einsum without operands (TorchScript raises)", f, "pass operands");
+  Value* equation = add_constant(eq, Type::of(Type::Kind::Str), f, n);
+  Value* list = append("prim.ListConstruct", operands, f, n)
+                    ->add_output(convert_type(c10::ListType::ofTensors()), "operands");
+  Value* path = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+  emit("torch.einsum", {equation, list, path}, n, f);
+  return true;
 }
 
 std::vector<Value*> Lifter::inputs_of(const jit::Node* n, Frame& f) {

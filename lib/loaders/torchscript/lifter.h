@@ -123,6 +123,9 @@ class Lifter {
   const Binding& binding_of(Frame& f, const jit::Value* v);
   void lift_isinstance(const jit::Node* n, Frame& f);
   void lift_raise(const jit::Node* n, Frame& f);
+  bool lift_answered_builtin(const jit::Node* n, Frame& f);
+  bool lift_einsum_sublist(const jit::Node* n, Frame& f);
+  bool lift_percent_format(const jit::Node* n, Frame& f);
   void lift_node(const jit::Node* n, Frame& f);
   std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
   void lift_get_attr(const jit::Node* n, Frame& f);
@@ -163,10 +166,14 @@ class Lifter {
   static const char* container_mutation_op(const jit::Node* n);
   void lift_container_mutation(const jit::Node* n, const char* op, Frame& f);
   void lift_popitem(const jit::Node* n, Value* dict, Frame& f);
+  void lift_sort_as_sorted(const jit::Node* n, const std::vector<Value*>& ins, Frame& f);
 
   // ---- lifter_modules.cpp ----
   void lift_call(const jit::Node* n, Frame& f);
   void lift_call_function(const jit::Node* n, Frame& f);
+  void lift_fork(const jit::Node* n, Frame& f);
+  void lift_inlined(const jit::Node* n, const std::shared_ptr<jit::Graph>& g, size_t arg_offset,
+                    Frame& f);
   bool lift_interpolate(const jit::Node* n, Frame& f);
   bool try_scripted_leaf(const jit::Node* call, const ModuleRef& callee, const std::string& type,
                          Frame& f);

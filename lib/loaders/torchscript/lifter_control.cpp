@@ -162,9 +162,10 @@ void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& 
                 f, "copy it first (l = list(self.l)) or make the change outside the model");
   if (std::string(op) == "dict.popitem") return lift_popitem(n, ins.at(0), f);
   if (std::string(op) == "list.sort") {
-    auto elem = n->input(0)->type()->castRaw<c10::ListType>()->getElementType()->kind();
-    if (elem != c10::TypeKind::IntType && elem != c10::TypeKind::BoolType &&
-        elem != c10::TypeKind::StringType)
+    const c10::TypePtr& elem = n->input(0)->type()->castRaw<c10::ListType>()->getElementType();
+    if (elem->kind() == c10::TypeKind::FloatType || elem->kind() == c10::TypeKind::TensorType)
+      return lift_sort_as_sorted(n, ins, f);
+    if (!python_orders_alike(elem))
       unsupported(n,
                   "l.sort() of a " + n->input(0)->type()->repr_str() +
                       " orders differently in TorchScript and Python (NaN floats, tensors)",
@@ -179,6 +180,50 @@ void Lifter::lift_container_mutation(const jit::Node* n, const char* op, Frame& 
   for (const jit::Value* o : n->outputs())
     f.env[o] = returns_self ? Binding{ins[0], {}}
                             : Binding{node->add_output(convert_type(o->type()), name_hint(o)), {}};
+}
+
+// Note [Orders Python shares]
+// TorchScript's l.sort() and sorted(l) order with `<` of its IValues (register_prim_ops.cpp,
+// std::sort), Python's with `<` of its objects (a stable sort). They agree on ints, bools and
+// strings, and on tuples of them (both compare tuples item by item), where equal items cannot be
+// told apart. Floats differ (NaN, and -0.0 == 0.0 kept in another order), tensors do not compare
+// alike at all: those lists are refused.
+bool python_orders_alike(const c10::TypePtr& elem) {
+  switch (elem->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::StringType:
+      return true;
+    case c10::TypeKind::TupleType:
+      return std::all_of(elem->containedTypes().begin(), elem->containedTypes().end(),
+                         [](const c10::TypePtr& t) { return python_orders_alike(t); });
+    default:
+      return false;
+  }
+}
+
+// l.sort() of floats or tensors (Note [Orders Python shares]): TorchScript's l.sort() and
+// sorted(l) run std::sort with the same comparison when reverse is False (`a < b`; sort's extra
+// `a == b` / same-tensor test answers false where `<` does too), so on the same items they give
+// the same order, NaN and -0.0 included. Written in TorchScript's own sorted, which Python's
+// torch.ops runs exactly (Note [TorchScript builtins without a row], lifter_ops.cpp):
+// `s = torch.ops.aten.sorted.float(l); l.clear(); l.extend(s)` (the same list object, holding the
+// same tensors). With reverse=True the comparison is `!(a < b)` (NaN both ways): refused.
+void Lifter::lift_sort_as_sorted(const jit::Node* n, const std::vector<Value*>& ins, Frame& f) {
+  const AttrValue* rev = ins.size() > 1 ? ins[1]->constant() : nullptr;
+  bool forward =
+      ins.size() == 1 || (rev && std::holds_alternative<bool>(*rev) && !std::get<bool>(*rev));
+  if (!forward)
+    unsupported(n,
+                "l.sort(reverse=True) of a " + n->input(0)->type()->repr_str() +
+                    " orders NaN (and equal tensors) in TorchScript's own way, which Python "
+                    "cannot write",
+                f, "sort with reverse=False and reverse the list (l.reverse())");
+  bool floats = n->input(0)->type()->containedTypes().at(0)->kind() == c10::TypeKind::FloatType;
+  Node* s = append(floats ? "aten::sorted.float" : "aten::sorted.Tensor", {ins[0]}, f, n);
+  Value* in_order = s->add_output(ins[0]->type(), "in_order");
+  append("list.clear", {ins[0]}, f, n);
+  append("list.extend", {ins[0], in_order}, f, n);
 }
 
 // Note [d.popitem() while lifting]

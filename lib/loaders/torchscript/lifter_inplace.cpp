@@ -2,6 +2,7 @@
 #include "loaders/torchscript/lifter.h"
 
 #include "exec/alias.h"
+#include "loaders/jit_builtins.h"
 
 #include <spdlog/spdlog.h>
 
@@ -52,7 +53,11 @@ bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
                   "write into a copy (x = x.clone()) or make the update outside the model");
     if (why.empty()) why = exclusive_write(n, n->input(i), ins[i], f);
   }
-  if (why.empty() && inplace_name && written == std::vector<size_t>{0})
+  // TorchScript's own overloads (x.copy_(3): aten::copy_.int, .float, .Tensor) have no
+  // out-of-place twin: kept in place, written x.copy_(v) as Python's dispatcher copy_ does the
+  // same (a number fills the tensor converted to its dtype).
+  bool twin = !find_jit_only_operator(qualified_overload(schema));
+  if (why.empty() && inplace_name && written == std::vector<size_t>{0} && twin)
     return false;  // the twin is exact
   if (!why.empty() && is_metadata_inplace(base))
     unsupported(n,
@@ -64,7 +69,10 @@ bool Lifter::lift_inplace(const jit::Node* n, const c10::FunctionSchema& schema,
   std::string op =
       base + "." + (schema.overload_name().empty() ? "default" : schema.overload_name());
   emit(op, ins, n, f);
-  spdlog::debug("kept in place: {} ({})", op, why.empty() ? "an out= form" : why);
+  spdlog::debug("kept in place: {} ({})", op,
+                !why.empty() ? why
+                : twin       ? "an out= form"
+                             : "no out-of-place twin");
   return true;
 }
 

@@ -59,7 +59,13 @@ void Lifter::lift_call_function(const jit::Node* n, Frame& f) {
     unsupported(n, "a call of a function without a TorchScript graph", f,
                 "replace the call in the model");
   if (plain_name(fn->qualname().qualifiedName()) == kInterpolate && lift_interpolate(n, f)) return;
-  std::shared_ptr<jit::Graph> g = prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false);
+  lift_inlined(n, prepared(jit::toGraphFunction(*fn).graph(), f.self.module, false), 1, f);
+}
+
+// The call `n` of graph `g` lifted in place: g's input i is n's input i + arg_offset, n's outputs
+// are g's.
+void Lifter::lift_inlined(const jit::Node* n, const std::shared_ptr<jit::Graph>& g,
+                          size_t arg_offset, Frame& f) {
   if (++depth_ > 200)
     unsupported(n, "calls are nested more than 200 deep", f, "simplify the model");
   Frame sub;
@@ -67,13 +73,29 @@ void Lifter::lift_call_function(const jit::Node* n, Frame& f) {
   sub.scope = f.scope;
   sub.caller = &f;
   sub.call = n;
-  sub.arg_offset = 1;
-  for (size_t i = 0; i < g->inputs().size() && i + 1 < n->inputs().size(); ++i)
-    sub.env[g->inputs()[i]] = binding_of(f, n->input(i + 1));
+  sub.arg_offset = arg_offset;
+  for (size_t i = 0; i < g->inputs().size() && i + arg_offset < n->inputs().size(); ++i)
+    sub.env[g->inputs()[i]] = binding_of(f, n->input(i + arg_offset));
   lift_block(*g->block(), sub);
   for (size_t i = 0; i < n->outputs().size(); ++i)
     f.env[n->output(i)] = binding_of(sub, g->outputs().at(i));
   --depth_;
+}
+
+// Note [torch.jit.fork while lifting]
+// `fut = torch.jit.fork(fn, args)` is prim::fork with fn's call as its subgraph, `torch.jit.wait(
+// fut)` aten::wait. TorchScript may run the subgraph on another thread until the wait; eager
+// Python's torch.jit.fork runs it at once. The lifter inlines the subgraph where the fork is (as
+// eager Python does), and the future's value is the subgraph's result, so wait is that value.
+// A forked function that raises raises at the fork instead of at the wait: the run fails either
+// way. Values of the same kind: torch.jit._awaitable_nowait(x) is x, _awaitable_wait(a) a's
+// value (prim::awaitable, a function run lazily at the first wait, is refused).
+void Lifter::lift_fork(const jit::Node* n, Frame& f) {
+  // fork(self.sub, x): the subgraph's first input is that module, whose attributes it reads.
+  const jit::Module& self = !n->inputs().empty() && binding_of(f, n->input(0)).module
+                                ? binding_of(f, n->input(0)).module->module
+                                : f.self.module;
+  lift_inlined(n, prepared(n->g(c10::attr::Subgraph), self, false), 0, f);
 }
 
 // F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,

@@ -189,11 +189,13 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
       {"aten::sum", "sum"},
       {"aten::is_grad_enabled", "torch.is_grad_enabled"},
   };
-  // sum(l) of complex numbers: TorchScript adds in order; Python's sum() of complex numbers is
-  // compensated in newer Pythons (3.14), as of floats since 3.12 (Note [Complex scalars]):
-  // aten::sum.complex stays a torch.ops call.
-  if (name == "aten::sum" && ins.size() == 1 && ins[0]->type().kind == Type::Kind::List &&
-      !ins[0]->type().elems.empty() && ins[0]->type().elems[0].kind == Type::Kind::Complex)
+  // sum(l) of anything but ints and bools stays a torch.ops call: Python 3.12's sum() of floats
+  // compensates rounding ([1e16, 1.0, -1e16] gives 1.0, TorchScript's left-to-right sum 0.0), and
+  // newer Pythons (3.14) compensate complex sums too (Note [Complex scalars]).
+  if (name == "aten::sum" &&
+      (ins.size() != 1 || ins[0]->type().kind != Type::Kind::List || ins[0]->type().elems.empty() ||
+       (ins[0]->type().elems[0].kind != Type::Kind::Int &&
+        ins[0]->type().elems[0].kind != Type::Kind::Bool)))
     return nullptr;
   if (auto it = any.find(name); it != any.end()) return it->second;
   auto it = numeric.find(name);
