@@ -170,19 +170,6 @@ class DictModel(nn.Module):
         return d["a"] + d["b"]
 
 
-def _doubled(x: torch.Tensor) -> torch.Tensor:
-    return x * 2.0
-
-
-class ForkModel(nn.Module):
-    """torch.jit.fork / wait (asynchronous execution), which tinytrace does not convert: the CLI
-    must exit 4 naming prim::fork and this file's line."""
-
-    def forward(self, x):
-        fut = torch.jit.fork(_doubled, x)
-        return torch.jit.wait(fut) + x
-
-
 class Interpolate(nn.Module):
     """F.interpolate and nn.Upsample in a scripted model: their TorchScript body builds the scale
     list with list.append in a loop over the input's rank; tinytrace lifts the call as one op."""
@@ -288,7 +275,9 @@ class ScriptedMHABlock(nn.Module):
 # Models whose conversion must fail with exit 4: name -> (build, op named in the error).
 # (A list stored in another list and then appended to converts since container mutation is an
 # effect: scripts/gen_container_models.py, ct_stored_then_appended.)
-UNSUPPORTED = {"sc_bad_fork": (ForkModel, "prim::fork")}
+# Constructs tinytrace refuses (exit 4 naming the op): none left here. torch.jit.fork / wait, the
+# last one, is lifted since 67355b5 (scripts/gen_builtin_models.py's bi_fork_wait tests it).
+UNSUPPORTED = {}
 
 
 def _tv(fn_name):
