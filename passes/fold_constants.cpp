@@ -84,6 +84,11 @@ std::optional<std::pair<AttrValue, Type>> to_constant(const c10::IValue& v, cons
     return std::make_pair(AttrValue(v.toInt()), keep ? declared : Type::of(K::Int));
   }
   if (v.isDouble()) return std::make_pair(AttrValue(v.toDouble()), Type::of(K::Float));
+  if (v.isComplexDouble()) {  // Note [Complex scalars]
+    c10::complex<double> z = v.toComplexDouble();
+    return std::make_pair(AttrValue(std::complex<double>(z.real(), z.imag())),
+                          Type::of(K::Complex));
+  }
   if (v.isBool()) return std::make_pair(AttrValue(v.toBool()), Type::of(K::Bool));
   if (v.isNone()) return std::make_pair(AttrValue(NoneAttr{}), Type::of(K::None));
   if (v.isString()) return std::make_pair(AttrValue(v.toStringRef()), Type::of(K::Str));

@@ -58,8 +58,8 @@ PYTHON = "/usr/bin/python3"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SCHEMA = os.path.join(REPO, "lib", "emitters", "report.schema.json")
 # What generated code may import: torch and the standard-library bits needed to find NAME.pth.
-ALLOWED_IMPORTS = {"torch", "os", "sys", "pathlib", "typing", "math", "collections", "operator",
-                   "builtins", "__future__", "warnings", "importlib", "enum"}
+ALLOWED_IMPORTS = {"torch", "os", "sys", "pathlib", "typing", "math", "cmath", "collections",
+                   "operator", "builtins", "__future__", "warnings", "importlib", "enum"}
 
 
 class CheckFailed(Exception):

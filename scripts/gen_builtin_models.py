@@ -3,14 +3,16 @@
 
 Models whose scripted code uses TorchScript's builtins of strings, lists, numbers and Optionals
 (str, "a" + b, [0] * n, max/min, divmod, round, x.cpu(), d.popitem(), print, sorted(l), l.copy(),
-dicts keyed by ints, bools and tensors, `with torch.no_grad()`, Enum members, l + m and sorted() of
-tuples, hash(n), x.copy_(3), torch.manual_seed, torch.jit.fork/wait,
-l.sort() of floats and tensors, torch.einsum(a, [0, 1], ...), "%d" % n, ...), scripted PyTorch modules
+dicts keyed by ints, bools, tensors and complex numbers, `with torch.no_grad()`, complex
+scalars and cmath, Enum members, l + m and sorted() of tuples, hash(n), x.copy_(3),
+torch.manual_seed, torch.jit.fork/wait, l.sort() of floats and tensors,
+torch.einsum(a, [0, 1], ...), "%d" % n, ...), scripted PyTorch modules
 that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
 `--force` alike); tests/builtins.cmake registers one test per model.
 """
+import cmath
 import math
 import os
 import sys
@@ -203,6 +205,82 @@ class KeyedDicts(nn.Module):
 
 def keyed_dicts_branches(m, x):
     return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class ComplexScalars(nn.Module):
+    """Complex scalars (Note [Complex scalars] in lib/ir/ir.h): complex(a, b) of floats, ints, a
+    bool and tensors, arithmetic, comparisons, abs, cmath, sum, cmath.rect (aten::polar), complex
+    tensors made from them, and a dict keyed by complex numbers (0j and -0j are one key). Each
+    'same' feature is 1 only with TorchScript's rounding (cmath.sqrt(1j), a complex division) and
+    the two phases are -pi only with TorchScript's mixed float/complex arithmetic (a -0.0
+    imaginary part kept): Python's cmath and operators give 0 and +pi there. Python raises on a
+    complex division by zero, TorchScript does not (eager substitutes a value). Features are
+    scaled so that one wrong bit shows above the --fuse tolerance."""
+
+    def forward(self, x):
+        a = float(x[0, 0])
+        b = float(x[0, 1])
+        n = x.size(0)
+        one = 1.0 + 0.0 * a
+        nz = -(0.0 * one)  # -0.0 (TorchScript pools a constant -0.0 with 0.0, and saves a
+        # complex constant's -0.0 part as +0.0)
+        z = complex(a, b)
+        w = complex(n, x.size(1))
+        t = complex(a > 0.0, b)
+        u = -(z * w + z - w)
+        q = z / w
+        p = z ** 0.5
+        r = cmath.sqrt(complex(nz, one))
+        if torch.jit.is_scripting():
+            inf_q = z / complex(0.0, 0.0 * a)
+        else:
+            inf_q = complex(math.inf, math.inf)
+        qc = complex(-2.137532799248337 * one, -2.2513617155449217) / complex(4.2485313680489085,
+                                                                             0.9294673705862655)
+        zs: List[complex] = [u, q, p, sum([z, w, t]), complex(x[0, 0], x[0, 1]),
+                             cmath.rect(2.0 * one, 0.5), cmath.rect(n, 1), cmath.log10(z),
+                             cmath.atanh(q), 3 - z, z * 2.0]
+        parts: List[torch.Tensor] = []
+        for c in zs:
+            parts.append(torch.tensor(c))
+        parts.append(torch.as_tensor(w))
+        feats: List[float] = [abs(z), cmath.phase(z)]
+        feats.append(1e4 * float(r == complex(0.7071067811865476, 0.7071067811865476)))
+        feats.append(1e4 * float(qc == complex(-0.5907785087447903, -0.4006684242053195)))
+        feats.append(1e3 * cmath.phase(complex(-1.0, nz) + 0.0 * one))
+        feats.append(1e3 * cmath.phase(0.0 * one - complex(1.0, 0.0)))
+        feats.append(1e3 * (float(cmath.isinf(inf_q)) + 2.0 * float(cmath.isnan(inf_q)) +
+                            4.0 * float(cmath.isfinite(z))))
+        feats.append(1e3 * (float(z == complex(a, b)) + 2.0 * float(z != w) +
+                            4.0 * float(t == 1.0) + 8.0 * float(2.0 != z)))
+        d: Dict[complex, float] = {z: 1.0, w: 2.0}
+        d[t] = 3.0
+        d[complex(0.0, nz)] = 4.0
+        k = 0.0
+        if complex(0.0, 0.0 * one) in d:
+            k += d[complex(0.0, 0.0)]
+        if z in d:
+            k += 10.0 * d.get(z, 0.5)
+        k += 100.0 * d.get(complex(7.0, 7.0), 0.5)
+        e = d.copy()
+        e.pop(w)
+        k += 1000.0 * len(e) + e.pop(complex(9.0, 9.0), 0.25) + e.setdefault(z, 5.0)
+        del e[z]
+        g: Dict[complex, float] = {}
+        g.update(e)
+        for kk, vv in g.items():
+            k += abs(kk) * vv
+        for vv in g.values():
+            k += vv
+        k += float(len(list(g.keys())))
+        g.clear()
+        feats.append(k + float(len(g)))
+        y = x * abs(u) if abs(z) > 1.0 else x - cmath.phase(u)
+        return y, torch.tensor(feats, dtype=torch.float64), torch.view_as_real(torch.stack(parts))
+
+
+def complex_branches(m, x):
+    return {"big": {abs(complex(float(x[0, 0]), float(x[0, 1]))) > 1.0}}
 
 
 class GradModes(nn.Module):
@@ -505,6 +583,10 @@ register("bi_dict_pop_print", DictPopPrint, [(2, 6)], dict_pop_branches, {"sign"
          eager_differs="eager d.popitem() removes the last item, TorchScript's the first")
 register("bi_keyed_dicts", KeyedDicts, [(2, 6)], keyed_dicts_branches, {"sign": {"pos", "neg"}},
          expect_ops=["sorted", "operator.contains", "list"])
+register("bi_complex_scalars", ComplexScalars, [(2, 6)], complex_branches, {"big": {True, False}},
+         expect_ops=["complex", "cmath.phase", "cmath.isinf", "operator.contains", "dict.get"],
+         eager_differs="Python's cmath, complex division and mixed float/complex arithmetic round "
+                       "otherwise than TorchScript's, and raise on a division by zero")
 register("bi_grad_modes", GradModes, [(2, 6)], expect_ops=["torch.set_grad_enabled"])
 register("bi_float_sums", FloatSums, [(2, 6)],
          eager_differs="eager sum() of floats compensates rounding (Python 3.12), TorchScript's does not")

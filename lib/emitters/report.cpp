@@ -122,6 +122,12 @@ void write_attr(JsonWriter& w, const AttrValue& v) {
       w.begin_object().member("device", d.name).end_object();
     }
     void operator()(const at::Tensor& t) const { write_tensor(w, t); }
+    void operator()(const std::complex<double>& z) const {
+      w.begin_object().key("complex").begin_array();
+      write_attr_number(w, z.real());
+      write_attr_number(w, z.imag());
+      w.end_array().end_object();
+    }
   };
   std::visit(Visitor{w}, v);
 }

@@ -96,6 +96,8 @@ std::string ts_type(const Type& t) {
       return "int";
     case K::Float:
       return "float";
+    case K::Complex:
+      return "complex";
     case K::Bool:
       return "bool";
     case K::Str:
@@ -260,6 +262,9 @@ class Lowerer {
         return "[" + join(items) + "]";
       }
       std::string operator()(DType d) const { return std::to_string(dtype_to_scalar_type(d)); }
+      std::string operator()(const std::complex<double>& z) const {
+        return "complex(" + float_src(z.real()) + ", " + float_src(z.imag()) + ")";
+      }
       std::string operator()(const DeviceAttr& d) const {
         return "torch.device(" + str_src(d.name) + ")";
       }

@@ -85,6 +85,9 @@ c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type) {
     c10::IValue operator()(DType d) const { return dtype_to_scalar_type(d); }
     c10::IValue operator()(const DeviceAttr& d) const { return c10::Device(d.name); }
     c10::IValue operator()(const at::Tensor& t) const { return t; }
+    c10::IValue operator()(const std::complex<double>& z) const {
+      return c10::complex<double>(z.real(), z.imag());
+    }
   };
   return std::visit(V{type}, v);
 }
@@ -108,6 +111,8 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
       elem = Type::Kind::Tensor;
     else if (f.isString())
       elem = Type::Kind::Str;
+    else if (f.isComplexDouble())
+      elem = Type::Kind::Complex;
   }
   switch (elem) {
     case Type::Kind::Int: {
@@ -129,6 +134,11 @@ c10::IValue make_list(const Type& type, const std::vector<c10::IValue>& items) {
     case Type::Kind::Tensor: {
       c10::List<at::Tensor> l;
       for (const auto& i : items) l.push_back(i.toTensor());
+      return l;
+    }
+    case Type::Kind::Complex: {  // complex[] (sum(l) takes only that)
+      c10::List<c10::complex<double>> l;
+      for (const auto& i : items) l.push_back(i.toComplexDouble());
       return l;
     }
     case Type::Kind::Str: {  // typed like TorchScript's str[] (l.sort() takes only that)
@@ -356,6 +366,12 @@ void Interpreter::run_node(const Node& n) {
           return c10::IntType::get();
         case Type::Kind::Tensor:
           return c10::TensorType::get();
+        case Type::Kind::Float:
+          return c10::FloatType::get();
+        case Type::Kind::Bool:
+          return c10::BoolType::get();
+        case Type::Kind::Complex:
+          return c10::ComplexType::get();
         default:
           return c10::AnyType::get();
       }

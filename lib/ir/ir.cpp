@@ -93,6 +93,8 @@ std::string Type::str() const {
       return "int";
     case Kind::Float:
       return "float";
+    case Kind::Complex:
+      return "complex";
     case Kind::Bool:
       return "bool";
     case Kind::Str:
@@ -248,6 +250,9 @@ std::string attr_str(const AttrValue& v) {
     std::string operator()(DType d) const { return dtype_name(d); }
     std::string operator()(const DeviceAttr& d) const { return "device(" + quote(d.name) + ")"; }
     std::string operator()(const at::Tensor& t) const { return tensor_str(t); }
+    std::string operator()(const std::complex<double>& z) const {
+      return "complex(" + format_double(z.real()) + ", " + format_double(z.imag()) + ")";
+    }
   };
   return std::visit(V{}, v);
 }
@@ -263,6 +268,15 @@ bool attr_equal(const AttrValue& a, const AttrValue& b) {
   if (const auto* da = std::get_if<double>(&a)) {
     double db = std::get<double>(b);
     return *da == db || (std::isnan(*da) && std::isnan(db));
+  }
+  if (const auto* za = std::get_if<std::complex<double>>(&a)) {
+    // The same number: the sign of a zero part counts (complex(0.0, -0.0) prints and computes
+    // otherwise than complex(0.0, 0.0)), any NaN equals any NaN as for doubles.
+    auto same = [](double x, double y) {
+      return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y));
+    };
+    const auto& zb = std::get<std::complex<double>>(b);
+    return same(za->real(), zb.real()) && same(za->imag(), zb.imag());
   }
   // Same alternative, neither tensor nor double: compare the held values.
   return std::visit(

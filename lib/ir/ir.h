@@ -19,8 +19,9 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <cstdint>
+#include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <iterator>
 #include <list>
@@ -83,6 +84,7 @@ struct Type {
     Tuple,         // elems are the element types
     Optional,      // elems[0] is the contained type
     Dict,          // elems[0] the key type (str, int, ...), elems[1] the value type
+    Complex,       // a Python complex number (Note [Complex scalars])
     Enum,          // a member of a Python Enum class (Note [Enum types])
   };
 
@@ -193,10 +195,30 @@ struct DeviceAttr {
 
 // Attribute / constant values. Integers stay int64; lists are homogeneous.
 // Printed in .tir as: none, true/false, 3, 0.5 (always with '.' or exponent), "str", [1,2],
-// [0.5,1.0], ["a","b"], f32 (dtype), device("cpu"), tensor<f32[2]>[1.0,2.0] / tensor<...>@weight.
-using AttrValue =
-    std::variant<NoneAttr, bool, int64_t, double, std::string, std::vector<int64_t>,
-                 std::vector<double>, std::vector<std::string>, DType, DeviceAttr, at::Tensor>;
+// [0.5,1.0], ["a","b"], f32 (dtype), device("cpu"), tensor<f32[2]>[1.0,2.0] / tensor<...>@weight,
+// complex(1.0, -0.0).
+//
+// Note [Complex scalars]
+// TorchScript has a complex scalar type (complex(a, b), cmath functions, dicts keyed by complex);
+// the IR's is Type::Kind::Complex ("complex" in .tir, the report and Python annotations) and a
+// constant holds a std::complex<double>, printed complex(re, im) with both parts as floats are
+// (inf, nan, -0.0 kept), in .tir and in the generated Python alike; two constants are the same
+// only when the signs of their zero parts are. The interpreter holds it as c10::complex<double>,
+// as TorchScript does. Python's complex arithmetic and cmath are not TorchScript's: division,
+// pow, log, tan, the inverse and hyperbolic functions round otherwise (sqrt too, at a -0.0 real
+// part), exp, sin and cos raise on overflow; mixed int/float/complex
+// operands lose a -0.0 part or turn an inf into a nan where TorchScript does not; Python raises
+// on division by zero; complex(a, b) of ints beyond 2**53 differs. So only what computes the same
+// bits in both has a Python spelling: complex(a, b) of floats and bools, z + w, z - w, z * w, -z,
+// == and != (also against a float), abs(z), cmath.phase / isnan / isinf / isfinite, and the dict
+// operations; every other complex op is written torch.ops.aten.<op>.<overload>(...), which runs
+// TorchScript's own kernel (Note [TorchScript builtins without a row] in
+// lib/loaders/torchscript/lifter_ops.cpp). TorchScript itself pools a float constant -0.0 with
+// 0.0 and saves a complex constant's -0.0 part as +0.0 (`-1.+0.j`): the archive's values are
+// what the lifter reads.
+using AttrValue = std::variant<NoneAttr, bool, int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, DType, DeviceAttr,
+                               at::Tensor, std::complex<double>>;
 
 std::string attr_str(const AttrValue& v);  // .tir text of a value (tensors printed inline)
 bool attr_equal(const AttrValue& a, const AttrValue& b);

@@ -490,19 +490,19 @@ std::vector<OpInfo> make_table() {
       // Python scalar/list builtins of scripted models (TorchScript-only overloads such as
       // aten::add.int; the loader maps them by name, the interpreter evaluates them with Python
       // semantics in dispatch.cpp). One overload each: the rest share the base name.
-      {"operator.add", K::Function, {"aten::add.int", "aten::add.str", "aten::add.t"}, kAllPositional, Q::Shape, "a + b on numbers, strings or lists"},
-      {"operator.sub", K::Function, {"aten::sub.int"}, kAllPositional, Q::Shape, "a - b on numbers"},
-      {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
+      {"operator.add", K::Function, {"aten::add.int", "aten::add.str", "aten::add.t", "aten::add.complex"}, kAllPositional, Q::Shape, "a + b on numbers, strings or lists"},
+      {"operator.sub", K::Function, {"aten::sub.int", "aten::sub.complex"}, kAllPositional, Q::Shape, "a - b on numbers"},
+      {"operator.mul", K::Function, {"aten::mul.int", "aten::mul.left_t", "aten::mul.right_", "aten::mul.complex"}, kAllPositional, Q::Shape, "a * b on numbers, l * n and n * l on lists ([0] * n)"},
       {"operator.truediv", K::Function, {"aten::div.int"}, kAllPositional, Q::Shape, "a / b on numbers"},
       {"operator.floordiv", K::Function, {"aten::floordiv.int"}, kAllPositional, Q::Shape, "a // b on numbers"},
       {"operator.mod", K::Function, {"aten::remainder.int", "aten::percentFormat"}, kAllPositional, Q::Shape, "a % b on numbers, \"%d\" % args (the lifter checks the text is Python's)"},
-      {"operator.neg", K::Function, {"aten::neg.int"}, kAllPositional, Q::Shape, "-a on a number"},
+      {"operator.neg", K::Function, {"aten::neg.int", "aten::neg.complex"}, kAllPositional, Q::Shape, "-a on a number"},
       {"operator.lt", K::Function, {"aten::lt.int"}, kAllPositional, Q::Shape, "a < b on numbers"},
       {"operator.le", K::Function, {"aten::le.int"}, kAllPositional, Q::Shape, "a <= b on numbers"},
       {"operator.gt", K::Function, {"aten::gt.int"}, kAllPositional, Q::Shape, "a > b on numbers"},
       {"operator.ge", K::Function, {"aten::ge.int"}, kAllPositional, Q::Shape, "a >= b on numbers"},
-      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list", "aten::eq.enum"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
-      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list", "aten::ne.enum"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
+      {"operator.eq", K::Function, {"aten::eq.int", "aten::eq.str", "aten::eq.device", "aten::eq.int_list", "aten::eq.bool_list", "aten::eq.str_list", "aten::eq.enum", "aten::eq.complex", "aten::eq.complex_float", "aten::eq.float_complex"}, kAllPositional, Q::Shape, "a == b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
+      {"operator.ne", K::Function, {"aten::ne.int", "aten::ne.str", "aten::ne.device", "aten::ne.int_list", "aten::ne.bool_list", "aten::ne.str_list", "aten::ne.enum", "aten::ne.complex", "aten::ne.complex_float", "aten::ne.float_complex"}, kAllPositional, Q::Shape, "a != b on numbers, strings, devices, Enum members, lists of ints/bools/strings"},
       {"operator.not_", K::Function, {"aten::__not__"}, kAllPositional, Q::Shape, "not a"},
       {"operator.and_", K::Function, {"aten::__and__.bool"}, kAllPositional, Q::Shape, "a & b on bools/ints"},
       {"operator.or_", K::Function, {"aten::__or__.bool"}, kAllPositional, Q::Shape, "a | b on bools/ints"},
@@ -510,16 +510,16 @@ std::vector<OpInfo> make_table() {
       {"operator.is_", K::Function, {"aten::__is__"}, kAllPositional, Q::Shape, "a is b (None checks)"},
       {"operator.is_not", K::Function, {"aten::__isnot__"}, kAllPositional, Q::Shape, "a is not b (None checks)"},
       // aten::select.t is TorchScript's other name of l[i] (the same listSelect).
-      {"operator.getitem", K::Function, {"aten::__getitem__.t", "aten::select.t", "aten::__getitem__.str", "aten::__getitem__.Dict_str", "aten::__getitem__.Dict_int", "aten::__getitem__.Dict_bool", "aten::__getitem__.Dict_float", "aten::__getitem__.Dict_Tensor"}, kAllPositional, Q::Shape, "a[i] on a list, tuple or str, d[k] on a dict"},
+      {"operator.getitem", K::Function, {"aten::__getitem__.t", "aten::select.t", "aten::__getitem__.str", "aten::__getitem__.Dict_str", "aten::__getitem__.Dict_int", "aten::__getitem__.Dict_bool", "aten::__getitem__.Dict_float", "aten::__getitem__.Dict_Tensor", "aten::__getitem__.Dict_complex"}, kAllPositional, Q::Shape, "a[i] on a list, tuple or str, d[k] on a dict"},
       {"sum", K::Function, {"aten::sum.int", "aten::sum.bool"}, kAllPositional, Q::Shape, "sum(l) on a list of ints or bools (Python's sum of floats compensates: aten::sum.float stays a torch.ops call)"},
       {"any", K::Function, {"aten::any.bool", "aten::any.int", "aten::any.float", "aten::any.str"}, kAllPositional, Q::Shape, "any(l) on a list"},
       {"all", K::Function, {"aten::all.bool", "aten::all.int", "aten::all.float"}, kAllPositional, Q::Shape, "all(l) on a list"},
       {"operator.contains", K::Function,
        {"aten::__contains__.str_list", "aten::__contains__.int_list", "aten::__contains__.float_list",
         "aten::__contains__.str", "aten::__contains__.int", "aten::__contains__.float",
-        "aten::__contains__.bool", "aten::__contains__.Tensor"},
+        "aten::__contains__.bool", "aten::__contains__.Tensor", "aten::__contains__.complex"},
        kAllPositional, Q::Shape, "b in a (operator.contains(a, b)) on a list or dict"},
-      {"len", K::Function, {"aten::len.t", "aten::len.str", "aten::len.Dict_str", "aten::len.Dict_int", "aten::len.Dict_bool", "aten::len.Dict_float", "aten::len.Dict_Tensor"}, kAllPositional, Q::Shape, "len(list), len(str), len(dict) or len(tensor)"},
+      {"len", K::Function, {"aten::len.t", "aten::len.str", "aten::len.Dict_str", "aten::len.Dict_int", "aten::len.Dict_bool", "aten::len.Dict_float", "aten::len.Dict_Tensor", "aten::len.Dict_complex"}, kAllPositional, Q::Shape, "len(list), len(str), len(dict) or len(tensor)"},
       // Ints only: on floats TorchScript's max(a, b) is `a if a > b else b` (max(1.0, nan) is nan),
       // Python's keeps a (those stay torch.ops.prim.max.float: Note [TorchScript builtins without
       // a row] in lib/loaders/torchscript/lifter_ops.cpp).
@@ -533,7 +533,16 @@ std::vector<OpInfo> make_table() {
       {"math.floor", K::Function, {"aten::floor.float"}, kAllPositional, Q::Shape, "math.floor(x) -> int"},
       {"math.ceil", K::Function, {"aten::ceil.float"}, kAllPositional, Q::Shape, "math.ceil(x) -> int"},
       {"math.sqrt", K::Function, {"aten::sqrt.float"}, kAllPositional, Q::Shape, "math.sqrt(x)"},
-      {"abs", K::Function, {"aten::abs.int"}, kAllPositional, Q::Shape, "abs(x) on a number"},
+      {"abs", K::Function, {"aten::abs.int", "prim::abs.complex"}, kAllPositional, Q::Shape, "abs(x) on a number"},
+      // Complex numbers (Note [Complex scalars] in lib/ir/ir.h): only what Python computes to the same
+      // bits as TorchScript has a row (z + w, z * w, z == 1.0, abs(z), ... above, these); mixed
+      // int/float operands, division, pow, sum and the cmath functions stay torch.ops calls.
+      // complex(a, b) of ints is not here: TorchScript's is not Python's beyond 2**53.
+      {"complex", K::Function, {"aten::Complex.float_float", "aten::Complex.bool_bool", "aten::Complex.float_bool", "aten::Complex.bool_float"}, kAllPositional, Q::Shape, "complex(a, b) of floats or bools"},
+      {"cmath.phase", K::Function, {"aten::angle.complex"}, kAllPositional, Q::Shape, "cmath.phase(z): the angle of a complex number"},
+      {"cmath.isnan", K::Function, {"aten::isnan.complex"}, kAllPositional, Q::Shape, "cmath.isnan(z)"},
+      {"cmath.isinf", K::Function, {"aten::isinf.complex"}, kAllPositional, Q::Shape, "cmath.isinf(z)"},
+      {"cmath.isfinite", K::Function, {"aten::isfinite.complex"}, kAllPositional, Q::Shape, "cmath.isfinite(z)"},
       {"operator.pow", K::Function, {"aten::pow.int"}, kAllPositional, Q::Shape, "a ** b on numbers (a float, as in TorchScript)"},
       // TorchScript's lowering of `for i in range(lo, hi, step)`: a trip count and the loop
       // variable from the counter (register_prim_ops.cpp; exactly Python's range arithmetic). The
@@ -557,12 +566,12 @@ std::vector<OpInfo> make_table() {
       {"list", K::Function, {"aten::list.t", "aten::copy.t"}, kAllPositional, Q::Shape, "list(l), l.copy(): a new list"},
       // Dict readers. keys/values/items are new lists in TorchScript (a snapshot, indexable):
       // the Python emitter writes list(d.keys()) (Note [Dict views in Python], calls.cpp).
-      {"dict.keys", K::Method, {"aten::keys.str", "aten::keys.int", "aten::keys.bool", "aten::keys.float", "aten::keys.Tensor"}, kAllPositional, Q::Shape, "list(d.keys())"},
-      {"dict.values", K::Method, {"aten::values.str", "aten::values.int", "aten::values.bool", "aten::values.float", "aten::values.Tensor"}, kAllPositional, Q::Shape, "list(d.values())"},
-      {"dict.items", K::Method, {"aten::items.str", "aten::items.int", "aten::items.bool", "aten::items.float", "aten::items.Tensor"}, kAllPositional, Q::Shape, "list(d.items()): (key, value) tuples"},
-      {"dict.get", K::Method, {"aten::get.str", "aten::get.int", "aten::get.bool", "aten::get.float", "aten::get.Tensor", "aten::get.default_str", "aten::get.default_int", "aten::get.default_bool", "aten::get.default_float", "aten::get.default_Tensor"}, kAllPositional, Q::Shape, "d.get(k[, default])"},
-      {"dict", K::Function, {"aten::dict", "aten::dict.str", "aten::dict.Dict_str", "aten::dict.int", "aten::dict.Dict_int", "aten::dict.bool", "aten::dict.Dict_bool", "aten::dict.float", "aten::dict.Dict_float", "aten::dict.Tensor", "aten::dict.Dict_Tensor"}, kAllPositional, Q::Shape, "dict(), dict(d), dict(pairs): a new dict of the same objects"},
-      {"dict.copy", K::Method, {"aten::copy.Dict_str", "aten::copy.Dict_int", "aten::copy.Dict_bool", "aten::copy.Dict_float", "aten::copy.Dict_Tensor"}, kAllPositional, Q::Shape, "d.copy(): a new dict of the same objects"},
+      {"dict.keys", K::Method, {"aten::keys.str", "aten::keys.int", "aten::keys.bool", "aten::keys.float", "aten::keys.Tensor", "aten::keys.complex"}, kAllPositional, Q::Shape, "list(d.keys())"},
+      {"dict.values", K::Method, {"aten::values.str", "aten::values.int", "aten::values.bool", "aten::values.float", "aten::values.Tensor", "aten::values.complex"}, kAllPositional, Q::Shape, "list(d.values())"},
+      {"dict.items", K::Method, {"aten::items.str", "aten::items.int", "aten::items.bool", "aten::items.float", "aten::items.Tensor", "aten::items.complex"}, kAllPositional, Q::Shape, "list(d.items()): (key, value) tuples"},
+      {"dict.get", K::Method, {"aten::get.str", "aten::get.int", "aten::get.bool", "aten::get.float", "aten::get.Tensor", "aten::get.default_str", "aten::get.default_int", "aten::get.default_bool", "aten::get.default_float", "aten::get.default_Tensor", "aten::get.complex", "aten::get.default_complex"}, kAllPositional, Q::Shape, "d.get(k[, default])"},
+      {"dict", K::Function, {"aten::dict", "aten::dict.str", "aten::dict.Dict_str", "aten::dict.int", "aten::dict.Dict_int", "aten::dict.bool", "aten::dict.Dict_bool", "aten::dict.float", "aten::dict.Dict_float", "aten::dict.Tensor", "aten::dict.Dict_Tensor", "aten::dict.complex", "aten::dict.Dict_complex"}, kAllPositional, Q::Shape, "dict(), dict(d), dict(pairs): a new dict of the same objects"},
+      {"dict.copy", K::Method, {"aten::copy.Dict_str", "aten::copy.Dict_int", "aten::copy.Dict_bool", "aten::copy.Dict_float", "aten::copy.Dict_Tensor", "aten::copy.Dict_complex"}, kAllPositional, Q::Shape, "d.copy(): a new dict of the same objects"},
       // Container mutation (Note [Container mutation] in lib/exec/alias.h): effects in program order.
       {"list.append", K::Method, {"aten::append.t"}, kAllPositional, Q::Shape, "l.append(x)"},
       {"list.extend", K::Method, {"aten::extend.t", "aten::add_.t"}, kAllPositional, Q::Shape, "l.extend(m), l += m"},
@@ -577,12 +586,12 @@ std::vector<OpInfo> make_table() {
       {"sorted", K::Function, {"aten::sorted.int", "aten::sorted.bool", "aten::sorted.str", "aten::sorted.any"}, kAllPositional, Q::Shape, "sorted(l): a new sorted list"},
       {"list.sort", K::Method, {"aten::sort.int", "aten::sort.bool", "aten::sort.str", "aten::sort.any"}, {"", "reverse"}, Q::Shape, "l.sort(reverse=False)"},
       {"operator.imul", K::Function, {"aten::mul_.t"}, kAllPositional, Q::Shape, "l *= n on a list (in place)"},
-      {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
-      {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor"}, kAllPositional, Q::Shape, "d.clear()"},
-      {"dict.setdefault", K::Method, {"aten::setdefault.str", "aten::setdefault.int", "aten::setdefault.bool", "aten::setdefault.float", "aten::setdefault.Tensor"}, kAllPositional, Q::Shape, "d.setdefault(k, v)"},
-      {"dict.update", K::Method, {"aten::update.str", "aten::update.int", "aten::update.bool", "aten::update.float", "aten::update.Tensor"}, kAllPositional, Q::Shape, "d.update(e)"},
-      {"operator.setitem", K::Function, {"aten::_set_item.t", "aten::_set_item.str", "aten::_set_item.int", "aten::_set_item.bool", "aten::_set_item.float", "aten::_set_item.Tensor"}, kAllPositional, Q::Shape, "l[i] = v, d[k] = v"},
-      {"operator.delitem", K::Function, {"aten::Delete.t", "aten::Delete.Dict_str", "aten::Delete.Dict_int", "aten::Delete.Dict_bool", "aten::Delete.Dict_float", "aten::Delete.Dict_Tensor"}, kAllPositional, Q::Shape, "del l[i], del d[k]"},
+      {"dict.pop", K::Method, {"aten::pop.Dict_str", "aten::pop.Dict_int", "aten::pop.Dict_bool", "aten::pop.Dict_float", "aten::pop.Dict_Tensor", "aten::pop.Dict_default_str", "aten::pop.Dict_default_int", "aten::pop.Dict_default_bool", "aten::pop.Dict_default_float", "aten::pop.Dict_default_Tensor", "aten::pop.Dict_complex", "aten::pop.Dict_default_complex"}, kAllPositional, Q::Shape, "d.pop(k[, default])"},
+      {"dict.clear", K::Method, {"aten::clear.str", "aten::clear.int", "aten::clear.bool", "aten::clear.float", "aten::clear.Tensor", "aten::clear.complex"}, kAllPositional, Q::Shape, "d.clear()"},
+      {"dict.setdefault", K::Method, {"aten::setdefault.str", "aten::setdefault.int", "aten::setdefault.bool", "aten::setdefault.float", "aten::setdefault.Tensor", "aten::setdefault.complex"}, kAllPositional, Q::Shape, "d.setdefault(k, v)"},
+      {"dict.update", K::Method, {"aten::update.str", "aten::update.int", "aten::update.bool", "aten::update.float", "aten::update.Tensor", "aten::update.complex"}, kAllPositional, Q::Shape, "d.update(e)"},
+      {"operator.setitem", K::Function, {"aten::_set_item.t", "aten::_set_item.str", "aten::_set_item.int", "aten::_set_item.bool", "aten::_set_item.float", "aten::_set_item.Tensor", "aten::_set_item.complex"}, kAllPositional, Q::Shape, "l[i] = v, d[k] = v"},
+      {"operator.delitem", K::Function, {"aten::Delete.t", "aten::Delete.Dict_str", "aten::Delete.Dict_int", "aten::Delete.Dict_bool", "aten::Delete.Dict_float", "aten::Delete.Dict_Tensor", "aten::Delete.Dict_complex"}, kAllPositional, Q::Shape, "del l[i], del d[k]"},
       {"torch.is_autocast_enabled", K::Function, {"aten::is_autocast_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_enabled() (False in the interpreter)"},
       {"torch.is_autocast_cpu_enabled", K::Function, {"aten::is_autocast_cpu_enabled"}, kAllPositional, Q::Shape, "torch.is_autocast_cpu_enabled() (False in the interpreter)"},
       // torch 2.x's scripted nn.TransformerEncoder picks its fast path with it; both paths compute

@@ -104,6 +104,7 @@ bool python_passable(const c10::TypePtr& t) {
   switch (t->kind()) {
     case K::IntType:
     case K::FloatType:
+    case K::ComplexType:  // a Python complex (Note [Complex scalars] in lib/ir/ir.h)
     case K::BoolType:
     case K::NumberType:
     case K::StringType:

@@ -171,11 +171,17 @@ class Parser : Lexer {
     // "bool" is the Python bool type unless a shape follows ("bool[2,3]" is a bool tensor).
     if (here() != '[') {
       static const std::pair<const char*, Type::Kind> kinds[] = {
-          {"Any", Type::Kind::Any},       {"int", Type::Kind::Int},
-          {"float", Type::Kind::Float},   {"bool", Type::Kind::Bool},
-          {"str", Type::Kind::Str},       {"None", Type::Kind::None},
-          {"Device", Type::Kind::Device}, {"ScalarType", Type::Kind::ScalarType},
-          {"Layout", Type::Kind::Layout}, {"MemoryFormat", Type::Kind::MemoryFormat},
+          {"Any", Type::Kind::Any},
+          {"int", Type::Kind::Int},
+          {"float", Type::Kind::Float},
+          {"bool", Type::Kind::Bool},
+          {"complex", Type::Kind::Complex},
+          {"str", Type::Kind::Str},
+          {"None", Type::Kind::None},
+          {"Device", Type::Kind::Device},
+          {"ScalarType", Type::Kind::ScalarType},
+          {"Layout", Type::Kind::Layout},
+          {"MemoryFormat", Type::Kind::MemoryFormat},
       };
       if (w == "Tensor") return Type::tensor();
       for (const auto& k : kinds)
@@ -298,6 +304,15 @@ class Parser : Lexer {
     if (w == "false") return false;
     if (w == "inf") return std::numeric_limits<double>::infinity();
     if (w == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (w == "complex") {  // Note [Complex scalars]
+      const char* hint = "write complex(1.0, -0.5)";
+      expect('(', "after complex", hint);
+      double re = to_double(number(hint));
+      expect(',', "between the parts of complex(re, im)", hint);
+      double im = to_double(number(hint));
+      expect(')', "to close complex(...)", hint);
+      return std::complex<double>(re, im);
+    }
     if (w == "device") {
       expect('(', "after device", "write device(\"cpu\")");
       std::string name = string_lit();

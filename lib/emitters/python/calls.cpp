@@ -259,7 +259,7 @@ std::string PyEmitter::function_callee(const std::string& op) {
     use_alias(prefix);
     return op;
   }
-  if (prefix == "math" || prefix == "operator" || prefix == "torchvision") {
+  if (prefix == "math" || prefix == "cmath" || prefix == "operator" || prefix == "torchvision") {
     imports_.insert("import " + prefix);
     return op;
   }

@@ -20,7 +20,7 @@ bool python_reserved(const std::string& s) {
       "nni", "nniqat", "nnq", "nnqat", "bool", "len", "list", "dict", "abs", "math", "operator",
       // the other builtins the generated code calls: a value
       // named `any` made `any(state)` raise UnboundLocalError
-      "any", "all", "sum", "range", "tuple", "isinstance", "print"};
+      "any", "all", "sum", "range", "tuple", "isinstance", "print", "complex", "cmath"};
   return is_keyword(s) || r.count(s) != 0;
 }
 

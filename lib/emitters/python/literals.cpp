@@ -120,6 +120,8 @@ Expr PyEmitter::literal(const AttrValue& a, const Type& t) {
   if (auto* d = std::get_if<DType>(&a)) return {dtype_python(*d)};
   if (auto* dev = std::get_if<DeviceAttr>(&a)) return {"torch.device(" + py_str(dev->name) + ")"};
   if (auto* t2 = std::get_if<at::Tensor>(&a)) return {tensor_literal(*t2)};
+  if (auto* z = std::get_if<std::complex<double>>(&a))  // Note [Complex scalars]
+    return {"complex(" + py_float(z->real()) + ", " + py_float(z->imag()) + ")"};
   throw Error(ExitCode::Internal, "unhandled constant kind — this is a bug in tinytrace");
 }
 

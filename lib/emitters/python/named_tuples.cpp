@@ -85,6 +85,8 @@ std::string PyEmitter::annotation(const Type& t, std::set<std::string>& typing) 
       return "int";
     case K::Float:
       return "float";
+    case K::Complex:
+      return "complex";
     case K::Bool:
       return "bool";
     case K::Str:

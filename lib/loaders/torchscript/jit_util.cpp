@@ -109,6 +109,8 @@ Type convert_type(const c10::TypePtr& t) {
       return Type::of(Type::Kind::Int);
     case TK::FloatType:
       return Type::of(Type::Kind::Float);
+    case TK::ComplexType:
+      return Type::of(Type::Kind::Complex);
     case TK::BoolType:
       return Type::of(Type::Kind::Bool);
     case TK::StringType:

@@ -182,6 +182,11 @@ Value* Lifter::constant_value(const IValue& iv, const c10::TypePtr& type, Frame&
   if (iv.isBool()) return add_constant(iv.toBool(), Type::of(Type::Kind::Bool), f, src);
   if (iv.isInt()) return add_constant(iv.toInt(), Type::of(Type::Kind::Int), f, src);
   if (iv.isDouble()) return add_constant(iv.toDouble(), Type::of(Type::Kind::Float), f, src);
+  if (iv.isComplexDouble()) {  // Note [Complex scalars]
+    c10::complex<double> z = iv.toComplexDouble();
+    return add_constant(std::complex<double>(z.real(), z.imag()), Type::of(Type::Kind::Complex), f,
+                        src);
+  }
   if (iv.isString()) return add_constant(iv.toStringRef(), Type::of(Type::Kind::Str), f, src);
   if (iv.isDevice())
     return add_constant(DeviceAttr{iv.toDevice().str()}, Type::of(Type::Kind::Device), f, src);

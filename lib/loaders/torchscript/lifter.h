@@ -221,6 +221,7 @@ class Lifter {
   static const char* python_builtin(const std::string& name, const std::vector<Value*>& ins);
   static bool is_dtype_comparison(const std::vector<Value*>& ins);
   static bool exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s);
+  static bool holds_default(const Value* v, const c10::Argument& arg);
   static bool only_in_messages(const jit::Value* v);
   void require_exact_text(const jit::Node* n, Frame& f);
   static bool fits_python_call(const OpInfo& info, const c10::FunctionSchema& schema,

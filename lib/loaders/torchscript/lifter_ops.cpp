@@ -80,6 +80,19 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
         // Note [TorchScript builtins without a row]
         op = schema->name() + "." +
              (schema->overload_name().empty() ? "default" : schema->overload_name());
+        // The emitter writes a torch.ops call's inputs positionally, and the emitter cannot see
+        // a TorchScript-only schema's keyword-only arguments (torch.tensor(z, dtype=...) is
+        // aten::tensor.complex(t, *, dtype, device, requires_grad)): trailing ones that hold
+        // their default are left out (torch.ops fills them in), any other is refused.
+        while (!ins.empty() && args[ins.size() - 1].kwarg_only() &&
+               holds_default(ins.back(), args[ins.size() - 1]))
+          ins.pop_back();
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (args[i].kwarg_only())
+            unsupported(n,
+                        "keyword argument " + args[i].name() + " of " + qual +
+                            " that is not its default (no Python spelling computes the same)",
+                        f, "leave " + args[i].name() + " at its default in the model");
       } else {
         unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
                     "rewrite that expression in the model, or trace it with "
@@ -120,13 +133,17 @@ bool Lifter::fits_python_call(const OpInfo& info, const c10::FunctionSchema& sch
       continue;
     }
     if (info.py_args[i] != "=") continue;
-    const auto& d = schema.arguments().at(i).default_value();
-    if (!d || !c) return false;
-    if (d->isNone() ? !std::holds_alternative<NoneAttr>(*c)
-                    : !(attr_to_ivalue(*c, ins[i]->type()) == *d))
-      return false;
+    if (!holds_default(ins[i], schema.arguments().at(i))) return false;
   }
   return true;
+}
+
+// Whether `v` is a constant equal to the schema argument's default.
+bool Lifter::holds_default(const Value* v, const c10::Argument& arg) {
+  const AttrValue* c = v->constant();
+  const auto& d = arg.default_value();
+  if (!d || !c) return false;
+  return d->isNone() ? std::holds_alternative<NoneAttr>(*c) : attr_to_ivalue(*c, v->type()) == *d;
 }
 
 // The Python spelling of a TorchScript-only scalar/list builtin (Note [Lifting control flow]);
@@ -172,8 +189,9 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
       {"aten::sum", "sum"},
       {"aten::is_grad_enabled", "torch.is_grad_enabled"},
   };
-  // Python 3.12's sum() of floats compensates rounding ([1e16, 1.0, -1e16] gives 1.0, TorchScript's
-  // left-to-right sum 0.0): aten::sum.float stays torch.ops.aten.sum.float, which is exact.
+  // sum(l) of anything but ints and bools stays a torch.ops call: Python 3.12's sum() of floats
+  // compensates rounding ([1e16, 1.0, -1e16] gives 1.0, TorchScript's left-to-right sum 0.0), and
+  // newer Pythons (3.14) compensate complex sums too (Note [Complex scalars]).
   if (name == "aten::sum" &&
       (ins.size() != 1 || ins[0]->type().kind != Type::Kind::List || ins[0]->type().elems.empty() ||
        (ins[0]->type().elems[0].kind != Type::Kind::Int &&
