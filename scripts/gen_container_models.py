@@ -96,6 +96,33 @@ class DictOfLists(nn.Module):
         return torch.stack(d["all"], 0) * float(len(old)), torch.stack(d["neg"], 0)
 
 
+class OptionalIsinstance(nn.Module):
+    """isinstance(v, T) of an Optional[T] that TorchScript leaves for run time (prim::isinstance):
+    `v is not None`, and the value refined to T inside the branch. A tensor, an int and a list."""
+
+    def forward(self, x):
+        t: Optional[torch.Tensor] = None
+        n: Optional[int] = None
+        l: Optional[List[int]] = None
+        if bool(x.sum() > 0):
+            t = x * 2
+            n = x.size(1)
+        else:
+            l = [1, x.size(0)]
+        out = x
+        if isinstance(t, torch.Tensor):
+            out = out + t
+        if isinstance(n, int):
+            out = out * n
+        if isinstance(l, list):
+            out = out - l[1]
+        return out, isinstance(t, torch.Tensor), isinstance(l, list)
+
+
+def optional_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
 def dict_of_lists_branches(m, x):
     return {"sign": {"pos" if float(x[i].sum()) > 0 else "neg" for i in range(x.size(0))}}
 
@@ -423,6 +450,8 @@ register("ct_runtime_device", RuntimeDevice, [(2, 6)], expect_ops=["Tensor.to_de
 register("ct_unique_flags", UniqueFlags, [(3, 5)], expect_ops=["torch.unique.flat"])
 register("ct_named_tuples", NamedTuples, [(3, 6)])
 register("ct_emformer_rnnt", EmformerRnnt, [(2, 14, 8)])
+register("ct_optional_isinstance", OptionalIsinstance, [(2, 6)], optional_branches,
+         {"sign": {"pos", "neg"}})
 
 
 if __name__ == "__main__":

@@ -340,7 +340,10 @@ const Binding& Lifter::binding_of(Frame& f, const jit::Value* v) {
 }
 
 // isinstance(x, T) that TorchScript left for run time (nn.LSTM's `isinstance(orig_input,
-// PackedSequence)`): decided from x's static type when that decides it, as a bool constant.
+// PackedSequence)`): decided from x's static type when that decides it, as a bool constant. An
+// Optional[E] whose E is always a T (and None never) is `x is not None`; one whose E is never a
+// T (and None always) is `x is None`. Other run-time tests (of an Any or a Union, which the IR
+// has no type for) are refused.
 void Lifter::lift_isinstance(const jit::Node* n, Frame& f) {
   const c10::TypePtr& in = n->input()->type();
   bool open = in->kind() == c10::TypeKind::AnyType || in->kind() == c10::TypeKind::UnionType ||
@@ -352,9 +355,25 @@ void Lifter::lift_isinstance(const jit::Node* n, Frame& f) {
     else if (open || t->isSubtypeOf(*in))
       maybe = true;
   }
-  if (!always && maybe)
+  if (!always && maybe) {
+    if (const auto opt = in->cast<c10::OptionalType>(); opt && binding_of(f, n->input()).value) {
+      const c10::TypePtr& elem = opt->getElementType();
+      bool elem_always = false, elem_maybe = false, none_always = false;
+      for (const c10::TypePtr& t : n->tys(c10::attr::types)) {
+        elem_always |= elem->isSubtypeOf(*t);
+        elem_maybe |= t->isSubtypeOf(*elem) || elem->kind() == c10::TypeKind::AnyType ||
+                      elem->kind() == c10::TypeKind::UnionType;
+        none_always |= c10::NoneType::get()->isSubtypeOf(*t);
+      }
+      if (elem_always != none_always && (elem_always || !elem_maybe)) {
+        Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+        emit(elem_always ? "operator.is_not" : "operator.is_", {inputs_of(n, f)[0], none}, n, f);
+        return;
+      }
+    }
     unsupported(n, "isinstance of a " + in->repr_str() + " decided only at run time", f,
                 "give the value a type that decides it");
+  }
   f.env[n->output()] = Binding{constant_value(IValue(always), n->output()->type(), f, n), {}};
 }
 
