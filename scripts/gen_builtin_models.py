@@ -6,7 +6,8 @@ Models whose scripted code uses TorchScript's builtins of strings, lists, number
 dicts keyed by ints, bools, tensors and complex numbers, `with torch.no_grad()`, complex
 scalars and cmath, Enum members, l + m and sorted() of tuples, hash(n), x.copy_(3),
 torch.manual_seed, torch.jit.fork/wait, l.sort() of floats and tensors,
-torch.einsum(a, [0, 1], ...), "%d" % n, ...), scripted PyTorch modules
+torch.einsum(a, [0, 1], ...), "%d" % n, id(a) == id(b), torch.dequantize of a tuple, ...),
+scripted PyTorch modules
 that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
 scripts/gen_scripted_models.py, whose generate() this reuses (`--list`, `--out`, `--only`,
@@ -17,7 +18,7 @@ import math
 import os
 import sys
 from enum import Enum
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 import torch.nn as nn
@@ -494,6 +495,111 @@ class PercentFloat(nn.Module):
         return x
 
 
+@torch.jit.script
+class _Box:
+    def __init__(self, v: float):
+        self.v = v
+
+
+class _Half(nn.Module):
+    def forward(self, x):
+        return x * 0.5
+
+
+class ObjectIds(nn.Module):
+    """id(a) == id(b) and id(a) != id(b) (prim::id) of TorchScript objects, modules and None: two
+    names for one object (q = p), two objects of equal fields (r), one submodule reached by two
+    attributes (self.c is self.a in eager, a copy once scripted), two submodules of one class (self.b), None. Each comparison
+    weighs differently, so one wrong answer shows; both answers of == and != occur."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = _Half()
+        self.b = _Half()
+        self.c = self.a
+
+    def forward(self, x):
+        p = _Box(1.0)
+        q = p
+        r = _Box(1.0)
+        o: Optional[_Box] = None
+        k = 0.0
+        if id(p) == id(q):
+            k += 1.0
+        if id(p) == id(r):
+            k += 10.0
+        if id(p) != id(r):
+            k += 100.0
+        if id(self.a) == id(self.c):
+            k += 1000.0
+        if id(self.a) != id(self.b):
+            k += 10000.0
+        if id(o) == id(p):  # scripted: id(None) is the constant 0
+            k += 100000.0
+        if id(o) != id(r):
+            k += 1000000.0
+        y = self.a(x) + self.b(x) * k + p.v + r.v
+        if bool(x.sum() > 0):
+            return y + 1.0
+        return y
+
+
+def sum_sign_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class DequantizeTuple(nn.Module):
+    """torch.dequantize of a tuple (aten::dequantize.any, an Any that isinstance refines): a
+    quantized tensor is dequantized (its rounding to steps of 0.1 shows), an int32 tensor becomes
+    float32 (the branch on its dtype), a float tensor stays the same tensor (an in-place write to
+    the result shows in c), an int and a list are kept as they are (the list is the same list:
+    an append to the result's list shows in l's length)."""
+
+    def forward(self, x):
+        c = x.clone()
+        l = [x[0]]
+        q = torch.quantize_per_tensor(x, 0.1, 10, torch.quint8)
+        t = (c, x.size(0), l, (x * 10.0).to(torch.int32), q)
+        if torch.jit.is_scripting():
+            y = torch.dequantize(t)
+            assert isinstance(y, Tuple[torch.Tensor, int, List[torch.Tensor], torch.Tensor, torch.Tensor])
+            a, n, m, i, d = y
+        else:  # eager torch.dequantize takes no tuple: TorchScript's kernel written out
+            a, n, m, i, d = tuple(torch.dequantize(e) if isinstance(e, torch.Tensor) else e for e in t)
+        a.mul_(2.0)
+        m.append(x[1])
+        k = float(n) + 10.0 * float(len(l))
+        if i.is_floating_point():
+            k += 100.0
+        z = c + i * 0.01 + d * k
+        if bool(x.sum() > 0):
+            return z + 1.0
+        return z
+
+
+class IdValue(nn.Module):
+    """id(p) as a number (TorchScript's is an address, Python's another number): the CLI must
+    exit 4 naming prim::id."""
+
+    def forward(self, x):
+        p = _Box(1.0)
+        return x * float(id(p) % 7)
+
+
+class DequantizeAny(nn.Module):
+    """torch.dequantize of a value typed Any (an item of a List[Any]: what it holds, so what
+    TorchScript does, is known only at run time): the CLI must exit 4 naming aten::dequantize.
+    (A List[Tensor] passed to a parameter typed Any is no such case: once the call is inlined,
+    TorchScript itself runs aten::dequantize.tensors on it.)"""
+
+    def forward(self, x):
+        items: List[Any] = [(x, 1)]
+        y = torch.dequantize(items[0])
+        if isinstance(y, Tuple[torch.Tensor, int]):
+            return y[0]
+        return x
+
+
 def _scaled(x: torch.Tensor, k: float) -> torch.Tensor:
     return x * k + 1.0
 
@@ -603,10 +709,16 @@ register("bi_percent_format", PercentFormat, [(2, 6)], percent_format_branches, 
 register("bi_sort_floats_tensors", SortFloatsTensors, [(2, 6)], sort_floats_tensors_branches,
          {"sign": {"pos", "neg"}}, expect_ops=["aten::sorted.float", "aten::sorted.Tensor", "list.extend"],
          eager_differs="eager list.sort() puts the NaN elsewhere")
+register("bi_object_ids", ObjectIds, [(2, 6)], sum_sign_branches, {"sign": {"pos", "neg"}},
+         eager_differs="scripting copies a submodule two attributes share: id(self.a) != id(self.c)")
+register("bi_dequantize_tuple", DequantizeTuple, [(2, 6)], sum_sign_branches,
+         {"sign": {"pos", "neg"}}, expect_ops=["aten::dequantize.self"])
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str"), "bi_bad_hash_text": (HashText, "aten::hash"),
                "bi_bad_sort_reversed": (SortFloatsReversed, "aten::sort"),
-               "bi_bad_percent_float": (PercentFloat, "aten::percentFormat")}
+               "bi_bad_percent_float": (PercentFloat, "aten::percentFormat"),
+               "bi_bad_id_value": (IdValue, "prim::id"),
+               "bi_bad_dequantize_any": (DequantizeAny, "aten::dequantize")}
 
 
 if __name__ == "__main__":

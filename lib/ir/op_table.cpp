@@ -836,7 +836,7 @@ bool aten_has(std::string_view name, AtenFact f) {
     add({"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "type_as",
          "sum_to_size", "atleast_1d", "atleast_2d", "atleast_3d", "einsum", "align_as", "align_to",
          "refine_names", "rename", "lift_fresh", "_autocast_to_reduced_precision",
-         "_autocast_to_full_precision", "data"},
+         "_autocast_to_full_precision", "data", "dequantize"},  // dequantize of a float tensor
         kReturnsInputSometimes);
     add({"argmax", "argmin", "eq", "ne", "gt", "ge", "lt", "le", "logical_not", "logical_and",
          "logical_or", "isnan", "nonzero", "arange", "argsort", "bucketize", "searchsorted",

@@ -345,7 +345,9 @@ const Binding& Lifter::binding_of(Frame& f, const jit::Value* v) {
 // T (and None always) is `x is None`. Other run-time tests (of an Any or a Union, which the IR
 // has no type for) are refused.
 void Lifter::lift_isinstance(const jit::Node* n, Frame& f) {
-  const c10::TypePtr& in = n->input()->type();
+  c10::TypePtr in = n->input()->type();
+  // The Any result of torch.dequantize(t) holds t's type (Note [Builtins the lifter answers]).
+  if (auto it = known_types_.find(n->input()); it != known_types_.end()) in = it->second;
   bool open = in->kind() == c10::TypeKind::AnyType || in->kind() == c10::TypeKind::UnionType ||
               in->kind() == c10::TypeKind::OptionalType;
   bool always = false, maybe = false;
@@ -534,6 +536,29 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
 //                                  ints and strings) and %%: there TorchScript's text (vararg_
 //                                  functions.cpp) is Python's. %f, %e, %c, widths, flags and
 //                                  other argument types are refused (C++'s float text differs).
+//   id(a) == id(b), id(a) != id(b)  (prim::id takes a TorchScript object, a module or None) the
+//                                  constant answer: the lifter knows which object each binding
+//                                  is (Note [Objects while lifting]). TorchScript's id is the
+//                                  object's address (0 for None), Python's another number, so an
+//                                  id used any other way (returned, printed, compared with <,
+//                                  hashed, a dict key, arithmetic) is refused, as are ids of
+//                                  objects kept as module state (each read binds anew).
+//                                  TorchScript folds id(None) to the constant 0, which stands
+//                                  for None's id here; a submodule two attributes share in eager
+//                                  is two objects once scripted (checked): the answer is
+//                                  TorchScript's.
+//   torch.dequantize(t) of a tuple (aten::dequantize.any, an Any result) the tuple rebuilt with
+//                                  each Tensor item dequantized (aten::dequantize.self: a float
+//                                  tensor stays the same tensor) and the other items kept as they
+//                                  are (the same list, not a copy), as register_prim_ops.cpp's
+//                                  dequantize does; the result's type is t's, so isinstance of it
+//                                  is known. Refused: an item that is a tensor or not only at
+//                                  run time (Optional[Tensor], Any), and a value typed Any (an
+//                                  item of a List[Any]: TorchScript dequantizes a List[Tensor]'s
+//                                  items and raises for other values, a lone tensor too). A
+//                                  List[Tensor] passed to a parameter typed Any is not .any once
+//                                  the call is inlined: TorchScript itself then runs
+//                                  aten::dequantize.tensors on it (checked), as the lifter does.
 bool Lifter::lift_answered_builtin(const jit::Node* n, Frame& f) {
   const std::string k = kind_str(n);
   if (k == "aten::has_torch_function" && n->outputs().size() == 1) {
@@ -550,6 +575,19 @@ bool Lifter::lift_answered_builtin(const jit::Node* n, Frame& f) {
     return true;
   }
   if (k == "aten::percentFormat" && n->inputs().size() == 2) return lift_percent_format(n, f);
+  if (k == "prim::id" && n->inputs().size() == 1) return lift_object_id(n, f);
+  if ((k == "aten::eq" || k == "aten::ne") && n->inputs().size() == 2 &&
+      (object_ids_.count(n->input(0)) || object_ids_.count(n->input(1)))) {
+    std::optional<const void*> a = object_id(n->input(0)), b = object_id(n->input(1));
+    if (!a || !b)
+      unsupported(n, "an id() compared with a number", f,
+                  "compare two ids only: id(a) == id(b) or id(a) != id(b)");
+    f.env[n->output()] = Binding{
+        add_constant(k == "aten::eq" ? *a == *b : *a != *b, Type::of(Type::Kind::Bool), f, n), {}};
+    return true;
+  }
+  if (k == "aten::dequantize" && n->maybeSchema() && n->maybeSchema()->overload_name() == "any")
+    return lift_dequantize_any(n, f);
   if (k == "aten::einsum" && n->maybeSchema() && n->maybeSchema()->overload_name() == "sublist")
     return lift_einsum_sublist(n, f);
   if (k == "aten::sorted" && n->maybeSchema() && n->maybeSchema()->overload_name() == "any") {
@@ -561,6 +599,83 @@ bool Lifter::lift_answered_builtin(const jit::Node* n, Frame& f) {
                   f, "sort a tensor instead (torch.sort)");
   }
   return false;
+}
+
+// What the id `v` stands for: the output of a prim::id lifted, or the constant 0 that TorchScript
+// folds id(None) to (nullptr); nullopt for any other value.
+std::optional<const void*> Lifter::object_id(const jit::Value* v) const {
+  if (auto it = object_ids_.find(v); it != object_ids_.end()) return it->second;
+  std::optional<IValue> c =
+      v->node()->kind() == c10::prim::Constant ? jit::toIValue(v) : std::nullopt;
+  if (c && c->isInt() && c->toInt() == 0) return nullptr;
+  return std::nullopt;
+}
+
+bool Lifter::lift_object_id(const jit::Node* n, Frame& f) {
+  const std::string fix = "compare two ids only: id(a) == id(b) or id(a) != id(b)";
+  auto an_id = [&](const jit::Value* v) {
+    return v->node()->kind() == n->kind() || object_id(v).has_value();
+  };
+  for (const jit::Use& u : n->output()->uses()) {
+    const std::string uk = u.user->kind().toQualString();
+    bool compared = (uk == "aten::eq" || uk == "aten::ne") && u.user->inputs().size() == 2 &&
+                    an_id(u.user->input(0)) && an_id(u.user->input(1));
+    if (!compared)
+      unsupported(n,
+                  "id() whose value is used by " + uk +
+                      " (TorchScript's id is an address, Python's another number)",
+                  f, fix);
+  }
+  const Binding& b = binding_of(f, n->input(0));
+  const void* key = nullptr;
+  if (b.object && b.object->in_state)
+    unsupported(n, "id() of a TorchScript object kept as module state", f, fix);
+  if (b.object)
+    key = b.object->stored ? static_cast<const void*>(b.object->stored.get()) : b.object.get();
+  else if (b.module)
+    key = b.module->module._ivalue().get();
+  else if (!b.value || !b.value->constant() ||
+           !std::holds_alternative<NoneAttr>(*b.value->constant()))
+    unsupported(n, "id() of a value the lifter cannot identify", f, fix);
+  object_ids_[n->output()] = key;  // nullptr: None (TorchScript's id(None) is 0)
+  return true;
+}
+
+bool Lifter::lift_dequantize_any(const jit::Node* n, Frame& f) {
+  const c10::TypePtr& in = n->input(0)->type();
+  auto tt = in->cast<c10::TupleType>();
+  if (!tt)
+    unsupported(n,
+                "torch.dequantize of a value typed " + in->repr_str() +
+                    " (what TorchScript does depends on what it holds at run time)",
+                f, "give the value its type: a tuple, or dequantize each tensor");
+  Value* tuple = value_of(f, n->input(0), n);
+  Node* p = tuple->node();
+  const auto& elems = tt->elements();
+  bool built = p->is("prim.TupleConstruct") && p->num_inputs() == elems.size();
+  std::vector<Value*> items;
+  for (size_t i = 0; i < elems.size(); ++i) {
+    const c10::TypePtr& t = elems[i];
+    bool tensor = t->kind() == c10::TypeKind::TensorType;
+    if (!tensor && c10::TensorType::get()->isSubtypeOf(*t))
+      unsupported(n,
+                  "torch.dequantize of a tuple whose item " + std::to_string(i) + " is a " +
+                      t->repr_str() + " (a tensor or not only at run time)",
+                  f, "give the item the type Tensor");
+    Value* item = built ? p->input(i) : nullptr;
+    if (!item) {
+      Value* index = add_constant(static_cast<int64_t>(i), Type::of(Type::Kind::Int), f, n);
+      item = append("prim.TupleIndex", {tuple, index}, f, n)->add_output(convert_type(t), "item");
+    }
+    if (tensor)
+      item = append("aten::dequantize.self", {item}, f, n)->add_output(convert_type(t), "dq");
+    items.push_back(item);
+  }
+  Value* out = append("prim.TupleConstruct", items, f, n)
+                   ->add_output(convert_type(in), name_hint(n->output()));
+  f.env[n->output()] = Binding{out, {}};
+  known_types_[n->output()] = in;
+  return true;
 }
 
 bool Lifter::lift_percent_format(const jit::Node* n, Frame& f) {

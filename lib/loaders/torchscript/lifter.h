@@ -126,6 +126,9 @@ class Lifter {
   bool lift_answered_builtin(const jit::Node* n, Frame& f);
   bool lift_einsum_sublist(const jit::Node* n, Frame& f);
   bool lift_percent_format(const jit::Node* n, Frame& f);
+  bool lift_object_id(const jit::Node* n, Frame& f);
+  std::optional<const void*> object_id(const jit::Value* v) const;
+  bool lift_dequantize_any(const jit::Node* n, Frame& f);
   void lift_node(const jit::Node* n, Frame& f);
   std::vector<Value*> inputs_of(const jit::Node* n, Frame& f);
   void lift_get_attr(const jit::Node* n, Frame& f);
@@ -248,6 +251,10 @@ class Lifter {
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
   bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
+  // Note [Builtins the lifter answers]: what the output of each prim::id lifted last stands for
+  // (the object, module or nullptr for None), and the type an Any result of dequantize holds.
+  std::unordered_map<const jit::Value*, const void*> object_ids_;
+  std::unordered_map<const jit::Value*, c10::TypePtr> known_types_;
   // Prepared graphs (Note [Sharing prepared graphs]): per method graph and leaf flag, each with
   // the attribute reads it depends on; per instance: graphs whose preparation failed (the plain
   // graph) and those beyond the bound on variants per graph.
