@@ -648,6 +648,67 @@ class FloatSums(nn.Module):
         return x * (s + 1.0) + sum([x.size(0), x.size(1)])
 
 
+class SelfCompares(nn.Module):
+    """A float compared with itself: TorchScript's executor folds v == v to True and v != v to False
+    for one SSA value (PeepholeOptimizeNonTensor), also when v is NaN, where Python computes
+    nan != nan as True (Note [Comparing a value with itself]). v is NaN for a positive sum and finite
+    otherwise; it is compared directly, after arithmetic, as a list element, as a list, inside a
+    branch, and with < and <= (computed, not folded); `v is v` compares by value in TorchScript (a
+    NaN is not itself: Note [`is` on numbers]). Each comparison weighs differently."""
+
+    def forward(self, x):
+        v = float(x.sum())
+        if v > 0.0:
+            v = v * float("nan")
+        k = 0.0
+        if v != v:
+            k += 1.0
+        if v == v:
+            k += 2.0
+        w = v * 2.0 + 1.0
+        if w != w:
+            k += 4.0
+        vals: List[float] = [w, v]
+        a = vals[1]
+        if a == a:
+            k += 8.0
+        if vals != vals:
+            k += 16.0
+        if bool(x.mean() > -100.0):
+            u = v - 1.0
+            if u != u:
+                k += 32.0
+            if u == u:
+                k += 64.0
+        if v < v:
+            k += 128.0
+        if v <= v:
+            k += 256.0
+        if v is v:
+            k += 512.0
+        if w is not w:
+            k += 1024.0
+        return x * k
+
+
+def self_compares_branches(m, x):
+    return {"nan": {float(x.sum()) > 0.0}}
+
+
+class SelfComparesMerged(nn.Module):
+    """Two values that TorchScript's CSE makes one (v * 2.0 twice) and then folds a != b to False
+    on a NaN: the lifter cannot tell that from values the passes keep apart, so the CLI must exit 4
+    naming aten::ne."""
+
+    def forward(self, x):
+        v = float(x.sum()) * float("nan")
+        a = v * 2.0
+        b = v * 2.0
+        if a != b:
+            return x * 2.0
+        return x
+
+
 def _conv_tasnet():
     """torchaudio's ConvTasNet, small: 203 samples are not a whole number of encoder strides, so
     the input is padded and the output trimmed (its shape arithmetic in the scripted graph)."""
@@ -713,12 +774,15 @@ register("bi_object_ids", ObjectIds, [(2, 6)], sum_sign_branches, {"sign": {"pos
          eager_differs="scripting copies a submodule two attributes share: id(self.a) != id(self.c)")
 register("bi_dequantize_tuple", DequantizeTuple, [(2, 6)], sum_sign_branches,
          {"sign": {"pos", "neg"}}, expect_ops=["aten::dequantize.self"])
+register("bi_self_compares", SelfCompares, [(2, 6)], self_compares_branches, {"nan": {True, False}},
+         eager_differs="eager nan != nan is True, TorchScript folds v != v to False; v is v")
 
 UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str"), "bi_bad_hash_text": (HashText, "aten::hash"),
                "bi_bad_sort_reversed": (SortFloatsReversed, "aten::sort"),
                "bi_bad_percent_float": (PercentFloat, "aten::percentFormat"),
                "bi_bad_id_value": (IdValue, "prim::id"),
-               "bi_bad_dequantize_any": (DequantizeAny, "aten::dequantize")}
+               "bi_bad_dequantize_any": (DequantizeAny, "aten::dequantize"),
+               "bi_bad_self_compare": (SelfComparesMerged, "aten::ne")}
 
 
 if __name__ == "__main__":

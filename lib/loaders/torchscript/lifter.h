@@ -208,6 +208,7 @@ class Lifter {
                   std::unordered_map<const jit::Value*, std::vector<std::string>>& paths,
                   std::vector<AttrRead>& reads) const;
   static void inline_functions(jit::Graph& g);
+  static bool fold_jit_self_comparisons(jit::Block* b);
   static bool is_raise_guard(const jit::Node* n);
   static void drop_raise_guards(jit::Block* b, bool builtin_only = false);
   std::shared_ptr<jit::Graph> prepared(const std::shared_ptr<jit::Graph>& g,
@@ -231,6 +232,7 @@ class Lifter {
                                const std::vector<Value*>& ins);
   Value* fold_scalar(const std::string& op, const std::vector<Value*>& ins, const jit::Node* n,
                      Frame& f);
+  bool fold_self_comparison(const jit::Node* n, const std::vector<Value*>& ins, Frame& f);
   bool normalize(const std::string& qual, std::vector<Value*>& ins, const jit::Node* n, Frame& f,
                  std::string& op);
 

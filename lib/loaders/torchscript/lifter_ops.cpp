@@ -28,6 +28,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -49,7 +50,8 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     ins.push_back(value_of(f, n->input(i), n, int_role(args[i])));
 
   if (fold_tracer_noise(qual, ins, n, f)) return;  // jit_cleanup.cpp
-  if (lift_traced_qfunctional(n, f)) return;       // lifter_quantized.cpp
+  if (fold_self_comparison(n, ins, f)) return;
+  if (lift_traced_qfunctional(n, f)) return;  // lifter_quantized.cpp
   if (lift_inplace(n, *schema, ins, f)) return;
 
   std::string op;
@@ -100,6 +102,14 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
       }
     }
   }
+  // Note [`is` on numbers]
+  // TorchScript's aten::__is__ compares two ints or two floats by value (IValue::is: a NaN `is`
+  // not itself, -0.0 `is` 0.0, measured on LibTorch 2.6); Python's `is` compares objects, which
+  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer.
+  if ((op == "operator.is_" || op == "operator.is_not") && ins.size() == 2 &&
+      ins[0]->type().kind == ins[1]->type().kind &&
+      (ins[0]->type().kind == Type::Kind::Int || ins[0]->type().kind == Type::Kind::Float))
+    op = op == "operator.is_" ? "operator.eq" : "operator.ne";
   // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
   if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
     for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
@@ -232,6 +242,229 @@ const char* Lifter::python_builtin(const std::string& name, const std::vector<Va
 bool Lifter::exact_through_torch_ops(const jit::Node* n, const c10::FunctionSchema& s) {
   const JitBuiltin* b = find_jit_only_operator(qualified_overload(s));
   return b && b->torch_ops_exact && !n->hasSideEffects();
+}
+
+// Note [Comparing a value with itself]
+// TorchScript's graph executor folds `a == a` to True and `a != a` to False when both operands
+// are one SSA value of type bool, int, float or None, or a List or Dict of those
+// (PeepholeOptimizeNonTensor in torch/csrc/jit/passes/peephole_non_tensor.cpp, run by every
+// executor before the first call). For a float that is NaN this is not Python's answer
+// (nan != nan is True), so the lifter folds exactly these comparisons the same way; for ints,
+// bools, None and their containers the constant is what the comparison computes anyway. It does
+// not fold what the JIT does not: str, Optional, Scalar (number), complex, tuples, devices,
+// tensors, nor <, <=, >, >= (measured on LibTorch 2.6: `v < v` is computed), nor `a is a`
+// (a NaN `is` not itself in TorchScript: Note [`is` on numbers]).
+// Before the fold the executor inlines calls and runs its CSE and list idioms, which can make two
+// different values one: `a = v * 2.0; b = v * 2.0; a != b`, `[v, w][0] != v`, `f(v, v)` whose
+// body compares its two parameters. Those are folded too (measured: False for a NaN v), and the
+// lifter cannot tell them from the values the passes leave apart, so a comparison whose operands
+// may hold a float and that TorchScript may fold is refused (exit 4) when the operands are not one
+// SSA value in the archive but may be one after those passes (self_comparison_may_fold: the same
+// lifted value, e.g. the two parameters of an inlined call; values built by the same op from
+// operands that may be one; equal constants; an element read from a list). Ints and the other
+// types are never refused, nor a comparison with a constant that is not NaN (`v == 0.0`): there
+// folding cannot change the result. The check models the passes
+// named here (inlining, CSE, constant pooling and propagation, list and dict idioms, the
+// peephole's removal of casts); another way for the executor to make two values one would escape
+// it (none is known).
+// The lifter's preparation of a scripted graph (Lifter::prepared) runs ConstantPropagation after
+// turning module attributes into constants, which would compare `self.eps != self.eps` by value
+// before lift_op sees it: fold_jit_self_comparisons applies the same rule to the JIT graph first
+// (folding one value's comparisons as the executor's peephole does before its own constant
+// propagation), and when a comparison may fold only after CSE (jit_may_be_one, the same question
+// on the JIT graph: two reads of one attribute, ...) the graph is lifted unprepared, where lift_op
+// refuses it.
+// tinytrace's own passes (CSE, constant folding, inlining) never fold by identity: operator.eq
+// and operator.ne compute by value in the interpreter and in NAME.py, so when a pass later makes
+// two operands one, the comparison still computes what it computed before (which was the
+// archive's answer, since the lifter refused every comparison TorchScript could have folded).
+namespace {
+
+// The operand types whose self-comparison the JIT folds (immut_type in the JIT's pass).
+bool jit_folds_self_comparison(const c10::TypePtr& t) {
+  auto immutable = [](const c10::TypePtr& e) {
+    auto k = e->kind();
+    return k == c10::TypeKind::BoolType || k == c10::TypeKind::IntType ||
+           k == c10::TypeKind::FloatType || k == c10::TypeKind::NoneType;
+  };
+  if (auto l = t->cast<c10::ListType>()) return immutable(l->getElementType());
+  if (auto d = t->cast<c10::DictType>())
+    return immutable(d->getKeyType()) && immutable(d->getValueType());
+  return immutable(t);
+}
+
+bool holds_float(const c10::TypePtr& t) {
+  if (t->kind() == c10::TypeKind::FloatType) return true;
+  for (const c10::TypePtr& e : t->containedTypes())
+    if (holds_float(e)) return true;
+  return false;
+}
+
+bool constants_may_be_one(const AttrValue& a, const AttrValue& b) {
+  const double* x = std::get_if<double>(&a);
+  const double* y = std::get_if<double>(&b);
+  if (x && y) return *x == *y || (std::isnan(*x) && std::isnan(*y));
+  if (std::holds_alternative<at::Tensor>(a) || std::holds_alternative<at::Tensor>(b)) return true;
+  return attr_equal(a, b);
+}
+
+// Whether a constant may be NaN or hold one: only then can folding `c == c` differ from computing
+// it, so a comparison with any other constant is never refused.
+bool may_hold_nan(const AttrValue& c) {
+  if (const double* x = std::get_if<double>(&c)) return std::isnan(*x);
+  if (const auto* l = std::get_if<std::vector<double>>(&c))
+    return std::any_of(l->begin(), l->end(), [](double x) { return std::isnan(x); });
+  return std::holds_alternative<at::Tensor>(c);
+}
+
+bool jit_may_hold_nan(const jit::Value* v) {
+  auto c = jit::toIValue(v);
+  if (!c) return true;
+  if (c->isDouble()) return std::isnan(c->toDouble());
+  if (c->isDoubleList()) {
+    auto l = c->toDoubleVector();
+    return std::any_of(l.begin(), l.end(), [](double x) { return std::isnan(x); });
+  }
+  return !(c->isInt() || c->isBool() || c->isNone() || c->isString() || c->isIntList() ||
+           c->isBoolList());
+}
+
+// Whether TorchScript's inlining, CSE, constant pooling and list idioms may make the lifted values
+// a and b one value (Note [Comparing a value with itself]). May answer true when they cannot
+// (the caller then refuses), never false when they can.
+bool self_comparison_may_fold(const Value* a, const Value* b, int depth = 0) {
+  if (a == b || depth > 8) return true;
+  const AttrValue* ca = a->constant();
+  const AttrValue* cb = b->constant();
+  if (ca && cb) return constants_may_be_one(*ca, *cb);
+  const Node* na = a->node();
+  const Node* nb = b->node();
+  // an element of a list or dict literal: the list idioms replace [x, y][0] by x
+  auto from_literal = [](const Node* n) {
+    return n->is("operator.getitem") && (n->input(0)->node()->is("prim.ListConstruct") ||
+                                         n->input(0)->node()->is("prim.DictConstruct"));
+  };
+  if (from_literal(na) || from_literal(nb)) return true;
+  if (ca || cb) {
+    // constant propagation may turn an op of constants into an equal constant
+    const Node* other = ca ? nb : na;
+    return std::all_of(other->inputs().begin(), other->inputs().end(),
+                       [](const Value* v) { return v->constant() != nullptr; });
+  }
+  // different block inputs, results of control flow (CSE leaves nodes with blocks alone)
+  if (na == nb || na->op() != nb->op() || !na->blocks().empty() || !nb->blocks().empty() ||
+      na->num_inputs() != nb->num_inputs() || a->offset() != b->offset() || na->is("prim.Param"))
+    return false;
+  for (size_t i = 0; i < na->num_inputs(); ++i)
+    if (!self_comparison_may_fold(na->input(i), nb->input(i), depth + 1)) return false;
+  return true;
+}
+
+// The same question on the JIT graph (before the lifter's constant propagation), where values are
+// jit::Values: also two reads of one attribute (prim::GetAttr of one name on one object), and
+// through the casts the peephole removes.
+const jit::Value* strip_casts(const jit::Value* v) {
+  while (v->node()->kind() == c10::prim::unchecked_cast ||
+         v->node()->kind() == c10::aten::_unwrap_optional ||
+         v->node()->kind() == c10::prim::unchecked_unwrap_optional)
+    v = v->node()->input(0);
+  return v;
+}
+
+bool jit_constants_may_be_one(const jit::Node* a, const jit::Node* b) {
+  auto x = jit::toIValue(a->output());
+  auto y = jit::toIValue(b->output());
+  if (!x || !y) return true;
+  if (x->isDouble() && y->isDouble()) {
+    double p = x->toDouble(), q = y->toDouble();
+    return p == q || (std::isnan(p) && std::isnan(q));
+  }
+  if (x->isInt() && y->isInt()) return x->toInt() == y->toInt();
+  if (x->isBool() && y->isBool()) return x->toBool() == y->toBool();
+  if (x->isString() && y->isString()) return x->toStringRef() == y->toStringRef();
+  if (x->isNone() && y->isNone()) return true;
+  return x->tagKind() == y->tagKind();
+}
+
+bool jit_may_be_one(const jit::Value* a, const jit::Value* b, int depth = 0) {
+  a = strip_casts(a);
+  b = strip_casts(b);
+  if (a == b || depth > 8) return true;
+  const jit::Node* na = a->node();
+  const jit::Node* nb = b->node();
+  auto from_literal = [](const jit::Node* n) {
+    return n->kind() == c10::aten::__getitem__ &&
+           (n->input(0)->node()->kind() == c10::prim::ListConstruct ||
+            n->input(0)->node()->kind() == c10::prim::DictConstruct);
+  };
+  if (from_literal(na) || from_literal(nb)) return true;
+  bool ca = na->kind() == c10::prim::Constant, cb = nb->kind() == c10::prim::Constant;
+  if (ca && cb) return jit_constants_may_be_one(na, nb);
+  if (ca || cb) {
+    const jit::Node* other = ca ? nb : na;
+    return std::all_of(other->inputs().begin(), other->inputs().end(),
+                       [](const jit::Value* v) { return jit::toIValue(v).has_value(); });
+  }
+  if (na == nb || na->kind() != nb->kind() || !na->blocks().empty() || !nb->blocks().empty() ||
+      na->inputs().size() != nb->inputs().size() || a->offset() != b->offset() ||
+      na->kind() == c10::prim::Param)
+    return false;
+  if (na->kind() == c10::prim::GetAttr && na->s(c10::attr::name) != nb->s(c10::attr::name))
+    return false;
+  for (size_t i = 0; i < na->inputs().size(); ++i)
+    if (!jit_may_be_one(na->input(i), nb->input(i), depth + 1)) return false;
+  return true;
+}
+
+bool is_foldable_comparison(const jit::Node* n) {
+  return (n->kind() == c10::aten::eq || n->kind() == c10::aten::ne) && n->inputs().size() == 2 &&
+         n->outputs().size() == 1 && jit_folds_self_comparison(n->input(0)->type());
+}
+
+bool may_fold_after_passes(const jit::Node* n) {
+  return holds_float(n->input(0)->type()) && *n->input(0)->type() == *n->input(1)->type();
+}
+
+}  // namespace
+
+// Note [Comparing a value with itself]. Folds the comparisons of one value with itself in b (and
+// its nested blocks); false when a comparison may fold only after the executor's CSE (the graph is
+// then lifted unprepared).
+bool Lifter::fold_jit_self_comparisons(jit::Block* b) {
+  for (jit::Node* n : b->nodes()) {
+    for (jit::Block* sub : n->blocks())
+      if (!fold_jit_self_comparisons(sub)) return false;
+    if (!is_foldable_comparison(n)) continue;
+    if (n->input(0) == n->input(1)) {
+      jit::WithInsertPoint guard(n);
+      n->output()->replaceAllUsesWith(n->owningGraph()->insertConstant(n->kind() == c10::aten::eq));
+    } else if (may_fold_after_passes(n) && jit_may_hold_nan(strip_casts(n->input(0))) &&
+               jit_may_hold_nan(strip_casts(n->input(1))) &&
+               jit_may_be_one(n->input(0), n->input(1))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Note [Comparing a value with itself]. True when n's result was bound to the constant.
+bool Lifter::fold_self_comparison(const jit::Node* n, const std::vector<Value*>& ins, Frame& f) {
+  if (!is_foldable_comparison(n)) return false;
+  if (n->input(0) == n->input(1)) {
+    f.env[n->output()] =
+        Binding{add_constant(n->kind() == c10::aten::eq, Type::of(Type::Kind::Bool), f, n), {}};
+    return true;
+  }
+  auto nan_or_unknown = [](const Value* v) {
+    return !v->constant() || may_hold_nan(*v->constant());
+  };
+  if (may_fold_after_passes(n) && nan_or_unknown(ins.at(0)) && nan_or_unknown(ins.at(1)) &&
+      self_comparison_may_fold(ins.at(0), ins.at(1)))
+    unsupported(n,
+                "a comparison of two float values that TorchScript's optimizer may make one "
+                "value and then fold (a NaN would compare equal to itself)",
+                f, "test for NaN with math.isnan(v) (or v != v on one value) in the model");
+  return false;
 }
 
 // Whether every use of the string `v` only builds an exception message, a warning or a printed

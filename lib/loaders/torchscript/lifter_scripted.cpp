@@ -263,6 +263,12 @@ std::shared_ptr<jit::Graph> Lifter::prepared(const std::shared_ptr<jit::Graph>& 
       owners.emplace(copy->inputs()[0], self);
       paths.emplace(copy->inputs()[0], std::vector<std::string>{});
     }
+    // Note [Comparing a value with itself]: before the attributes become constants that
+    // ConstantPropagation would compare by value.
+    if (!fold_jit_self_comparisons(copy->block())) {
+      per_instance_[key] = g;
+      return g;
+    }
     fold_attrs(*copy, copy->block(), owners, paths, reads);
     // Note [Constant propagation to a fixpoint]
     propagate_constants(copy, /*remove_list_mutation=*/false);
