@@ -171,11 +171,17 @@ class Parser : Lexer {
     // "bool" is the Python bool type unless a shape follows ("bool[2,3]" is a bool tensor).
     if (here() != '[') {
       static const std::pair<const char*, Type::Kind> kinds[] = {
-          {"Any", Type::Kind::Any},       {"int", Type::Kind::Int},
-          {"float", Type::Kind::Float},   {"bool", Type::Kind::Bool},
-          {"str", Type::Kind::Str},       {"None", Type::Kind::None},
-          {"Device", Type::Kind::Device}, {"ScalarType", Type::Kind::ScalarType},
-          {"Layout", Type::Kind::Layout}, {"MemoryFormat", Type::Kind::MemoryFormat},
+          {"Any", Type::Kind::Any},
+          {"int", Type::Kind::Int},
+          {"float", Type::Kind::Float},
+          {"bool", Type::Kind::Bool},
+          {"str", Type::Kind::Str},
+          {"None", Type::Kind::None},
+          {"Device", Type::Kind::Device},
+          {"ScalarType", Type::Kind::ScalarType},
+          {"Layout", Type::Kind::Layout},
+          {"MemoryFormat", Type::Kind::MemoryFormat},
+          {"Generator", Type::Kind::Generator},
       };
       if (w == "Tensor") return Type::tensor();
       for (const auto& k : kinds)

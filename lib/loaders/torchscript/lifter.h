@@ -122,6 +122,7 @@ class Lifter {
   void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner);
   const Binding& binding_of(Frame& f, const jit::Value* v);
   void lift_isinstance(const jit::Node* n, Frame& f);
+  void lift_generator(const jit::Node* n, Frame& f);
   void lift_raise(const jit::Node* n, Frame& f);
   bool lift_answered_builtin(const jit::Node* n, Frame& f);
   bool lift_einsum_sublist(const jit::Node* n, Frame& f);
@@ -246,7 +247,8 @@ class Lifter {
   std::map<const void*, std::pair<at::Tensor, std::string>> constant_buffers_;
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
-  bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
+  bool message_args_dropped_ = false;       // lift_node, aten::format of a raise
+  int generators_ = 0, initial_seeds_ = 0;  // Note [Generators while lifting]
   // Prepared graphs (Note [Sharing prepared graphs]): per method graph and leaf flag, each with
   // the attribute reads it depends on; per instance: graphs whose preparation failed (the plain
   // graph) and those beyond the bound on variants per graph.
