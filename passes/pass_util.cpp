@@ -24,6 +24,7 @@ bool has_side_effects(const Node* n) {
   if (is_module_op(n)) return false;
   if (n->num_outputs() == 0) return true;
   if (!written_inputs(*n).empty()) return true;  // in-place and out= ops (Note [In-place writes])
+  if (uses_generator(n)) return true;            // an unused draw still moves the generator on
   for (const auto& b : aten_bases(op)) {
     std::string s = short_name(b);
     if (is_inplace_name(s) || aten_has(s, kMutatesByName)) return true;
@@ -32,6 +33,12 @@ bool has_side_effects(const Node* n) {
   auto dot = op.rfind('.');
   std::string last = dot == std::string::npos ? op : op.substr(dot + 1);
   if (op.rfind("aten::", 0) != 0 && is_inplace_name(last)) return true;
+  return false;
+}
+
+bool uses_generator(const Node* n) {
+  for (const Value* v : n->inputs())
+    if (v->type().kind == Type::Kind::Generator) return true;
   return false;
 }
 

@@ -24,6 +24,9 @@ namespace tt {
 // `x_`), printing, raising, list/dict mutation, setting attributes; a node without outputs that
 // is not known to be pure. Module ops are pure (models run in eval).
 bool has_side_effects(const Node* n);
+// Whether `n` seeds or draws from a torch.Generator object (an input of type Generator: Note
+// [Generator values] in ir/ir.h): an effect even where its result is unused.
+bool uses_generator(const Node* n);
 // Same, including everything in the node's nested blocks (linear in their size).
 bool has_side_effects_deep(const Node* n);
 // Results differ between two runs with the same inputs (random ops, training-mode dropout,

@@ -6,7 +6,8 @@ Models whose scripted code uses TorchScript's builtins of strings, lists, number
 dicts keyed by ints, bools, tensors and complex numbers, `with torch.no_grad()`, complex
 scalars and cmath, Enum members, l + m and sorted() of tuples, hash(n), x.copy_(3),
 torch.manual_seed, torch.jit.fork/wait, l.sort() of floats and tensors,
-torch.einsum(a, [0, 1], ...), "%d" % n, id(a) == id(b), torch.dequantize of a tuple, ...),
+torch.einsum(a, [0, 1], ...), "%d" % n, id(a) == id(b), torch.dequantize of a tuple,
+torch.Generator objects, ...),
 scripted PyTorch modules
 that are inlined (nn.MultiheadAttention and nn.TransformerEncoder called with masks) and scripted
 torchaudio transforms. The files, input sets and branch coverage are those of
@@ -422,6 +423,93 @@ class Seeds(nn.Module):
         return x + a + 10.0 * b + 100.0 * c
 
 
+class GeneratorDraws(nn.Module):
+    """torch.Generator() in the forward (a Generator constant: TorchScript runs it while
+    compiling), seeded, drawing randn/rand/randint/normal/bernoulli/uniform_ with generator=g, and
+    a second manual_seed in the middle whose result (g itself) is drawn from. Each draw weighs
+    differently, so draws merged, dropped or moved across a seed change the result; c repeats a
+    after the second seed. (A draw whose result is unused is dropped by torch.jit.script itself.)"""
+
+    def forward(self, x):
+        g = torch.Generator()
+        g.manual_seed(7)
+        a = torch.randn(x.shape, generator=g)
+        b = torch.rand(x.shape, generator=g)
+        k = torch.randint(0, 10, x.shape, generator=g)
+        g2 = g.manual_seed(7)
+        c = torch.randn(x.shape, generator=g2)
+        d = torch.normal(x, 0.5, generator=g)
+        e = torch.bernoulli(torch.sigmoid(x), generator=g)
+        u = torch.empty(x.shape).uniform_(-1.0, 1.0, generator=g)
+        return x + a + 10.0 * b + 100.0 * k + 1000.0 * c + 3.0 * d + 7.0 * e + 0.25 * u
+
+
+class GeneratorBranch(nn.Module):
+    """torch.Generator(device=x.device) (an aten::Generator node, run per call) seeded from the
+    input's size; the draws depend on a branch (one draw on one side, two on the other), a draw
+    after the branch shows how far the generator moved, and initial_seed() is an output."""
+
+    def forward(self, x):
+        g = torch.Generator(device=x.device)
+        g.manual_seed(x.size(0) + 40)
+        if bool(x.sum() > 0):
+            y = torch.randn(x.shape, generator=g)
+        else:
+            y = torch.rand(x.shape, generator=g) + torch.rand(x.shape, generator=g)
+        z = torch.rand(x.shape, generator=g)
+        return x + y + 10.0 * z, g.initial_seed()
+
+
+def generator_branch_branches(m, x):
+    return {"sign": {"pos" if float(x.sum()) > 0 else "neg"}}
+
+
+class GeneratorReseed(nn.Module):
+    """g.seed() draws a seed nobody can predict; initial_seed() after it reads that seed (True
+    only in that order: the default seed otherwise), and the draws after g.manual_seed(5) are
+    deterministic again (a seed dropped or moved after them shows)."""
+
+    def forward(self, x):
+        g = torch.Generator(device=x.device)
+        s = g.seed()
+        t = g.initial_seed()
+        g.manual_seed(5)
+        return x + torch.rand(x.shape, generator=g), s == t
+
+
+class GeneratorUnseeded(nn.Module):
+    """A Generator constant drawn from before it is seeded: TorchScript keeps the one generator
+    from call to call (the second call continues the first one's numbers)."""
+
+    def forward(self, x):
+        g = torch.Generator()
+        return x + torch.rand(x.shape, generator=g)
+
+
+class GeneratorTwo(nn.Module):
+    """Two generators made alike: TorchScript's executor merges them into one object (h draws
+    on after g's draw, not from the default seed as in eager PyTorch)."""
+
+    def forward(self, x):
+        g = torch.Generator(device=x.device)
+        g.manual_seed(3)
+        a = torch.rand(x.shape, generator=g)
+        h = torch.Generator(device=x.device)
+        return x + a + torch.rand(x.shape, generator=h)
+
+
+class GeneratorInitialSeedTwice(nn.Module):
+    """The second initial_seed() is answered with the first one's number by TorchScript's
+    executor, although manual_seed changed it."""
+
+    def forward(self, x):
+        g = torch.Generator(device=x.device)
+        g.manual_seed(3)
+        a = g.initial_seed()
+        g.manual_seed(4)
+        return x + float(a + g.initial_seed())
+
+
 class SortFloatsTensors(nn.Module):
     """l.sort() of floats with a NaN, -0.0 and 0.0 in it, and of 0-dim tensors: written through
     TorchScript's own sorted (Python's list.sort puts the NaN elsewhere). Each position weighs
@@ -763,6 +851,13 @@ register("bi_lists_hash_copies", ListsHashCopies, [(2, 6)], lists_hash_copies_br
          {"sign": {"pos", "neg"}}, expect_ops=["sorted", "list.sort", "operator.add"],
          eager_differs="eager hash(-1) is -2, TorchScript's -1")
 register("bi_seeds", Seeds, [(2, 3)], expect_ops=["torch.manual_seed"])
+register("bi_generator_draws", GeneratorDraws, [(2, 3)],
+         expect_ops=["torch.Generator", "Generator.manual_seed"])
+register("bi_generator_branch", GeneratorBranch, [(2, 3)], generator_branch_branches,
+         {"sign": {"pos", "neg"}},
+         expect_ops=["torch.Generator", "Generator.manual_seed", "Generator.initial_seed"])
+register("bi_generator_reseed", GeneratorReseed, [(2, 3)],
+         expect_ops=["torch.Generator", "Generator.manual_seed", "Generator.seed", "Generator.initial_seed"])
 register("bi_fork_wait", ForkWait, [(2, 6)], expect_ops=["nn.Linear"])
 register("bi_einsum_sublists", EinsumSublists, [(2, 6)], expect_ops=["torch.einsum"])
 register("bi_percent_format", PercentFormat, [(2, 6)], percent_format_branches, {"sign": {"pos", "neg"}},
@@ -782,7 +877,10 @@ UNSUPPORTED = {"bi_bad_float_text": (FloatText, "aten::str"), "bi_bad_hash_text"
                "bi_bad_percent_float": (PercentFloat, "aten::percentFormat"),
                "bi_bad_id_value": (IdValue, "prim::id"),
                "bi_bad_dequantize_any": (DequantizeAny, "aten::dequantize"),
-               "bi_bad_self_compare": (SelfComparesMerged, "aten::ne")}
+               "bi_bad_self_compare": (SelfComparesMerged, "aten::ne"),
+               "bi_bad_generator_unseeded": (GeneratorUnseeded, "torch.Generator constant"),
+               "bi_bad_generator_two": (GeneratorTwo, "a second torch.Generator"),
+               "bi_bad_generator_initial_seed_twice": (GeneratorInitialSeedTwice, "a second g.initial_seed()")}
 
 
 if __name__ == "__main__":

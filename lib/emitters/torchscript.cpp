@@ -39,6 +39,7 @@
 #include "ir/named_tuples.h"
 #include "ir/op_table.h"
 #include "ir/quant.h"
+#include "ir/rewrite.h"
 #include "support/diag.h"
 
 #include <cmath>
@@ -120,6 +121,7 @@ std::string ts_type(const Type& t) {
       return "Dict[" + (t.elems.size() > 0 ? ts_type(t.elems[0]) : std::string("str")) + ", " +
              (t.elems.size() > 1 ? ts_type(t.elems[1]) : std::string("Tensor")) + "]";
     case K::Enum:  // refused by torchscript_forward
+    case K::Generator:
       break;
   }
   return "Tensor";
@@ -618,6 +620,20 @@ TorchScriptForward torchscript_forward(const Graph& g, const OperatorSchemas& sc
     throw Error(ExitCode::Unsupported, "--emit torchscript cannot express the Enum class " +
                                            enums.front().name +
                                            " yet — use --emit python (the default)");
+  // A torch.Generator (Note [Generator values] in ir/ir.h): TorchScript would run a
+  // torch.Generator() of constant arguments while compiling the written source and keep that one
+  // object from call to call, and its executor merges generators and initial_seed() calls
+  // (Note [Generators while lifting], lib/loaders/torchscript/lifter.cpp): the source would not
+  // compute what the graph computes.
+  bool generator = any_node(g.block(), [](const Node* n) {
+    for (const Value* o : n->outputs())
+      if (o->type().kind == Type::Kind::Generator) return true;
+    return false;
+  });
+  if (generator)
+    throw Error(ExitCode::Unsupported,
+                "--emit torchscript cannot express a torch.Generator yet (TorchScript keeps a "
+                "generator made of constants from call to call) — use --emit python (the default)");
   Lowerer low(g, schemas);
   TorchScriptForward out;
   out.source = low.forward();

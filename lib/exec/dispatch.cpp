@@ -143,6 +143,9 @@ std::optional<IValue> coerce(const IValue& v, const c10::TypePtr& t, c10::option
       if (v.isDevice()) return v;
       if (v.isString()) return IValue(c10::Device(v.toStringRef()));
       return std::nullopt;
+    case K::GeneratorType:  // a torch.Generator object (Note [Generator values] in ir/ir.h)
+      if (v.isGenerator()) return v;
+      return std::nullopt;
     case K::ListType: {
       auto elem = t->castRaw<c10::ListType>()->getElementType();
       switch (elem->kind()) {

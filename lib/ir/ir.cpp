@@ -109,6 +109,8 @@ std::string Type::str() const {
       return "Layout";
     case Kind::MemoryFormat:
       return "MemoryFormat";
+    case Kind::Generator:
+      return "Generator";
     case Kind::Enum: {  // Enum["qualified.Name", NAME=VALUE, ...] (Note [Enum types])
       std::string s = "Enum[" + quote(name);
       for (const std::string& f : fields) s += ", " + f;

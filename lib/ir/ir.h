@@ -86,6 +86,7 @@ struct Type {
     Dict,          // elems[0] the key type (str, int, ...), elems[1] the value type
     Complex,       // a Python complex number (Note [Complex scalars])
     Enum,          // a member of a Python Enum class (Note [Enum types])
+    Generator,     // a torch.Generator object (Note [Generator values])
   };
 
   Kind kind = Kind::Any;
@@ -115,6 +116,13 @@ struct Type {
   // comparison of two classes to its constant). A constant of an enum type is its value; NAME.py
   // defines the class and spells the constant Mode.SCALE (emitters/python/named_tuples.cpp). The
   // .tir form is Enum["__torch__.Mode", SCALE=1, SHIFT=2].
+  // Note [Generator values]
+  // A torch.Generator made in a forward (`g = torch.Generator(); g.manual_seed(7)`) is a value of
+  // kind Generator (.tir `Generator`): a mutable object, not data. Making one (aten::Generator),
+  // seeding it (manual_seed.generator, seed) and every random op drawing from it (`generator=g`)
+  // are ordered side effects on it: never CSE'd, folded, moved or dropped (passes/pass_util.cpp).
+  // At run time the interpreter holds a real at::Generator, so a seeded model draws what
+  // TorchScript draws bit for bit.
 
   static Type any() { return Type{}; }
   static Type tensor(DType d = DType::Unknown) {

@@ -299,6 +299,9 @@ const PyCallForm* python_call_form(std::string_view op) {
          {"dim", "{1}", ""}},
         false,
         {{1, 3}, {2, 4}}}},
+      // TorchScript's signed seeds (op_table.cpp, the Generator rows).
+      {"Generator.seed", {"torch.ops.aten.seed", {{"", "{0}", ""}}}},
+      {"Generator.initial_seed", {"torch.ops.aten.initial_seed", {{"", "{0}", ""}}}},
       // x.to(device, dtype=...): a callee "Tensor.m" is a method of input 0.
       {"Tensor.to_device",
        {"Tensor.to",

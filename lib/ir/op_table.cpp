@@ -604,6 +604,16 @@ std::vector<OpInfo> make_table() {
       // An effect on the global generator (no result; kMutatesByName keeps it in program order,
       // and random ops are never moved across it: is_nondeterministic, passes/pass_util.cpp).
       {"torch.manual_seed", K::Function, {"aten::manual_seed"}, kAllPositional, Q::Shape, "torch.manual_seed(seed)"},
+      // A torch.Generator object and its effects (Note [Generator values] in ir/ir.h): every node
+      // with a Generator input is an ordered effect (has_side_effects, passes/pass_util.cpp).
+      // Python's torch.Generator has no seed parameter: the lifter writes a seed as g.manual_seed.
+      {"torch.Generator", K::Function, {"aten::Generator"}, {"device", "="}, Q::Shape, "torch.Generator(device)"},
+      {"Generator.manual_seed", K::Method, {"aten::manual_seed.generator"}, kAllPositional, Q::Shape, "g.manual_seed(seed) (returns g)"},
+      // Python's g.seed() / g.initial_seed() answer the seed unsigned, TorchScript's signed (a
+      // seed >= 2**63, as g.seed() draws half the time, is negative): written torch.ops.aten.seed(g)
+      // (call forms in op_python.cpp), which answers as TorchScript does.
+      {"Generator.seed", K::Method, {"aten::seed"}, kAllPositional, Q::Shape, "torch.ops.aten.seed(g)"},
+      {"Generator.initial_seed", K::Method, {"aten::initial_seed"}, kAllPositional, Q::Shape, "torch.ops.aten.initial_seed(g)"},
       // Reads autocast's state of the running process (never folded: is_nondeterministic); a
       // dtype, which the Python emitter writes as torch's (as x.dtype).
       {"torch.get_autocast_dtype", K::Function, {"aten::get_autocast_dtype"}, kAllPositional, Q::Shape, "torch.get_autocast_dtype(device_type)"},
@@ -826,6 +836,7 @@ bool aten_has(std::string_view name, AtenFact f) {
     add({"rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm",
          "bernoulli", "normal", "multinomial", "poisson", "binomial", "rrelu_with_noise",
          "native_dropout", "uniform", "exponential", "geometric", "cauchy", "log_normal", "random",
+         "Generator", "initial_seed",
          "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "_standard_gamma",
          "_sample_dirichlet"},
         kRandom);

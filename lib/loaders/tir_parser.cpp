@@ -182,6 +182,7 @@ class Parser : Lexer {
           {"ScalarType", Type::Kind::ScalarType},
           {"Layout", Type::Kind::Layout},
           {"MemoryFormat", Type::Kind::MemoryFormat},
+          {"Generator", Type::Kind::Generator},
       };
       if (w == "Tensor") return Type::tensor();
       for (const auto& k : kinds)

@@ -150,6 +150,16 @@ TEST_CASE("tir: inline cases round-trip") {
       "  %t : Tuple[Enum[\"__torch__.Empty\"], int] = custom.op(%c)\n"
       "  return %t\n"
       "}\n",
+      // a torch.Generator and draws from it (Note [Generator values])
+      "graph @gen(%x : Tensor, %d : Device) {\n"
+      "  %none : None = prim.Constant[value=none]()\n"
+      "  %g : Generator = torch.Generator(%d, %none)\n"
+      "  %seed : int = prim.Constant[value=7]()\n"
+      "  %g2 : Generator = Generator.manual_seed(%g, %seed)\n"
+      "  %r : Tensor = aten::rand_like(%x, %g2)\n"
+      "  %t : Tuple[Generator, int] = custom.op(%g)\n"
+      "  return %r\n"
+      "}\n",
       // a module table, then weights
       "graph @r(%x : Tensor) {\n"
       "  %y : Tensor = nn.Conv2d[in_channels=3, out_channels=8, kernel_size=[3,3]](%x) "

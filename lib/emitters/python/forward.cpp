@@ -2,6 +2,7 @@
 // control-flow and literal code), the return, and the names of the values.
 #include "emitters/python/emitter.h"
 #include "exec/alias.h"
+#include "passes/pass_util.h"
 
 #include "ir/rewrite.h"
 
@@ -130,7 +131,8 @@ void PyEmitter::assign(const Node& n, const Expr& rhs, const std::string& hint, 
   if (!any_used) {
     for (Value* v : n.outputs()) expr_[v] = Expr{"None"};
     const OpInfo* info = n.info();
-    bool mutates = n.op().back() == '_' || n.num_outputs() == 0 || op_has(n, kWritesContainer);
+    bool mutates = n.op().back() == '_' || n.num_outputs() == 0 || op_has(n, kWritesContainer) ||
+                   uses_generator(&n);
     bool known_pure = info && info->kind != OpKind::Module && !mutates && n.blocks().empty();
     if (!pure && !known_pure) body.push_back(rhs.text);
     return;

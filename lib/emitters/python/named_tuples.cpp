@@ -119,6 +119,8 @@ std::string PyEmitter::annotation(const Type& t, std::set<std::string>& typing) 
     }
     case K::Enum:
       return named_tuple_class(t);
+    case K::Generator:
+      return "torch.Generator";
     case K::Any:
       break;
   }

@@ -119,6 +119,8 @@ Type convert_type(const c10::TypePtr& t) {
       return Type::of(Type::Kind::None);
     case TK::DeviceObjType:
       return Type::of(Type::Kind::Device);
+    case TK::GeneratorType:
+      return Type::of(Type::Kind::Generator);
     case TK::ListType:
       return Type::list(convert_type(t->expect<c10::ListType>()->getElementType()));
     case TK::TupleType: {

@@ -386,6 +386,68 @@ void Lifter::lift_raise(const jit::Node* n, Frame& f) {
   append("prim.RaiseException", {msg}, f, n);
 }
 
+// Note [Generators while lifting]
+// `g = torch.Generator(device=d, seed=s)` in a forward (aten::Generator) is a new generator per
+// call: torch.Generator(d), then g.manual_seed(s) when s is given (Python's constructor has no
+// seed). When its arguments are constants, TorchScript's constant propagation has already run it
+// while compiling: the saved code holds a Generator constant, ONE object the module keeps from
+// call to call (it also folded g.initial_seed() and g.seed() of it to the numbers they gave then).
+// A new generator per call draws what that object draws only when each call seeds it before
+// anything else uses it, so the constant's first use must be g.manual_seed(n) in the graph's own
+// block (not a branch or loop); otherwise (a draw first: the second call continues the first
+// one's numbers) it is refused.
+// TorchScript's graph executor also treats aten::Generator and aten::initial_seed as pure: its
+// common-subexpression elimination, run when a graph first executes (after inlining called
+// methods), makes two torch.Generator(device=x.device) one object, and answers a second
+// g.initial_seed() with the first one's number even after g.manual_seed(n) or g.seed() changed
+// it (checked on torch 2.6). So a model with more than one generator (constant or made), or more
+// than one initial_seed(), is refused rather than guessed at; one generator and one initial_seed()
+// leave that elimination nothing to merge. (Random draws are nondeterministic there and never
+// merged; a draw whose result is unused was already dropped when the model was scripted.)
+void Lifter::lift_generator(const jit::Node* n, Frame& f) {
+  if (++generators_ > 1)
+    unsupported(n,
+                "a second torch.Generator in the model (TorchScript's optimizer may merge "
+                "generators made alike into one object)",
+                f, "use one torch.Generator in the model");
+  Value* device = nullptr;
+  Value* seed = nullptr;
+  if (n->kind() == c10::prim::Constant) {
+    at::Generator gen = jit::toIValue(n->output())->toGenerator();
+    const jit::Node* first = nullptr;
+    for (const jit::Use& u : n->output()->uses())
+      if (!first || u.user->isBefore(first)) first = u.user;
+    if (!first) return;  // unused
+    if (first->kind() != c10::aten::manual_seed || first->owningBlock() != n->owningBlock())
+      unsupported(n,
+                  "a torch.Generator constant used before it is seeded on every call (TorchScript "
+                  "keeps one generator from call to call)",
+                  f, "call g.manual_seed(n) right after torch.Generator() in the forward");
+    device = add_constant(DeviceAttr{gen.device().str()}, Type::of(Type::Kind::Device), f, n);
+  } else {
+    std::vector<Value*> ins = inputs_of(n, f);
+    if (ins.size() != 2) unsupported(n, "aten::Generator with other arguments", f, "");
+    device = ins[0];
+    if (ins[1]->type().kind != Type::Kind::None) seed = ins[1];
+    if (seed && seed->type().kind != Type::Kind::Int)
+      unsupported(n, "torch.Generator(seed=s) of an Optional[int] seed", f,
+                  "pass an int seed, or call g.manual_seed(n)");
+  }
+  if (device->type().kind == Type::Kind::Device)
+    if (const AttrValue* c = device->constant())
+      if (const auto* d = std::get_if<DeviceAttr>(c); d && d->name != "cpu")
+        unsupported(n, "a torch.Generator on device " + d->name, f, "use a CPU generator");
+  Value* none = add_constant(NoneAttr{}, Type::of(Type::Kind::None), f, n);
+  std::string hint = name_hint(n->output());
+  if (hint.empty()) hint = "generator";  // a constant has no name
+  Value* g = append("torch.Generator", {device, none}, f, n)
+                 ->add_output(Type::of(Type::Kind::Generator), hint);
+  if (seed)
+    g = append("Generator.manual_seed", {g, seed}, f, n)
+            ->add_output(Type::of(Type::Kind::Generator), hint);
+  f.env[n->output()] = Binding{g, {}};
+}
+
 void Lifter::lift_node(const jit::Node* n, Frame& f) {
   using namespace c10;
   const auto k = n->kind();
@@ -394,6 +456,7 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     if (n->output()->type()->cast<c10::FunctionType>()) return;
     auto iv = jit::toIValue(n->output());
     if (!iv) unsupported(n, "a constant without a value", f, "re-export the model");
+    if (iv->isGenerator()) return lift_generator(n, f);
     f.env[n->output()] = Binding{constant_value(*iv, n->output()->type(), f, n), {}};
     return;
   }
@@ -418,6 +481,13 @@ void Lifter::lift_node(const jit::Node* n, Frame& f) {
     return;
   }
   if (k == prim::isinstance) return lift_isinstance(n, f);
+  if (kind_str(n) == "aten::Generator") return lift_generator(n, f);
+  if (kind_str(n) == "aten::initial_seed" &&
+      ++initial_seeds_ > 1)  // Note [Generators while lifting]
+    unsupported(n,
+                "a second g.initial_seed() in the model (TorchScript's optimizer answers it with "
+                "the first one's number, even after the seed changed)",
+                f, "call g.initial_seed() once");
   if (k == aten::warn) return;  // a warning has no result
   if (k == prim::Print) return void(append("prim.Print", inputs_of(n, f), f, n));
   if (k == prim::Enter || k == prim::Exit) return lift_with(n, f);

@@ -122,6 +122,7 @@ class Lifter {
   void lift_into(Block* b, const jit::Block& jb, Frame& f, const jit::Node* owner);
   const Binding& binding_of(Frame& f, const jit::Value* v);
   void lift_isinstance(const jit::Node* n, Frame& f);
+  void lift_generator(const jit::Node* n, Frame& f);
   void lift_raise(const jit::Node* n, Frame& f);
   bool lift_answered_builtin(const jit::Node* n, Frame& f);
   bool lift_einsum_sublist(const jit::Node* n, Frame& f);
@@ -252,7 +253,8 @@ class Lifter {
   std::map<const void*, std::pair<at::Tensor, std::string>> constant_buffers_;
   std::set<std::string> inlined_notes_;
   std::set<std::string> resolved_notes_;
-  bool message_args_dropped_ = false;  // lift_node, aten::format of a raise
+  bool message_args_dropped_ = false;       // lift_node, aten::format of a raise
+  int generators_ = 0, initial_seeds_ = 0;  // Note [Generators while lifting]
   // Note [Builtins the lifter answers]: what the output of each prim::id lifted last stands for
   // (the object, module or nullptr for None), and the type an Any result of dequantize holds.
   std::unordered_map<const jit::Value*, const void*> object_ids_;
