@@ -278,7 +278,10 @@ class ComplexScalars(nn.Module):
         g.clear()
         feats.append(k + float(len(g)))
         y = x * abs(u) if abs(z) > 1.0 else x - cmath.phase(u)
-        return y, torch.tensor(feats, dtype=torch.float64), torch.view_as_real(torch.stack(parts))
+        # torch.tensor(z, dtype=...) of a complex: aten::tensor.complex's dtype is keyword-only
+        # (Note [Keyword arguments of torch.ops calls])
+        return (y, torch.tensor(feats, dtype=torch.float64), torch.view_as_real(torch.stack(parts)),
+                torch.view_as_real(torch.tensor(qc, dtype=torch.complex128)))
 
 
 def complex_branches(m, x):
@@ -742,7 +745,8 @@ class SelfCompares(nn.Module):
     nan != nan as True (Note [Comparing a value with itself]). v is NaN for a positive sum and finite
     otherwise; it is compared directly, after arithmetic, as a list element, as a list, inside a
     branch, and with < and <= (computed, not folded); `v is v` compares by value in TorchScript (a
-    NaN is not itself: Note [`is` on numbers]). Each comparison weighs differently."""
+    NaN is not itself: Note [`is` on numbers]), also of two Optional[float]. Each comparison weighs
+    differently."""
 
     def forward(self, x):
         v = float(x.sum())
@@ -776,6 +780,17 @@ class SelfCompares(nn.Module):
             k += 512.0
         if w is not w:
             k += 1024.0
+        # Optional floats: `p is q` compares by value in TorchScript (two equal floats made apart
+        # are one), by object in Python (Note [`is` on numbers])
+        p: Optional[float] = None
+        q: Optional[float] = None
+        if bool(x.mean() > -100.0):
+            p = v + 0.5
+            q = v + 0.5
+        if p is q:
+            k += 2048.0
+        if p is not None and q is not p:
+            k += 4096.0
         return x * k
 
 

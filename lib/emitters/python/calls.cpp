@@ -304,6 +304,18 @@ void PyEmitter::emit_call(const Node& n, std::vector<std::string>& body) {
       return;
     }
     CallArgs a = call_args(n, nullptr, 0);
+    // Note [Keyword arguments of torch.ops calls]: the trailing inputs the lifter named.
+    const AttrValue* kw = n.attrs().find("kwarg_names");
+    if (const auto* names = kw ? std::get_if<std::vector<std::string>>(kw) : nullptr) {
+      if (!a.keyword.empty() || names->size() > a.positional.size() ||
+          a.positional.size() != n.num_inputs())
+        unsupported(n, "keyword arguments of " + op + " that the emitter cannot place",
+                    "report it as a tinytrace bug");
+      size_t first = a.positional.size() - names->size();
+      for (size_t i = 0; i < names->size(); ++i)
+        a.keyword.emplace_back((*names)[i], a.positional[first + i]);
+      a.positional.resize(first);
+    }
     assign(n, torch_ops_callee(op) + "(" + format_args(a) + ")", hint, false, body);
     return;
   }

@@ -55,6 +55,7 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
   if (lift_inplace(n, *schema, ins, f)) return;
 
   std::string op;
+  std::vector<std::string> kwarg_names;  // of a torch.ops call's trailing inputs (below)
   if (!normalize(qual, ins, n, f, op)) {
     const OpInfo* info = find_op_by_aten(qual);
     if (info && fits_python_call(*info, *schema, ins)) {
@@ -82,19 +83,17 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
         // Note [TorchScript builtins without a row]
         op = schema->name() + "." +
              (schema->overload_name().empty() ? "default" : schema->overload_name());
-        // The emitter writes a torch.ops call's inputs positionally, and the emitter cannot see
-        // a TorchScript-only schema's keyword-only arguments (torch.tensor(z, dtype=...) is
-        // aten::tensor.complex(t, *, dtype, device, requires_grad)): trailing ones that hold
-        // their default are left out (torch.ops fills them in), any other is refused.
+        // Note [Keyword arguments of torch.ops calls]
+        // torch.ops takes a schema's keyword-only arguments by name only, and the Python emitter
+        // knows no TorchScript-only schema (torch.tensor(z, dtype=...) is aten::tensor.complex(t,
+        // *, dtype, device, requires_grad)): trailing ones that hold their default are left out
+        // (torch.ops fills them in), the others are named on the node (attribute kwarg_names,
+        // one name per trailing input), and the emitter writes them as keywords.
         while (!ins.empty() && args[ins.size() - 1].kwarg_only() &&
                holds_default(ins.back(), args[ins.size() - 1]))
           ins.pop_back();
         for (size_t i = 0; i < ins.size(); ++i)
-          if (args[i].kwarg_only())
-            unsupported(n,
-                        "keyword argument " + args[i].name() + " of " + qual +
-                            " that is not its default (no Python spelling computes the same)",
-                        f, "leave " + args[i].name() + " at its default in the model");
+          if (args[i].kwarg_only()) kwarg_names.push_back(args[i].name());
       } else {
         unsupported(n, "TorchScript-only operator " + qual + " is not supported", f,
                     "rewrite that expression in the model, or trace it with "
@@ -105,10 +104,15 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
   // Note [`is` on numbers]
   // TorchScript's aten::__is__ compares two ints or two floats by value (IValue::is: a NaN `is`
   // not itself, -0.0 `is` 0.0, measured on LibTorch 2.6); Python's `is` compares objects, which
-  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer.
+  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer;
+  // so they do for Optionals of one number type (None is None, None is not a number, in both).
+  auto number_kind = [](const Type& t) {
+    const Type& u = t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;
+    return u.kind == Type::Kind::Int || u.kind == Type::Kind::Float ? u.kind : Type::Kind::Any;
+  };
   if ((op == "operator.is_" || op == "operator.is_not") && ins.size() == 2 &&
-      ins[0]->type().kind == ins[1]->type().kind &&
-      (ins[0]->type().kind == Type::Kind::Int || ins[0]->type().kind == Type::Kind::Float))
+      number_kind(ins[0]->type()) != Type::Kind::Any &&
+      number_kind(ins[0]->type()) == number_kind(ins[1]->type()))
     op = op == "operator.is_" ? "operator.eq" : "operator.ne";
   // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
   if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
@@ -119,6 +123,7 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
     return;
   }
   Node* node = emit(op, ins, n, f);
+  if (!kwarg_names.empty()) node->attrs().set("kwarg_names", kwarg_names);
   if (written_as_torch_ops(op)) {
     diags_.warn("aten-fallback",
                 "no Python spelling for " + op + "; it is emitted as torch.ops.aten." +
