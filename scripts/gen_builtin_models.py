@@ -781,10 +781,10 @@ class SelfCompares(nn.Module):
         if w is not w:
             k += 1024.0
         # Optional floats: `p is q` compares by value in TorchScript (two equal floats made apart
-        # are one), by object in Python (Note [`is` on numbers])
+        # are one), by object in Python (Note [`is` on numbers]); None in the NaN set
         p: Optional[float] = None
         q: Optional[float] = None
-        if bool(x.mean() > -100.0):
+        if bool(x.sum() <= 0.0):
             p = v + 0.5
             q = v + 0.5
         if p is q:

@@ -247,6 +247,21 @@ std::string PyEmitter::format_args(const CallArgs& a, bool splat_single_list) {
 }
 
 // The callee for a function op name, noting the imports it needs; "" when it has no spelling.
+namespace {
+
+// Note [`is` on numbers] (lib/loaders/torchscript/lifter_ops.cpp): `a is b` of two values that
+// are (Optional) ints, or (Optional) floats, compares by value in TorchScript; == does in Python.
+bool is_number_identity(const Node& n) {
+  auto number_kind = [](const Type& t) {
+    const Type& u = t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;
+    return u.kind == Type::Kind::Int || u.kind == Type::Kind::Float ? u.kind : Type::Kind::Any;
+  };
+  Type::Kind a = number_kind(n.input(0)->type());
+  return a != Type::Kind::Any && a == number_kind(n.input(1)->type());
+}
+
+}  // namespace
+
 std::string PyEmitter::function_callee(const std::string& op) {
   size_t dot = op.find('.');
   std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
@@ -517,6 +532,9 @@ Expr PyEmitter::try_infix(const Node& n) {
     return binary_expr(expr(n.input(1)), "+", binary_expr(expr(n.input(0)), "*", expr(n.input(2))));
   if (n.op() == "operator.contains" && n.num_inputs() == 2)  // operator.contains(a, b) is `b in a`
     return binary_expr(expr(n.input(1)), "in", expr(n.input(0)));
+  if ((n.op() == "operator.is_" || n.op() == "operator.is_not") && n.num_inputs() == 2 &&
+      is_number_identity(n))  // Note [`is` on numbers]
+    return binary_expr(expr(n.input(0)), n.op() == "operator.is_" ? "==" : "!=", expr(n.input(1)));
   if (const char* sym = python_binary_operator(n.op()); sym && n.num_inputs() == 2)
     return binary_expr(list_operand(n.input(0), n.input(1)), sym,
                        list_operand(n.input(1), n.input(0)));

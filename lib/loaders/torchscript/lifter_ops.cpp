@@ -104,15 +104,13 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
   // Note [`is` on numbers]
   // TorchScript's aten::__is__ compares two ints or two floats by value (IValue::is: a NaN `is`
   // not itself, -0.0 `is` 0.0, measured on LibTorch 2.6); Python's `is` compares objects, which
-  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer;
-  // so they do for Optionals of one number type (None is None, None is not a number, in both).
-  auto number_kind = [](const Type& t) {
-    const Type& u = t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;
-    return u.kind == Type::Kind::Int || u.kind == Type::Kind::Float ? u.kind : Type::Kind::Any;
-  };
+  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer.
+  // Of Optionals of one number type the op stays operator.is_ (the interpreter runs aten::__is__,
+  // which also takes None) and the Python emitter writes it == / != (None == None, None != 1.5,
+  // as `is` gives): is_number_identity in emitters/python/calls.cpp.
   if ((op == "operator.is_" || op == "operator.is_not") && ins.size() == 2 &&
-      number_kind(ins[0]->type()) != Type::Kind::Any &&
-      number_kind(ins[0]->type()) == number_kind(ins[1]->type()))
+      ins[0]->type().kind == ins[1]->type().kind &&
+      (ins[0]->type().kind == Type::Kind::Int || ins[0]->type().kind == Type::Kind::Float))
     op = op == "operator.is_" ? "operator.eq" : "operator.ne";
   // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
   if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
