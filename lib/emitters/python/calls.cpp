@@ -246,7 +246,6 @@ std::string PyEmitter::format_args(const CallArgs& a, bool splat_single_list) {
   return join(items, ", ");
 }
 
-// The callee for a function op name, noting the imports it needs; "" when it has no spelling.
 namespace {
 
 // Note [`is` on numbers] (lib/loaders/torchscript/lifter_ops.cpp): `a is b` of two values that
@@ -262,6 +261,7 @@ bool is_number_identity(const Node& n) {
 
 }  // namespace
 
+// The callee for a function op name, noting the imports it needs; "" when it has no spelling.
 std::string PyEmitter::function_callee(const std::string& op) {
   size_t dot = op.find('.');
   std::string prefix = dot == std::string::npos ? "" : op.substr(0, dot);
