@@ -248,8 +248,12 @@ std::string PyEmitter::format_args(const CallArgs& a, bool splat_single_list) {
 
 namespace {
 
-// Note [`is` on numbers] (lib/loaders/torchscript/lifter_ops.cpp): `a is b` of two values that
-// are (Optional) ints, or (Optional) floats, compares by value in TorchScript; == does in Python.
+// Note [`is` on numbers]
+// TorchScript's aten::__is__ compares two ints or two floats by value (IValue::is: a NaN `is` not
+// itself, -0.0 `is` 0.0, measured on LibTorch 2.6); Python's `is` compares objects, which for
+// numbers depends on how they were made. The IR keeps operator.is_ / is_not (the interpreter runs
+// aten::__is__, None included), and NAME.py writes `a is b` of two (Optional) ints, or two
+// (Optional) floats, as a == b / a != b: TorchScript's answer, None == None and None != 1.5 too.
 bool is_number_identity(const Node& n) {
   auto number_kind = [](const Type& t) {
     const Type& u = t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;

@@ -101,17 +101,6 @@ void Lifter::lift_op(const jit::Node* n, Frame& f) {
       }
     }
   }
-  // Note [`is` on numbers]
-  // TorchScript's aten::__is__ compares two ints or two floats by value (IValue::is: a NaN `is`
-  // not itself, -0.0 `is` 0.0, measured on LibTorch 2.6); Python's `is` compares objects, which
-  // for numbers depends on how they were made. Written == / != they compute TorchScript's answer.
-  // Of Optionals of one number type the op stays operator.is_ (the interpreter runs aten::__is__,
-  // which also takes None) and the Python emitter writes it == / != (None == None, None != 1.5,
-  // as `is` gives): is_number_identity in emitters/python/calls.cpp.
-  if ((op == "operator.is_" || op == "operator.is_not") && ins.size() == 2 &&
-      ins[0]->type().kind == ins[1]->type().kind &&
-      (ins[0]->type().kind == Type::Kind::Int || ins[0]->type().kind == Type::Kind::Float))
-    op = op == "operator.is_" ? "operator.eq" : "operator.ne";
   // x.dtype != torch.bool: the constant is an int in TorchScript, a torch.dtype in Python
   if ((op == "operator.eq" || op == "operator.ne") && is_dtype_comparison(ins))
     for (Value*& v : ins) v = typed_int(v, IntRole::ScalarType, f, n);
@@ -256,7 +245,7 @@ bool Lifter::exact_through_torch_ops(const jit::Node* n, const c10::FunctionSche
 // bools, None and their containers the constant is what the comparison computes anyway. It does
 // not fold what the JIT does not: str, Optional, Scalar (number), complex, tuples, devices,
 // tensors, nor <, <=, >, >= (measured on LibTorch 2.6: `v < v` is computed), nor `a is a`
-// (a NaN `is` not itself in TorchScript: Note [`is` on numbers]).
+// (a NaN `is` not itself in TorchScript: Note [`is` on numbers] in emitters/python/calls.cpp).
 // Before the fold the executor inlines calls and runs its CSE and list idioms, which can make two
 // different values one: `a = v * 2.0; b = v * 2.0; a != b`, `[v, w][0] != v`, `f(v, v)` whose
 // body compares its two parameters. Those are folded too (measured: False for a NaN v), and the
