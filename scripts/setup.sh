@@ -12,6 +12,7 @@ PACKAGES=(
   libtorch-dev libcli11-dev nlohmann-json3-dev libspdlog-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libssl-dev zlib1g-dev  # libcrypto: the report's sha256; zlib: NAME.pth's CRC-32
+  libjemalloc-dev  # the tinytrace executable's malloc (Note [jemalloc] in tools/tinytrace.cpp)
   python3-torch python3-torchvision python3-torchaudio python3-pyflakes python3-jsonschema
   python3-onnx  # torch.onnx.export of torch 2.x needs it (the ONNX test models)
   libopenblas0-pthread graphviz time

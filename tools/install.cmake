@@ -65,10 +65,10 @@ install(SCRIPT ${CMAKE_BINARY_DIR}/install_python.cmake)
 
 # --- the Debian package (cpack -G DEB) ----------------------------------------------------------
 # Runtime packages of Debian 13 that own the libraries the binary links (readelf -d: LibTorch,
-# ONNX, protobuf, spdlog, fmt, the C/C++ runtime), and the Python package's torch.
+# ONNX, protobuf, spdlog, fmt, jemalloc, the C/C++ runtime), and the Python package's torch.
 # tests/python/check_install.py checks that every NEEDED library's package is here.
 set(TT_DEB_DEPENDS
-    "libtorch2.6, libonnx1t64, libprotobuf32t64, libssl3t64, zlib1g, libspdlog1.15, libfmt10, libstdc++6, libgcc-s1, libc6, python3, python3-torch"
+    "libtorch2.6, libonnx1t64, libprotobuf32t64, libssl3t64, zlib1g, libjemalloc2, libspdlog1.15, libfmt10, libstdc++6, libgcc-s1, libc6, python3, python3-torch"
     CACHE STRING "Depends: of the .deb")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME tinytrace)

@@ -68,6 +68,43 @@ std::string parse_error(const std::string& text) {
   return "";
 }
 
+// Parses `text` with the weights section on a second thread (Note [Weights parsed beside the
+// graph]) and on this one, and checks that both give the same: the same error message, or the
+// same graph and the same weights, value for value. True when the threaded parse succeeded.
+bool same_both_ways(const std::string& text, const std::string& file = "<input>") {
+  TirParseOptions threaded, single;
+  threaded.weights_thread_min_offset = 0;
+  single.weights_thread_min_offset = std::numeric_limits<size_t>::max();
+  std::unique_ptr<Graph> g[2];
+  std::string err[2];
+  const TirParseOptions* opts[2] = {&threaded, &single};
+  for (int i = 0; i < 2; ++i) {
+    try {
+      g[i] = parse_tir(text, file, *opts[i]);
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::BadInput);
+      err[i] = e.what();
+    }
+  }
+  CHECK(err[0] == err[1]);
+  if (!g[0] || !g[1]) return false;
+  CHECK(print_graph(*g[0]) == print_graph(*g[1]));
+  CHECK(g[0]->weights().names() == g[1]->weights().names());
+  for (const std::string& n : g[0]->weights().names()) {
+    const Weight& a = g[0]->weights().at(n);
+    const Weight* b = g[1]->weights().find(n);
+    REQUIRE(b);
+    CHECK(a.is_param == b->is_param);
+    CHECK(a.tensor.defined() == b->tensor.defined());
+    if (a.tensor.defined() && b->tensor.defined()) {
+      CHECK((a.tensor.scalar_type() == b->tensor.scalar_type()));
+      CHECK(a.tensor.sizes() == b->tensor.sizes());
+      if (!a.tensor.is_quantized()) CHECK(at::equal(a.tensor, b->tensor));
+    }
+  }
+  return true;
+}
+
 const Node* node_of(const Graph& g, const std::string& value) {
   const Value* v = g.find_value(value);
   REQUIRE_MESSAGE(v, "no value %" << value);
@@ -601,6 +638,38 @@ TEST_CASE("tir: LibTorch errors never escape raw") {
   CHECK(msg.find("cannot write qi8 tensors inline") != std::string::npos);
 }
 
+TEST_CASE("tir: the weights section parsed on a second thread gives what one thread gives") {
+  // Every testdata file, whole: the same graphs and weights.
+  const fs::path dir = fs::path(TT_SOURCE_DIR) / "testdata" / "tir";
+  int parsed = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".tir") continue;
+    CAPTURE(e.path().string());
+    parsed += same_both_ways(read_file(e.path()), e.path().string());
+  }
+  CHECK(parsed >= 4);
+  const std::string graph = "graph @w(%x : f32[2]) {\n  return %x\n}\n";
+  // Random values, many weights: the other thread's store is the one the graph gets.
+  std::string big = graph + "weights {\n";
+  for (int i = 0; i < 2000; ++i)
+    big += "  w" + std::to_string(i) + " : f32[3] param = random(seed=" + std::to_string(i) + ")\n";
+  big += "}\n";
+  CHECK(same_both_ways(big));
+  // Errors: the one a sequential parse meets first, whichever parser meets it.
+  const std::string bad_weight = "weights {\n  a : f32[2] param\n  b : f32[2] parm\n}\n";
+  CHECK_FALSE(same_both_ways(graph + bad_weight));  // in the weights section
+  CHECK_FALSE(same_both_ways("graph @w(%x : f32[2]) {\n  return %y\n}\n" + bad_weight));
+  CHECK_FALSE(same_both_ways(graph + "modules {\n  a : 1\n}\n" + bad_weight));
+  CHECK_FALSE(same_both_ways(graph + "junk\n" + bad_weight));
+  // The guess is wrong: the last line starting with `weights {` is not where the section starts.
+  CHECK_FALSE(same_both_ways(graph + "weights {\n  a : f32[2] param\n}\nweights {\n}\n"));
+  CHECK_FALSE(same_both_ways(graph + "weights {\n  \"\nweights {\" : f32[2] param\n}\n"));
+  CHECK(same_both_ways(graph + "weights {\n  a : f32[2] param\n}\n\n"));
+  CHECK_FALSE(same_both_ways(graph + "weights {\n  a : f32[2] param\n"));  // unclosed
+  CHECK(same_both_ways(graph + "weights{\n}\n"));
+  CHECK(same_both_ways(graph + "weights\n{\n  a : f32[2] param\n}\n"));  // no thread
+}
+
 TEST_CASE("tir: every truncation and byte flip of the testdata fails cleanly") {
   // Malformed input must give BadInput (never a crash, an assertion or a raw LibTorch error),
   // and a half-built graph must tear down cleanly.
@@ -617,12 +686,19 @@ TEST_CASE("tir: every truncation and byte flip of the testdata fails cleanly") {
         ++errors;
       }
     };
-    for (size_t n = 0; n < text.size(); ++n) attempt(text.substr(0, n));
+    // The same text with the weights section on a second thread: the same outcome. A sample
+    // of the cases (a thread each).
+    size_t sample = 0;
+    auto attempt_both = [&](const std::string& t) {
+      attempt(t);
+      if (sample++ % 7 == 0) same_both_ways(t);
+    };
+    for (size_t n = 0; n < text.size(); ++n) attempt_both(text.substr(0, n));
     const char flips[] = {'%', '}', '{', '"', '[', '(', ',', '#', '@', '='};
     for (size_t i = 0; i < text.size(); i += 3) {
       std::string t = text;
       t[i] = flips[i % sizeof flips];
-      attempt(t);
+      attempt_both(t);
     }
   }
   CHECK(errors > 1000);
