@@ -69,12 +69,12 @@ int report_error(const std::string& file, const tt::Error& e) {
 // The tinytrace executable is linked with jemalloc (CMakeLists.txt, TT_JEMALLOC), so every
 // malloc and operator new of the process, LibTorch's included, is jemalloc's. A graph is millions
 // of small heap objects (a node's vectors and strings, its values, their use lists, the weight
-// store's entries): on scripts/bench_passes.sh's 1M-node graph through --fuse, glibc's malloc and
-// free were about a third of the CPU time, and jemalloc took the whole command from 15.2-15.3 s
-// to 11.0-13.7 s of wall time in alternating runs (issue #22); the deep models of the same
-// benchmark convert faster too (enc200_scripted 7.6 -> 5.4 s). jemalloc's defaults are kept: the
-// options tried (one arena, no decay, a larger thread cache) made no difference beyond the
-// machine's noise. Only the executable links it: a library must not swap its host's allocator
+// store's entries): on scripts/bench_passes.sh's 1M-node graph through --fuse, a profile put over
+// a third of the samples in the C library and page faults, and in 4 alternating rounds the whole
+// command took 12.1-15.4 s of wall time on glibc's malloc (median 14.5 s) and 9.2-12.3 s on
+// jemalloc (median 10.7 s) (issue #22). The deep models of the same benchmark convert faster too
+// (enc200_scripted, one run each: 7.6 -> 5.4 s). jemalloc's defaults are kept: the options tried
+// (one arena, no decay, a larger thread cache) made no difference beyond the machine's noise. Only the executable links it: a library must not swap its host's allocator
 // (the unit tests and Python keep glibc's), and the sanitizer build keeps ASan's. The test
 // `jemalloc_in_use` asks jemalloc for its statistics at exit.
 
