@@ -26,6 +26,9 @@ TEST_CASE("alias: views, containers and identity-like ops may return an input's 
   CHECK_FALSE(aten_may_return_alias("aten::add.Tensor"));
   CHECK_FALSE(aten_may_return_alias("aten::clone"));
   CHECK(aten_may_return_alias("aten::no_such_op"));  // unknown: the worst is assumed
+  // torch.dequantize(x) of a float tensor is x itself, though no schema of dequantize says so.
+  CHECK(aten_may_return_alias("aten::dequantize.self"));
+  CHECK(aten_may_return_alias("aten::dequantize.tensors"));  // each float tensor of the list
 }
 
 TEST_CASE("alias: aliased inputs follow the schema, not every argument") {
@@ -37,8 +40,10 @@ TEST_CASE("alias: aliased inputs follow the schema, not every argument") {
   %l : List[Tensor] = prim.ListConstruct(%x, %y)
   %r : f32[2,3] = nn.ReLU[inplace=true](%z) #module=relu
   %s : f32[2,3] = nn.ReLU[inplace=false](%z) #module=relu2
+  %d : f32[2,3] = aten::dequantize.self(%x)
   return %v
 })");
+  CHECK(aliased_inputs(*node_of(*g, "d")) == std::vector<size_t>{0});
   CHECK(aliased_inputs(*node_of(*g, "z")).empty());
   CHECK(aliased_inputs(*node_of(*g, "w")) == std::vector<size_t>{0});  // not the other operand
   CHECK(aliased_inputs(*node_of(*g, "v")) == std::vector<size_t>{0});  // not `other`
