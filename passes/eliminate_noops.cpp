@@ -55,7 +55,7 @@ bool is_dropout_module(const Node* n) {
 // candidate.
 class NoopMatcher {
  public:
-  explicit NoopMatcher(std::unordered_set<const Value*> mutated) : mutated_(std::move(mutated)) {}
+  explicit NoopMatcher(MutatedMemory mutated) : mutated_(std::move(mutated)) {}
 
   Match<Value*> match(Node* n, const char*& rule) {
     if (n->num_outputs() != 1 || n->num_inputs() == 0 || !n->blocks().empty()) return {};
@@ -140,7 +140,7 @@ class NoopMatcher {
       if (!const_is_none(mf) && !(code && *code == 0))
         return Reject("memory_format is not contiguous_format");
     }
-    if (mutated_.count(n->output()) || mutated_.count(n->input(0)))
+    if (mutated_.contains(n->output()) || mutated_.contains(n->input(0)))
       return Reject("its memory is written in place");
     std::string why = layout_dependence(n->output());
     if (!why.empty()) return Reject(std::move(why));
@@ -211,7 +211,7 @@ class NoopMatcher {
     return self;
   }
 
-  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
+  MutatedMemory mutated_;  // memory written in place (exec/alias.h)
 };
 
 }  // namespace

@@ -266,9 +266,9 @@ class Folder {
     // A value whose memory is written in place holds different data before and after the write
     // (Note [In-place writes]): evaluated now, it would be the data before.
     for (const Value* v : n->inputs())
-      if (mutated_.count(v)) return true;
+      if (mutated_.contains(v)) return true;
     for (const Value* v : n->outputs())
-      if (mutated_.count(v)) return true;
+      if (mutated_.contains(v)) return true;
     if (is_module_op(n)) return true;
     if (has_side_effects(n)) return true;
     if (is_nondeterministic(n)) {
@@ -450,7 +450,7 @@ class Folder {
   PassContext& ctx_;
   Rewriter rw_;  // rejections
   int64_t max_numel_ = kDefaultMaxNumel;
-  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
+  MutatedMemory mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;
 };
 

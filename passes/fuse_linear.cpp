@@ -155,7 +155,7 @@ class LinearFuser {
         continue;
       }
       if (mn->owning_block() != n->owning_block()) continue;
-      if (mutated_.count(mn->input(0))) {
+      if (mutated_.contains(mn->input(0))) {
         // F.linear at the add would read x after a write between the matmul and the add.
         rw_.reject("fuse", n, "the matmul's input is written in place");
         continue;
@@ -176,7 +176,7 @@ class LinearFuser {
   Graph& g_;
   Rewriter rw_;
   std::string linear_;
-  std::unordered_set<const Value*> mutated_;  // memory written in place (exec/alias.h)
+  MutatedMemory mutated_;  // memory written in place (exec/alias.h)
   bool changed_ = false;
 };
 

@@ -175,7 +175,7 @@ bool is_metadata_inplace(const std::string& aten_base) {
   return aten_base_has(aten_base, kMetadataInplace);
 }
 
-std::unordered_set<const Value*> mutated_memory(const Graph& g) {
+MutatedMemory mutated_memory(const Graph& g) {
   // Most graphs write no memory at all: then nothing is mutated and the alias edges of every node
   // (hash maps of vectors, a malloc or more per node) need not be built. On the 1M-node graphs of
   // scripts/bench_passes.sh that was seconds per pass that asks (issue #22).
@@ -236,7 +236,7 @@ std::unordered_set<const Value*> mutated_memory(const Graph& g) {
   std::unordered_set<const Value*> roots, out;
   closure(written, roots, bwd);
   closure(std::vector<const Value*>(roots.begin(), roots.end()), out, fwd);
-  return out;
+  return {std::move(out), g.next_value_serial()};
 }
 
 }  // namespace tt

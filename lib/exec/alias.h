@@ -75,9 +75,26 @@ bool is_inplace_name(const std::string& short_name);
 // (unsqueeze_, transpose_, resize_, as_strided_, set_, ...): base name "aten::unsqueeze_".
 bool is_metadata_inplace(const std::string& aten_base);
 
+// The values whose memory some node of a graph may write in place, as of when it was taken
+// (`mutated_memory`). A pass keeps one across its rewrites; a value created after it (a folded
+// constant, a fused node's result) is never in it, even at the address of a destroyed value that
+// was: without the serial check, whether a rewrite happened would depend on the allocator.
+class MutatedMemory {
+ public:
+  MutatedMemory() = default;
+  MutatedMemory(std::unordered_set<const Value*> values, uint64_t horizon)
+      : values_(std::move(values)), horizon_(horizon) {}
+  bool contains(const Value* v) const { return v->serial() < horizon_ && values_.count(v) != 0; }
+  bool empty() const { return values_.empty(); }
+
+ private:
+  std::unordered_set<const Value*> values_;
+  uint64_t horizon_ = 0;  // Graph::next_value_serial() when taken
+};
+
 // Every value whose memory some node of `g` may write in place: the written inputs and, closed
 // transitively, every value that may share memory with one of them (views of it, what it is a
 // view of, containers holding it, block results and loop-carried values it flows into).
-std::unordered_set<const Value*> mutated_memory(const Graph& g);
+MutatedMemory mutated_memory(const Graph& g);
 
 }  // namespace tt

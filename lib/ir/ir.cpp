@@ -677,7 +677,8 @@ const OpInfo* Node::info() const {
 }
 
 Value* Node::add_output(Type t, const std::string& name_hint) {
-  owned_outputs_.emplace_back(new Value(this, outputs_.size(), std::move(t)));
+  owned_outputs_.emplace_back(
+      new Value(this, outputs_.size(), std::move(t), graph_->next_serial_++));
   Value* v = owned_outputs_.back().get();
   outputs_.push_back(v);
   v->set_name(name_hint);

@@ -434,6 +434,10 @@ class Value {
  public:
   Node* node() const { return node_; }  // producer (the param node for block inputs)
   size_t offset() const { return offset_; }
+  // Creation order within the graph: a value made later has a larger serial. A set of `Value*`
+  // kept across rewrites can meet a new value at the address of a destroyed one; the serial tells
+  // them apart (MutatedMemory in exec/alias.h).
+  uint64_t serial() const { return serial_; }
   UseList uses() const { return UseList(uses_, uses_.size() - holes_); }
   bool has_uses() const { return uses_.size() != holes_; }
   size_t num_uses() const { return uses_.size() - holes_; }
@@ -460,14 +464,15 @@ class Value {
   friend class Node;
   friend class Block;
   friend class Graph;
-  Value(Node* node, size_t offset, Type type)
-      : node_(node), offset_(offset), type_(std::move(type)) {}
+  Value(Node* node, size_t offset, Type type, uint64_t serial)
+      : node_(node), offset_(offset), serial_(serial), type_(std::move(type)) {}
   // Records a use; returns its slot (Note [Scale in graph size]).
   size_t add_use(Node* user, size_t index);
   // Drops the use in `slot` in O(1) amortised.
   void drop_use(size_t slot);
   Node* node_;
   size_t offset_;
+  uint64_t serial_;
   Type type_;
   std::string name_;
   std::vector<Use> uses_;  // slots; a hole has user == nullptr; the last slot is never a hole
@@ -700,6 +705,8 @@ class Graph {
   void reserve_values(size_t n) { names_.reserve(n); }
   std::string unique_value_name(const std::string& hint);
   Value* find_value(const std::string& name) const;
+  // The serial the next new value gets (Value::serial).
+  uint64_t next_value_serial() const { return next_serial_; }
 
  private:
   friend class Value;
@@ -713,6 +720,7 @@ class Graph {
   std::unordered_map<std::string, Value*> names_;
   std::unordered_map<std::string, uint64_t> name_counters_;
   uint64_t next_anon_ = 0;
+  uint64_t next_serial_ = 0;
 };
 
 // Names a value gets from the source ("input.1" -> "input"): strips TorchScript's ".N" suffix and

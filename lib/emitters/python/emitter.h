@@ -22,6 +22,7 @@
 
 #include "emitters/pysrc.h"
 #include "emitters/python.h"
+#include "exec/alias.h"
 #include "ir/ir.h"
 #include "ir/op_table.h"
 #include "ir/py_helpers.h"
@@ -403,7 +404,7 @@ class PyEmitter {
   std::unordered_map<const Value*, Expr> expr_;
   // Values written inside the expression that reads them (Note [Expressions written inline]).
   std::unordered_set<const Value*> inline_;
-  std::optional<std::unordered_set<const Value*>> mutated_;  // may_be_mutated
+  std::optional<MutatedMemory> mutated_;  // may_be_mutated
   // Values that take the variable of the if/loop result they become (Note [Control flow in Python]).
   std::unordered_map<const Value*, std::string> preferred_;
   // Variables of loop-carried values: rebound at the end of each iteration.

@@ -186,7 +186,7 @@ std::string PyEmitter::state_init(const Node& n, const Value* v) {
 
 bool PyEmitter::may_be_mutated(const Value* v) {
   if (!mutated_) mutated_ = mutated_memory(g_);
-  return mutated_->count(v) != 0;
+  return mutated_->contains(v);
 }
 
 void PyEmitter::emit_node(const Node& n, std::vector<std::string>& body) {

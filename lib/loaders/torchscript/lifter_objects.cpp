@@ -69,6 +69,7 @@
 
 #include <torch/csrc/jit/api/function_impl.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace tt::ts {
@@ -231,9 +232,10 @@ void Lifter::lift_state_get(const jit::Node* n, Frame& f) {
 // [Module attributes written in forward]); returns each dropped read's replacement.
 std::map<const Value*, Value*> Lifter::drop_unwritten_state() {
   std::map<const Value*, Value*> out;
+  std::vector<std::pair<Node*, std::string>> kept;
   for (auto& [key, reads] : state_reads_) {
     if (state_writes_.count(key)) {
-      for (auto& [get, name] : reads) get->output(0)->set_name(name);
+      kept.insert(kept.end(), reads.begin(), reads.end());
       continue;
     }
     for (auto& [get, name] : reads) {
@@ -243,6 +245,13 @@ std::map<const Value*, Value*> Lifter::drop_unwritten_state() {
       get->destroy();
     }
   }
+  // Named in the order the reads were made: the map's keys start with a module's address, and
+  // two reads of one name ("scales" of two roi pools) get their suffixes in naming order, which
+  // must not depend on where the allocator put the modules.
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return a.first->output(0)->serial() < b.first->output(0)->serial();
+  });
+  for (auto& [get, name] : kept) get->output(0)->set_name(name);
   return out;
 }
 
