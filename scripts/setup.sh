@@ -57,6 +57,12 @@ if ((${#missing[@]})); then
     echo "error: setup.sh: apt-get install failed" >&2
     exit 1
   fi
+  # In the Debian 13 root scripts/debian13.sh made (it has this marker), the downloaded .debs
+  # (~500 MB) are of no further use, and a test run needs the disk (Note [Test outputs] in
+  # tests/e2e/e2e_outputs.py). A machine of one's own keeps its apt cache.
+  if [[ -e /.tinytrace-root-complete ]]; then
+    "${SUDO[@]}" apt-get clean
+  fi
 fi
 
 # Debian's LibTorch links the generic libblas.so.3; the alternatives system decides which

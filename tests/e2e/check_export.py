@@ -24,6 +24,8 @@ import os
 import subprocess
 import sys
 
+from e2e_outputs import kept_env, passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PYTHON = "/usr/bin/python3"
@@ -108,14 +110,15 @@ def main():
     extra = args[3:]
     if "--verify" not in extra:
         extra = ["--verify"] + extra
-    r = subprocess.run([PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir] + extra)
+    r = subprocess.run([PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir] + extra,
+                       env=kept_env())
     if r.returncode != 0:
         die(f"run_convert.py failed for {model}")
     with open(os.path.splitext(model)[0] + ".json") as f:
         meta = json.load(f)
     if meta.get("dynamic"):
         check_dynamic(model, out_dir, meta)
-    return 0
+    return passed(out_dir)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import re
 import subprocess
 import sys
 
+from e2e_outputs import passed
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FUSE = ["eliminate-noops", "fold-constants", "fold-batchnorm", "dce"]
 PRODUCERS = re.compile(r"^nn\.(Conv[123]d|ConvTranspose[123]d|Linear)$")
@@ -111,7 +113,7 @@ def main():
         fail(f"check_model.py: {(check.stdout + check.stderr).strip()}")
     print(f"OK: {name} --fuse: {folded} BatchNorm(s) folded, {bns_left} left (not foldable); "
           f"{check.stdout.strip()}", flush=True)
-    return 0
+    return passed(out_dir)
 
 
 if __name__ == "__main__":

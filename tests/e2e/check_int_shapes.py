@@ -21,6 +21,8 @@ import sys
 
 import torch
 
+from e2e_outputs import kept_env, passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_CONVERT = os.path.join(HERE, "run_convert.py")
 ROUND_TRIPS = {"int": re.compile(r"(?<![\w.])int\("), "torch.tensor": re.compile(r"torch\.tensor\(")}
@@ -67,7 +69,8 @@ def check_model(tinytrace, out_root, spec):
     model, _, flag = spec.partition(":")
     name = os.path.splitext(os.path.basename(model))[0]
     out_dir = os.path.join(out_root, name)
-    r = subprocess.run([sys.executable, RUN_CONVERT, tinytrace, model, out_dir, "--verify"])
+    r = subprocess.run([sys.executable, RUN_CONVERT, tinytrace, model, out_dir, "--verify"],
+                       env=kept_env())
     if r.returncode != 0:
         die(f"{name}: run_convert.py failed")
     check_round_trips(os.path.join(out_dir, name + ".py"), flag == "strict")
@@ -134,7 +137,7 @@ def main():
     for spec in sys.argv[3:]:
         check_model(tinytrace, out_root, spec)
     check_traced(tinytrace, out_root)
-    return 0
+    return passed(out_root)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ import subprocess
 import sys
 
 import torch
+
+from e2e_outputs import passed
 import torch.ao.nn.intrinsic as nni
 import torch.ao.nn.quantized as nnq
 import torch.ao.quantization as tq
@@ -381,7 +383,7 @@ def main():
     print(f"OK: {name} --quant-prep{' --qat' if args.qat else ''}: {check.stdout.strip()}; "
           f"{len(logged)} rewrites; {shown}; {mode} runs, int8 vs float cosine {cos:.4f}",
           flush=True)
-    return 0
+    return passed(args.out_dir)
 
 
 if __name__ == "__main__":

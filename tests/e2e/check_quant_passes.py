@@ -23,6 +23,8 @@ import os
 import subprocess
 import sys
 
+from e2e_outputs import passed
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PASSES = "functional-to-module,unshare-modules,float-functional"
 FUNCTIONAL_ACTS = {"F.relu", "F.relu6", "F.hardtanh", "F.hardswish", "F.elu", "F.leaky_relu",
@@ -93,7 +95,7 @@ def main():
     ff = {k: v for k, v in sorted(ops.items()) if k.startswith("FloatFunctional.")}
     print(f"OK: {name} {PASSES}: {len(copies)} module copies, {ff}; {check.stdout.strip()}",
           flush=True)
-    return 0
+    return passed(out_dir)
 
 
 if __name__ == "__main__":

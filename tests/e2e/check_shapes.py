@@ -15,6 +15,8 @@ import os
 import shutil
 import subprocess
 import sys
+
+from e2e_outputs import passed
 from collections import defaultdict
 
 
@@ -111,6 +113,7 @@ def main():
     if problems:
         die(f"{len(problems)} mismatch(es):\n  " + "\n  ".join(problems[:30]))
     print(f"OK: {checked} module op output(s) of {name} match PyTorch's forward hooks")
+    passed(out_dir)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import shutil
 import subprocess
 import sys
 
+from e2e_outputs import passed
+
 
 def die(msg):
     print(f"FAIL: {msg}", file=sys.stderr)
@@ -172,6 +174,7 @@ def main():
     print(f"OK: {name}{' --fuse' if fuse else ''}{' --optimize-for-inference' if optimize else ''}: "
           f"NAME.pt loads, {len(keys)} state_dict keys equal "
           f"NAME.pth's, worst relative difference {worst:.3g} <= {tol:g}")
+    passed(out_dir)
 
 
 if __name__ == "__main__":

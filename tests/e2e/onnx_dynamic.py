@@ -17,6 +17,8 @@ import sys
 
 import torch
 
+from e2e_outputs import kept_env, passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PYTHON = "/usr/bin/python3"
@@ -37,7 +39,8 @@ def main():
     b = torch.load(base + ".inputs_b.pt")
     if a[0].shape[0] == b[0].shape[0]:
         die("the two input sets have the same batch size")
-    r = subprocess.run([PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir])
+    r = subprocess.run([PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir],
+                       env=kept_env())
     if r.returncode != 0:
         die(f"run_convert.py failed (exit {r.returncode})")
     with open(base + ".json") as f:
@@ -50,7 +53,7 @@ def main():
     if r.returncode != 0:
         die(f"check_model.py failed at batch {b[0].shape[0]} (exit {r.returncode})")
     print(f"onnx_dynamic: OK at batch {a[0].shape[0]} and {b[0].shape[0]}")
-    return 0
+    return passed(out_dir)
 
 
 if __name__ == "__main__":

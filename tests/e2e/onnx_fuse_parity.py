@@ -19,6 +19,8 @@ import shutil
 import subprocess
 import sys
 
+from e2e_outputs import passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "check_model.py")
 PYTHON = "/usr/bin/python3"
@@ -88,7 +90,7 @@ def main():
     print("+", " ".join(check), flush=True)
     if subprocess.run(check).returncode != 0:
         die(f"check_model.py failed for the {flag} ONNX conversion")
-    return 0
+    return passed(os.path.join(work, name), os.path.join(work, name + "_ts"))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from e2e_outputs import passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CHECKER = os.path.join(REPO, "scripts", "check_model.py")
@@ -141,7 +143,7 @@ def main():
     r = subprocess.run(check)
     if r.returncode != 0:
         die(f"check_model.py failed for {name} (exit {r.returncode})")
-    return 0
+    return passed(out_dir)
 
 
 if __name__ == "__main__":

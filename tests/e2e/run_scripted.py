@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 
+from e2e_outputs import passed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CHECKER = os.path.join(REPO, "scripts", "check_model.py")
@@ -126,7 +128,7 @@ def main():
         check_structure(name, model, os.path.join(out_dir, name + ".json"), extra, meta)
     check_expected_ops(name, os.path.join(out_dir, name + ".json"), meta)
     print(f"OK: {name}: {n_sets} input set(s) covering {meta['branches']}")
-    return 0
+    return passed(out_dir)
 
 
 def check_stderr_warnings(name, stderr, report_path):
