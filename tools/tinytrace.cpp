@@ -74,9 +74,10 @@ int report_error(const std::string& file, const tt::Error& e) {
 // command took 12.1-15.4 s of wall time on glibc's malloc (median 14.5 s) and 9.2-12.3 s on
 // jemalloc (median 10.7 s) (issue #22). The deep models of the same benchmark convert faster too
 // (enc200_scripted, one run each: 7.6 -> 5.4 s). jemalloc's defaults are kept: the options tried
-// (one arena, no decay, a larger thread cache) made no difference beyond the machine's noise. Only the executable links it: a library must not swap its host's allocator
-// (the unit tests and Python keep glibc's), and the sanitizer build keeps ASan's. The test
-// `jemalloc_in_use` asks jemalloc for its statistics at exit.
+// (one arena, no decay, a larger thread cache) made no difference beyond the machine's noise.
+// Only the executable links it: a library must not swap its host's allocator (the unit tests and
+// Python keep glibc's), and the sanitizer build keeps ASan's. The test `jemalloc_in_use` asks
+// jemalloc for its statistics at exit.
 
 int main(int argc, char** argv) {
   static WarningToLog warning_handler;

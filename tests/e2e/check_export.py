@@ -110,8 +110,9 @@ def main():
     extra = args[3:]
     if "--verify" not in extra:
         extra = ["--verify"] + extra
-    r = subprocess.run([PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir] + extra,
-                       env=kept_env())
+    r = subprocess.run(
+        [PYTHON, os.path.join(HERE, "run_convert.py"), tinytrace, model, out_dir] + extra,
+        env=kept_env())
     if r.returncode != 0:
         die(f"run_convert.py failed for {model}")
     with open(os.path.splitext(model)[0] + ".json") as f:

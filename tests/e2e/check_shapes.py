@@ -15,9 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import defaultdict
 
 from e2e_outputs import passed
-from collections import defaultdict
 
 
 def die(msg):
