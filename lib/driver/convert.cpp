@@ -17,11 +17,13 @@
 #include "loaders/torch_io.h"
 #include "support/diag.h"
 #include "support/output_set.h"
+#include "support/phase_timer.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
+#include <future>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -345,7 +347,9 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   PassCliOptions pass_opts = opts.passes;
   if (!opts.input_shapes.empty())
     pass_opts.passes += (pass_opts.passes.empty() ? "" : ",") + std::string("infer-shapes");
+  PhaseTimer passing("passes");
   std::vector<PassStat> pass_stats = run_pass_options(g, m.diags, pass_opts);
+  passing.stop();
 
   std::optional<VerifyRun> vrun;  // --verify
   if (opts.verify) {
@@ -374,7 +378,28 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   // quantized modules] in lib/ir/quant.h); every other weight as it is. Made before DIR is
   // touched.
   std::vector<std::pair<std::string, c10::IValue>> state_items;
-  if (wants("weights")) state_items = state_dict_items(g);
+  if (wants("weights")) {
+    PhaseTimer t("state dict");
+    state_items = state_dict_items(g);
+  }
+
+  // Note [Emitters in parallel]
+  // The report's graph section (most of a deep model's report: one line per node) only reads the
+  // final graph, as the Python emitter does: it is written on the second core while NAME.py is
+  // generated (a third of a deep scripted model's convert time). Both only read the graph; its
+  // lazily filled caches are safe for that (Node::info() is atomic, ir_op_counts() per thread,
+  // and the weight store is compacted here, before the thread starts). The rest of the report
+  // (diagnostics, which the emitter adds to, outputs) is written after, on this thread. Nothing
+  // changes the graph until the thread is joined: a failure here (an exception) waits for it in
+  // the future's destructor.
+  std::future<ReportGraph> report_graph;
+  if (wants("report")) {
+    g.weights().names();  // compacts the store (a write) before the second reader starts
+    report_graph = std::async(std::launch::async, [&g] {
+      PhaseTimer t("report graph (in parallel)");
+      return render_report_graph(g);
+    });
+  }
 
   // NAME.py first, in memory: a graph the Python emitter refuses (exit 4) or a class name it
   // cannot use (exit 2) fails before the output directory is created or touched.
@@ -387,6 +412,7 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     po.flat = opts.flat;
     po.op_libraries = m.source.op_libraries;
     po.quantized_engine = quantized_engine();
+    PhaseTimer t("emit python");
     python_source = emit_python(g, po, m.diags);
   }
 
@@ -400,8 +426,10 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   }
 
   if (wants("python")) out.write_text(res.name + ".py", python_source);
-  if (wants("weights"))
+  if (wants("weights")) {
+    PhaseTimer t("write weights");
     save_state_dict(out.stage(res.name + ".pth"), state_items, out.final_path(res.name + ".pth"));
+  }
   InferenceOptimization optimized;  // --optimize-for-inference
   if (wants("torchscript")) {
     std::string staged = out.stage(res.name + ".pt");
@@ -446,10 +474,13 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
                                        {"reassociated", optimized.reassociated()},
                                        {"aten_ops_before", optimized.ops_before},
                                        {"aten_ops_after", optimized.ops_after}};
-    std::string text;  // 200 MB for a deep model: no copy
-    write_report(text, m, extras);
+    PhaseTimer t("report");
+    ReportGraph graph = report_graph.get();
+    std::string text;  // 60 MB for a deep model: no copy
+    write_report(text, m, extras, graph);
     out.write_text(res.name + ".json", text);
   }
+  PhaseTimer committing("commit outputs");
   res.written = out.commit();
   res.nodes = g.num_nodes();
   for (const auto& n : g.weights().names())

@@ -39,7 +39,7 @@ namespace pyemit {
 }
 
 std::string PyEmitter::run() {
-  const std::vector<Node*> nodes = g_.all_nodes();
+  const std::vector<Node*>& nodes = graph_nodes();
   if (!opts_.flat && std::any_of(nodes.begin(), nodes.end(), [](const Node* n) {
         return n->is("prim.StateGet") || n->is("prim.StateSet");
       })) {  // Note [Module state in Python]
@@ -153,7 +153,7 @@ void PyEmitter::collect_helpers() {
     for (const std::string& u : h.uses) add(*python_helper(u));
     helpers_.push_back(h.name);
   };
-  for (const Node* n : g_.all_nodes())
+  for (const Node* n : graph_nodes())
     if (const PyHelper* h = python_helper_for(n->op())) add(*h);
 }
 
@@ -203,7 +203,7 @@ void PyEmitter::write_main(std::ostream& os, const std::vector<std::string>& mai
 // Control flow is written as Python statements (Note [Control flow in Python]); any other
 // node with blocks, or a prim.If / prim.Loop not in the TorchScript form, cannot be.
 void PyEmitter::check_structure() {
-  for (Node* n : g_.all_nodes()) {
+  for (Node* n : graph_nodes()) {
     if (n->blocks().empty()) continue;
     if (n->is("prim.If")) {
       bool ok = n->num_inputs() == 1 && n->blocks().size() == 2;

@@ -134,7 +134,7 @@ void write_attr(JsonWriter& w, const AttrValue& v) {
 
 void write_value(JsonWriter& w, const Value* v) {
   const Type& t = v->type();
-  w.begin_object().member("name", v->name()).member("type", t.str()).key("dtype");
+  w.begin_object(JsonWriter::Inline).member("name", v->name()).member("type", t.str()).key("dtype");
   if (t.is_tensor())
     write_dtype(w, t.dtype);
   else
@@ -189,10 +189,12 @@ void write_weight_info(JsonWriter& w, const WeightStore& ws, const std::string& 
 
 void write_node(JsonWriter& w, const Graph& g, const Node& n);
 
+// Note [One record per line] in lib/support/json_writer.h: a node is one line, its blocks'
+// nodes each one line below it.
 void write_block(JsonWriter& w, const Graph& g, const Block& b) {
-  w.begin_object().key("inputs").begin_array();
+  w.begin_object(JsonWriter::Inline).key("inputs").begin_array();
   for (const Value* v : b.inputs()) write_value(w, v);
-  w.end_array().key("nodes").begin_array();
+  w.end_array().key("nodes").begin_array(JsonWriter::Indented);
   for (const Node* n : b.nodes()) write_node(w, g, *n);
   w.end_array().key("outputs").begin_array();
   for (const Value* v : b.outputs()) w.string(v->name());
@@ -200,7 +202,7 @@ void write_block(JsonWriter& w, const Graph& g, const Block& b) {
 }
 
 void write_node(JsonWriter& w, const Graph& g, const Node& n) {
-  w.begin_object().key("name");
+  w.begin_object(JsonWriter::Inline).key("name");
   if (n.num_outputs())
     w.string(n.output(0)->name());
   else
@@ -226,7 +228,7 @@ void write_node(JsonWriter& w, const Graph& g, const Node& n) {
   }
   w.end_array();
   if (!n.blocks().empty()) {
-    w.key("blocks").begin_array();
+    w.key("blocks").begin_array(JsonWriter::Indented);
     for (const auto& b : n.blocks()) write_block(w, g, *b);
     w.end_array();
   }
@@ -325,7 +327,50 @@ json quantization_json(const Graph& g) {
               {"modules", std::move(modules)}};
 }
 
+ReportGraph render_report_graph(const Graph& g) {
+  ReportGraph r;
+  JsonWriter w(r.text, 1);  // the value of the top-level "graph"
+  w.begin_object().member("name", g.name()).key("inputs").begin_array();
+  for (const Value* v : g.inputs()) write_value(w, v);
+  w.end_array().key("outputs").begin_array();
+  for (const Value* v : g.outputs()) write_value(w, v);
+  w.end_array().key("nodes").begin_array();
+  for (const Node* n : g.block()->nodes()) write_node(w, g, *n);
+  w.end_array().key("weights").begin_array();
+  for (const std::string& name : g.weights().names()) {
+    const Weight& wt = g.weights().at(name);
+    int64_t numel = wt.tensor.defined() ? wt.tensor.numel() : 0;
+    int64_t nbytes = wt.tensor.defined() ? static_cast<int64_t>(wt.tensor.nbytes()) : 0;
+    w.begin_object(JsonWriter::Inline).member("name", name);
+    write_weight_info(w, g.weights(), name);
+    w.member("numel", numel).member("bytes", nbytes).end_object();
+    r.weight_bytes += nbytes;
+    if (wt.is_param) {
+      r.param_numel += numel;
+      ++r.param_tensors;
+    } else {
+      r.buffer_numel += numel;
+      ++r.buffer_tensors;
+    }
+  }
+  w.end_array().end_object();
+  // One walk for the histogram, the fallbacks and the modules the final graph calls.
+  for (const Node* n : g.all_nodes()) {
+    ++r.histogram[n->op()];
+    if (written_as_torch_ops(n->op())) r.fallbacks.insert(n->op());
+    if (!n->module().empty()) r.called.insert(n->module());
+  }
+  r.quantization = quantization_json(g);
+  return r;
+}
+
 void write_report(std::string& out, const Model& m, const ReportExtras& extras) {
+  TT_ASSERT(m.graph != nullptr, "write_report needs a loaded graph");
+  write_report(out, m, extras, render_report_graph(*m.graph));
+}
+
+void write_report(std::string& out, const Model& m, const ReportExtras& extras,
+                  const ReportGraph& graph) {
   TT_ASSERT(m.graph != nullptr, "write_report needs a loaded graph");
   const Graph& g = *m.graph;
   JsonWriter w(out);
@@ -346,51 +391,19 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
   }
   w.end_array().end_object();
 
-  w.key("graph").begin_object().member("name", g.name()).key("inputs").begin_array();
-  for (const Value* v : g.inputs()) write_value(w, v);
-  w.end_array().key("outputs").begin_array();
-  for (const Value* v : g.outputs()) write_value(w, v);
-  w.end_array().key("nodes").begin_array();
-  for (const Node* n : g.block()->nodes()) write_node(w, g, *n);
-  w.end_array().key("weights").begin_array();
-  int64_t param_numel = 0, buffer_numel = 0, param_tensors = 0, buffer_tensors = 0, bytes = 0;
-  for (const std::string& name : g.weights().names()) {
-    const Weight& wt = g.weights().at(name);
-    int64_t numel = wt.tensor.defined() ? wt.tensor.numel() : 0;
-    int64_t nbytes = wt.tensor.defined() ? static_cast<int64_t>(wt.tensor.nbytes()) : 0;
-    w.begin_object().member("name", name);
-    write_weight_info(w, g.weights(), name);
-    w.member("numel", numel).member("bytes", nbytes).end_object();
-    bytes += nbytes;
-    if (wt.is_param) {
-      param_numel += numel;
-      ++param_tensors;
-    } else {
-      buffer_numel += numel;
-      ++buffer_tensors;
-    }
-  }
-  w.end_array().end_object();
+  w.key("graph").raw(graph.text);
 
-  // One walk for the histogram, the fallbacks and the modules the final graph calls.
-  std::map<std::string, int64_t> histogram;
-  std::set<std::string> fallbacks, called;
-  for (const Node* n : g.all_nodes()) {
-    ++histogram[n->op()];
-    if (written_as_torch_ops(n->op())) fallbacks.insert(n->op());
-    if (!n->module().empty()) called.insert(n->module());
-  }
   int64_t warning_count = 0;
   for (const Diagnostic& d : m.diags.items())
     if (d.severity == Severity::Warning) ++warning_count;
   w.key("summary").begin_object().member("node_count", uint64_t(g.num_nodes()));
   w.key("op_histogram").begin_object();
-  for (const auto& [op, count] : histogram) w.member(op, count);
+  for (const auto& [op, count] : graph.histogram) w.member(op, count);
   w.end_object();
-  w.member("parameter_count", param_numel).member("parameter_tensors", param_tensors);
-  w.member("buffer_count", buffer_numel).member("buffer_tensors", buffer_tensors);
-  w.member("weight_bytes", bytes).key("aten_fallbacks").begin_array();
-  for (const std::string& op : fallbacks) w.string(op);
+  w.member("parameter_count", graph.param_numel).member("parameter_tensors", graph.param_tensors);
+  w.member("buffer_count", graph.buffer_numel).member("buffer_tensors", graph.buffer_tensors);
+  w.member("weight_bytes", graph.weight_bytes).key("aten_fallbacks").begin_array();
+  for (const std::string& op : graph.fallbacks) w.string(op);
   w.end_array().member("warning_count", warning_count).end_object();
 
   w.key("pipeline").begin_array();
@@ -401,7 +414,7 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
     w.member("rewrites", uint64_t(p.rewrites)).member("milliseconds", p.milliseconds);
     w.key("log").begin_array();
     for (const RewriteRecord& r : p.log) {
-      w.begin_object().member("rule", r.rule);
+      w.begin_object(JsonWriter::Inline).member("rule", r.rule);
       w.key("node").string_or_null(r.node);
       w.key("scope").string_or_null(r.scope);
       w.end_object();
@@ -417,7 +430,7 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
   w.key("module_copies").begin_array();
   for (const PassStat& p : extras.pipeline)
     for (const auto& [copy, original] : p.module_copies)
-      if (called.count(copy))
+      if (graph.called.count(copy))
         w.begin_object().member("module", copy).member("copy_of", original).end_object();
   w.end_array();
 
@@ -429,7 +442,9 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
   w.member("verification", extras.verification);
   w.key("diagnostics").begin_array();
   for (const Diagnostic& d : m.diags.items()) {
-    w.begin_object().member("severity", severity_name(d.severity)).member("code", d.code);
+    w.begin_object(JsonWriter::Inline)
+        .member("severity", severity_name(d.severity))
+        .member("code", d.code);
     w.member("message", d.message).key("node").string_or_null(d.node);
     w.key("scope").string_or_null(d.scope);
     w.key("loc").string_or_null(d.loc);
@@ -461,7 +476,7 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
     }
     w.end_array();
   }
-  if (json q = quantization_json(g); !q.is_null()) w.member("quantization", q);
+  if (!graph.quantization.is_null()) w.member("quantization", graph.quantization);
   w.end_object();
   out += '\n';
 }

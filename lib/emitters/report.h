@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,26 @@ struct ReportExtras {
 
 constexpr int kReportVersion = 1;
 
-// Appends the report's text to `out`: exactly nlohmann's dump(2) of the document, and a newline
-// (Note [Streaming JSON writer] in lib/support/json_writer.h; no tree is built).
+// The part of the report that depends only on the final graph: the "graph" section's text (the
+// bulk of a deep model's report), and the totals and op histogram of the summary. It only reads
+// the graph, so it can be made while the Python emitter reads the same graph (Note [Emitters
+// in parallel] in lib/driver/convert.cpp).
+struct ReportGraph {
+  std::string text;
+  std::map<std::string, int64_t> histogram;  // op -> node count
+  std::set<std::string> fallbacks, called;   // torch.ops.aten ops; module paths called
+  int64_t param_numel = 0, buffer_numel = 0, param_tensors = 0, buffer_tensors = 0;
+  int64_t weight_bytes = 0;
+  nlohmann::ordered_json quantization;  // quantization_json
+};
+ReportGraph render_report_graph(const Graph& g);
+
+// Appends the report's text to `out`, and a newline (Note [Streaming JSON writer] and Note [One
+// record per line] in lib/support/json_writer.h; no tree is built). The second form uses a
+// ReportGraph made beforehand from the same graph.
 void write_report(std::string& out, const Model& m, const ReportExtras& extras);
+void write_report(std::string& out, const Model& m, const ReportExtras& extras,
+                  const ReportGraph& graph);
 
 // The report as a document (write_report's text parsed back), for tests; keys stay in the order
 // written (format and version first, attributes in constructor order).

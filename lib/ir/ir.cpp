@@ -409,7 +409,9 @@ std::vector<int64_t> Attrs::get_ints(const std::string& name, std::vector<int64_
 // WeightStore
 
 IrOpCounts& ir_op_counts() {
-  static IrOpCounts counts;
+  // Per thread: the emitters may read one graph from two threads (Note [Emitters in parallel]
+  // in lib/driver/convert.cpp); a unit test counts on its own thread.
+  thread_local IrOpCounts counts;
   return counts;
 }
 
@@ -540,13 +542,7 @@ Graph* Value::graph() const { return node_->graph(); }
 Value* Value::set_name(const std::string& hint) {
   Graph* g = graph();
   if (!name_.empty()) g->release_name(name_);
-  // A free hint is taken with one lookup of the name table (the common case of a loader).
-  if (!hint.empty() && g->names_.try_emplace(hint, this).second) {
-    name_ = hint;
-    return this;
-  }
-  name_ = g->unique_value_name(hint);
-  g->names_[name_] = this;
+  name_ = g->claim_name(hint, this);
   return this;
 }
 
@@ -669,11 +665,11 @@ void Node::remove_all_inputs() {
 }
 
 const OpInfo* Node::info() const {
-  if (!info_known_) {
-    info_ = find_op(op_);
-    info_known_ = true;
-  }
-  return info_;
+  if (info_known_.load(std::memory_order_acquire)) return info_.load(std::memory_order_relaxed);
+  const OpInfo* info = find_op(op_);
+  info_.store(info, std::memory_order_relaxed);
+  info_known_.store(true, std::memory_order_release);
+  return info;
 }
 
 Value* Node::add_output(Type t, const std::string& name_hint) {
@@ -999,23 +995,83 @@ std::string Graph::unique_value_name(const std::string& hint) {
   if (hint.empty()) {
     while (true) {
       std::string cand = std::to_string(next_anon_++);
-      if (!names_.count(cand)) return cand;
+      if (!names_.taken(cand)) return cand;
     }
   }
-  if (!names_.count(hint)) return hint;
+  if (!names_.taken(hint)) return hint;
   uint64_t& counter = name_counters_[hint];
   while (true) {
     std::string cand = hint + "_" + std::to_string(++counter);
-    if (!names_.count(cand)) return cand;
+    if (!names_.taken(cand)) return cand;
   }
 }
 
-Value* Graph::find_value(const std::string& name) const {
-  auto it = names_.find(name);
-  return it == names_.end() ? nullptr : it->second;
+// unique_value_name(hint), entered in the name table for `v`: one lookup of the table per name
+// tried (a free hint, the common case of a loader, is one), where asking and then entering the
+// name is two.
+std::string Graph::claim_name(const std::string& hint, Value* v) {
+  if (hint.empty()) {
+    while (true) {
+      std::string cand = std::to_string(next_anon_++);
+      if (names_.claim(cand, v)) return cand;
+    }
+  }
+  if (names_.claim(hint, v)) return hint;
+  uint64_t& counter = name_counters_[hint];
+  while (true) {
+    std::string cand = hint + "_" + std::to_string(++counter);
+    if (names_.claim(cand, v)) return cand;
+  }
 }
 
-void Graph::release_name(const std::string& name) { names_.erase(name); }
+Value* Graph::find_value(const std::string& name) const { return names_.find(name); }
+
+void Graph::release_name(const std::string& name) { names_.release(name); }
+
+// ---------------------------------------------------------------------------------------------
+// NameTable (Note [Numbered names] in ir.h)
+
+int64_t NameTable::number_of(const std::string& name) {
+  if (name.empty() || name.size() > 18 || (name[0] == '0' && name.size() > 1)) return -1;
+  int64_t n = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+bool NameTable::claim(const std::string& name, Value* v) {
+  int64_t n = number_of(name);
+  if (n >= 0 && static_cast<uint64_t>(n) < numbered_.size() + kNumberedReach) {
+    size_t i = static_cast<size_t>(n);
+    if (i < numbered_.size() && numbered_[i]) return false;
+    if (numbers_in_others_ && others_.count(name)) return false;  // entered while far
+    if (i >= numbered_.size()) numbered_.resize(i + 1, nullptr);
+    numbered_[i] = v;
+    return true;
+  }
+  if (!others_.try_emplace(name, v).second) return false;
+  if (n >= 0) ++numbers_in_others_;
+  return true;
+}
+
+Value* NameTable::find(const std::string& name) const {
+  int64_t n = number_of(name);
+  if (n >= 0 && static_cast<uint64_t>(n) < numbered_.size() && numbered_[n]) return numbered_[n];
+  if (n >= 0 && !numbers_in_others_) return nullptr;
+  auto it = others_.find(name);
+  return it == others_.end() ? nullptr : it->second;
+}
+
+void NameTable::release(const std::string& name) {
+  int64_t n = number_of(name);
+  if (n >= 0 && static_cast<uint64_t>(n) < numbered_.size() && numbered_[n]) {
+    numbered_[n] = nullptr;
+    return;
+  }
+  if (others_.erase(name) && n >= 0) --numbers_in_others_;
+}
 
 // ---------------------------------------------------------------------------------------------
 

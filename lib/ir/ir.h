@@ -19,6 +19,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -361,7 +362,7 @@ class WeightStore {
 // ir_op_counts() counts the steps of these operations that are not O(1) (entries moved by a
 // compaction, entries scanned to find a use by position, nodes renumbered, input indices
 // shifted); tests/unit/test_ir_scale.cpp bounds them, so a complexity claim is checked by a
-// count, not a time.
+// count, not a time. The counts are per thread.
 struct IrOpCounts {
   uint64_t use_slots_moved = 0;        // use-list compaction
   uint64_t use_slots_scanned = 0;      // UseList::operator[] walking past holes
@@ -484,11 +485,12 @@ class Node {
   const std::string& op() const { return op_; }
   void set_op(std::string op) {
     op_ = std::move(op);
-    info_known_ = false;
+    info_known_.store(false, std::memory_order_relaxed);
   }
   bool is(const char* op) const { return op_ == op; }
   // The op's row in the op table (lib/ir/op_table.h), looked up once per op name; nullptr for an
-  // op the table does not know.
+  // op the table does not know. Safe to call from threads that only read the graph (Note
+  // [Emitters in parallel] in lib/driver/convert.cpp).
   const OpInfo* info() const;
 
   // inputs
@@ -561,8 +563,9 @@ class Node {
 
   Graph* graph_;
   std::string op_;
-  mutable const OpInfo* info_ = nullptr;
-  mutable bool info_known_ = false;
+  // The cache of info(): two readers may fill it at once, both with the same row.
+  mutable std::atomic<const OpInfo*> info_{nullptr};
+  mutable std::atomic<bool> info_known_{false};
   std::vector<Value*> inputs_;
   std::vector<size_t> use_slots_;  // use_slots_[i]: the slot of input i in its value's uses_
   std::vector<Value*> outputs_;
@@ -661,6 +664,32 @@ ContainerKind container_kind(const std::string& type);
 // The class name without its module path ("torchvision.models.resnet.BasicBlock" -> "BasicBlock").
 std::string short_type_name(const std::string& type);
 
+// Note [Numbered names]
+// The value names of a graph, each held by one value. Most values of a loaded graph have no name
+// of their own and are numbered ("0", "1", ...: Graph::unique_value_name("")): those names (any
+// name that is a number written without a leading zero) are kept in a vector indexed by the
+// number, the others in a hash map. Naming a value costs no hashing then, and the map is a
+// quarter of the size: on the 175k values of a deep scripted model, the hash map of every name
+// was a quarter of lifting (issue #22). Which names are taken is the same as with one map.
+class NameTable {
+ public:
+  // Enters `name` for `v`; false (and nothing changes) when another value holds it.
+  bool claim(const std::string& name, Value* v);
+  bool taken(const std::string& name) const { return find(name) != nullptr; }
+  Value* find(const std::string& name) const;
+  void release(const std::string& name);
+  void reserve(size_t n) { numbered_.reserve(n); }
+
+ private:
+  // The number a name spells (no sign, no leading zero, at most 18 digits), or -1.
+  static int64_t number_of(const std::string& name);
+  // Numbers this far past the vector's end go to the map, so "99999999" costs no memory.
+  static constexpr size_t kNumberedReach = 1 << 16;
+  std::vector<Value*> numbered_;                    // numbered_[n]: the holder of "n", or null
+  std::unordered_map<std::string, Value*> others_;  // every other name (and far numbers)
+  size_t numbers_in_others_ = 0;                    // far numbers in others_
+};
+
 class Graph {
  public:
   Graph();
@@ -702,7 +731,7 @@ class Graph {
 
   // Names: unique within the graph.
   // Room for `n` named values (a loader that knows the size saves the name table's rehashes).
-  void reserve_values(size_t n) { names_.reserve(n); }
+  void reserve_values(size_t n) { names_.reserve(n); }  // Note [Numbered names]
   std::string unique_value_name(const std::string& hint);
   Value* find_value(const std::string& name) const;
   // The serial the next new value gets (Value::serial).
@@ -713,11 +742,12 @@ class Graph {
   friend class Node;
   friend class Block;
   void release_name(const std::string& name);
+  std::string claim_name(const std::string& hint, Value* v);
   std::unique_ptr<Block> top_;
   std::string name_;
   WeightStore weights_;
   std::map<std::string, ModuleInfo> modules_;
-  std::unordered_map<std::string, Value*> names_;
+  NameTable names_;
   std::unordered_map<std::string, uint64_t> name_counters_;
   uint64_t next_anon_ = 0;
   uint64_t next_serial_ = 0;

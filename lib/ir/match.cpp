@@ -17,8 +17,9 @@ std::string aten_base(std::string_view q) {
 }
 
 const std::vector<std::string>& aten_bases(const std::string& op) {
-  // Passes run on one thread; the cache only grows by op names seen in graphs.
-  static std::unordered_map<std::string, std::vector<std::string>> cache;
+  // The cache only grows by op names seen in graphs; one per thread, as the emitters may read a
+  // graph from two (Note [Emitters in parallel] in lib/driver/convert.cpp).
+  thread_local std::unordered_map<std::string, std::vector<std::string>> cache;
   auto it = cache.find(op);
   if (it != cache.end()) return it->second;
   std::vector<std::string> bases;

@@ -7,6 +7,7 @@
 #include "loaders/jit_builtins.h"
 #include "loaders/tir_parser.h"
 #include "passes/pass_manager.h"
+#include "support/phase_timer.h"
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -458,6 +459,7 @@ Model load_model(const std::string& path) {
   if (m.source.format == "torchscript") {
     check_torchscript_zip(path);
     m.graph = load_torchscript(path, m.diags, &m.source_values);
+    PhaseTimer t("import pipeline");
     run_import_pipeline(kTorchScriptImportPipeline, *m.graph, m.diags);  // Note [Import pipeline]
   } else if (m.source.format == "export") {
     m.graph = load_export(path, m.diags, &m.source_values);

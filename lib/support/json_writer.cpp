@@ -12,21 +12,24 @@ void JsonWriter::newline_indent(size_t depth) {
   out_.append(2 * depth, ' ');
 }
 
+void JsonWriter::separate() {
+  Open& o = open_.back();
+  if (!o.empty) out_ += o.inline_ ? ", " : ",";
+  o.empty = false;
+  if (!o.inline_) newline_indent(indented_);
+}
+
 void JsonWriter::before_value() {
   if (after_key_) {
     after_key_ = false;
     return;
   }
-  if (empty_.empty()) return;  // the top-level value
-  if (!empty_.back()) out_ += ',';
-  empty_.back() = false;
-  newline_indent(empty_.size());
+  if (open_.empty()) return;  // the top-level value
+  separate();
 }
 
 JsonWriter& JsonWriter::key(std::string_view key) {
-  if (!empty_.back()) out_ += ',';
-  empty_.back() = false;
-  newline_indent(empty_.size());
+  separate();
   out_ += '"';
   escaped(key);
   out_ += "\": ";
@@ -34,18 +37,30 @@ JsonWriter& JsonWriter::key(std::string_view key) {
   return *this;
 }
 
-JsonWriter& JsonWriter::open(char c) {
+JsonWriter& JsonWriter::open(char c, Layout layout) {
   before_value();
   out_ += c;
-  empty_.push_back(true);
+  bool in_inline = !open_.empty() && open_.back().inline_;
+  bool inline_ = layout == Layout::Inline || (layout == Layout::Inherit && in_inline);
+  open_.push_back({true, inline_});
+  if (!inline_) ++indented_;
   return *this;
 }
 
 JsonWriter& JsonWriter::close(char c) {
-  bool was_empty = empty_.back();
-  empty_.pop_back();
-  if (!was_empty) newline_indent(empty_.size());
+  Open o = open_.back();
+  open_.pop_back();
+  if (!o.inline_) {
+    --indented_;
+    if (!o.empty) newline_indent(indented_);
+  }
   out_ += c;
+  return *this;
+}
+
+JsonWriter& JsonWriter::raw(std::string_view json_text) {
+  before_value();
+  out_ += json_text;
   return *this;
 }
 

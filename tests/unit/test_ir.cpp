@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 using namespace tt;
 
 TEST_CASE("ir: use lists follow every mutation") {
@@ -73,6 +75,48 @@ TEST_CASE("ir: names are unique and sanitized") {
   Value* c = g.add_input(Type::tensor());
   CHECK(!c->name().empty());
   CHECK(g.find_value("input_1") == b);
+}
+
+// Note [Numbered names]: numbered names live in a vector, the rest in a map; which names are
+// taken must not depend on where they are kept.
+TEST_CASE("ir: numbered names, near and far, are taken and freed like any other") {
+  Graph g;
+  Value* n0 = g.add_input(Type::tensor());  // unnamed: "0"
+  CHECK(n0->name() == "0");
+  Value* h2 = g.add_input(Type::tensor(), "2");  // a numbered hint ahead of the counter
+  CHECK(h2->name() == "2");
+  Value* n1 = g.add_input(Type::tensor());
+  Value* n3 = g.add_input(Type::tensor());  // skips the "2" the hint took
+  CHECK(n1->name() == "1");
+  CHECK(n3->name() == "3");
+  Value* again = g.add_input(Type::tensor(), "2");  // taken: a suffix
+  CHECK(again->name() == "2_1");
+  Value* zero = g.add_input(Type::tensor(), "007");  // a leading zero: not a number
+  CHECK(zero->name() == "007");
+  Value* far = g.add_input(Type::tensor(), "99999999");  // far past the counter: the map
+  CHECK(far->name() == "99999999");
+  Value* huge = g.add_input(Type::tensor(), "123456789012345678901234");
+  CHECK(huge->name() == "123456789012345678901234");
+  for (Value* v : {n0, n1, h2, n3, again, zero, far, huge}) CHECK(g.find_value(v->name()) == v);
+  CHECK(g.find_value("4") == nullptr);
+  CHECK(g.find_value("99999998") == nullptr);
+  CHECK(g.find_value("07") == nullptr);
+  // Renaming frees the old name (a number, the far one) for the next value that asks.
+  h2->set_name("x");
+  far->set_name("y");
+  CHECK(g.find_value("2") == nullptr);
+  CHECK(g.find_value("99999999") == nullptr);
+  CHECK(g.add_input(Type::tensor(), "2")->name() == "2");
+  CHECK(g.add_input(Type::tensor(), "99999999")->name() == "99999999");
+  CHECK(g.add_input(Type::tensor(), "99999999")->name() == "99999999_1");
+  // A far number stays taken after the counter's vector grows past it.
+  Graph h;
+  Value* early = h.add_input(Type::tensor(), "70000");
+  for (int i = 0; i < 70005; ++i) h.add_input(Type::tensor());
+  CHECK(h.find_value("70000") == early);
+  std::set<std::string> names;
+  for (Value* v : h.inputs()) CHECK(names.insert(v->name()).second);
+  CHECK(h.find_value("70005") == h.inputs().back());
 }
 
 TEST_CASE("ir: nested blocks are destroyed with their node") {

@@ -143,6 +143,53 @@ TEST_CASE("json writer: the streaming calls give dump(2)'s layout") {
   CHECK(out == expected.dump(2));
 }
 
+// Note [One record per line]: an Inline container is one line; an Indented one inside it puts
+// its members on lines of their own again, one step deeper than the line it started on.
+TEST_CASE("json writer: inline containers are one line, indented ones inside them break") {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().key("nodes").begin_array();
+  w.begin_object(JsonWriter::Inline).member("name", "a").key("inputs").begin_array();
+  w.end_array().key("attrs").begin_object().member("k", int64_t(1)).end_object();
+  w.member("dims", std::vector<int64_t>{2, 3}).end_object();
+  w.begin_object(JsonWriter::Inline).member("name", "if").key("blocks");
+  w.begin_array(JsonWriter::Indented).begin_object(JsonWriter::Inline).key("nodes");
+  w.begin_array(JsonWriter::Indented).begin_object(JsonWriter::Inline).member("name", "b");
+  w.end_object().end_array().member("outputs", std::vector<std::string>{"b"}).end_object();
+  w.begin_object(JsonWriter::Inline).key("nodes").begin_array(JsonWriter::Indented).end_array();
+  w.end_object().end_array().end_object().end_array().member("after", true).end_object();
+  const char* expected = R"({
+  "nodes": [
+    {"name": "a", "inputs": [], "attrs": {"k": 1}, "dims": [2, 3]},
+    {"name": "if", "blocks": [
+      {"nodes": [
+        {"name": "b"}
+      ], "outputs": ["b"]},
+      {"nodes": []}
+    ]}
+  ],
+  "after": true
+})";
+  CHECK(out == expected);
+  // The same document as dump(2) writes it, parsed.
+  CHECK(ojson::parse(out) ==
+        ojson::parse(R"({"nodes": [{"name": "a", "inputs": [], "attrs": {"k": 1}, "dims": [2, 3]},
+            {"name": "if", "blocks": [{"nodes": [{"name": "b"}], "outputs": ["b"]},
+            {"nodes": []}]}], "after": true})"));
+}
+
+// A value written apart at depth 1 and placed with raw() is the text written in place.
+TEST_CASE("json writer: a value written apart and placed with raw() reads as written in place") {
+  ojson inner = {{"a", {1, 2}}, {"b", ojson::object()}, {"c", {{"d", "e"}}}};
+  std::string part;
+  JsonWriter(part, 1).value(inner);
+  std::string placed, direct;
+  JsonWriter(placed).begin_object().member("x", 1.5).key("inner").raw(part).end_object();
+  JsonWriter(direct).begin_object().member("x", 1.5).member("inner", inner).end_object();
+  CHECK(placed == direct);
+  CHECK(placed == ojson{{"x", 1.5}, {"inner", inner}}.dump(2));
+}
+
 TEST_CASE("json writer: invalid UTF-8 throws as dump() does") {
   std::string bad("ok\xff", 3);
   std::string out;

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 using namespace tt;
 using json = nlohmann::ordered_json;
@@ -340,6 +341,30 @@ TEST_CASE("report: required fields and values") {
   CHECK(r["outputs"] == json{"out/sample.py", "out/sample.pth", "out/sample.json"});
   CHECK(r["module_classes"] ==
         json{{"", "models.sample.Sample"}, {"conv1", "torch.nn.modules.conv.Conv2d"}});
+}
+
+// Note [One record per line] (lib/support/json_writer.h): each node, nested ones too, is one line
+// of its own; Note [Emitters in parallel] (lib/driver/convert.cpp): the graph section made
+// beforehand (on another thread in convert) gives the same report.
+TEST_CASE("report: one line per node at every depth; a graph section made beforehand") {
+  Model m = sample_model();
+  std::string text, apart;
+  write_report(text, m, sample_extras());
+  write_report(apart, m, sample_extras(), render_report_graph(*m.graph));
+  CHECK(apart == text);
+  size_t node_lines = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t at = line.find("\"op\": \"");
+    if (at == std::string::npos) continue;
+    ++node_lines;
+    CHECK(line.find("\"op\": \"", at + 1) == std::string::npos);  // one node per line
+    CHECK(line.find_first_not_of(' ') == line.find("{\"name\": "));
+  }
+  std::vector<Node*> nodes = m.graph->all_nodes();
+  REQUIRE(std::any_of(nodes.begin(), nodes.end(),
+                      [](const Node* n) { return !n->blocks().empty(); }));  // nested ones too
+  CHECK(node_lines == nodes.size());
 }
 
 TEST_CASE("report: validates against report.schema.json") {

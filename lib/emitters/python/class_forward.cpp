@@ -87,12 +87,11 @@ void PyEmitter::bind_constants(Region& r) {
   std::set<const Node*> seen;
   for (const Item& it : r.items)
     if (it.node)
-      for_each_deep(it.node, [&](const Node* m) {
-        for (const Value* v : m->inputs())
-          if (v->node()->is("prim.Constant") && v->node()->owning_block() == g_.block() &&
-              seen.insert(v->node()).second)
-            consts.push_back(v->node());
-      });
+      for (const Read& rd : reads(it.node)) {
+        const Node* p = rd.value->node();
+        if (p->is("prim.Constant") && p->owning_block() == g_.block() && seen.insert(p).second)
+          consts.push_back(p);
+      }
   std::vector<std::string> ignored;
   for (const Node* n : consts) {
     emit_node(*n, ignored);  // its literal

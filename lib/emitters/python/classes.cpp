@@ -93,6 +93,20 @@ const Node* top_of(const Node* n, const Block* top) {
   return n;
 }
 
+const std::vector<PyEmitter::Read>& PyEmitter::reads(const Node* t) const {
+  auto [it, fresh] = reads_.try_emplace(t);
+  if (!fresh) return it->second;
+  std::unordered_set<const Value*> seen;
+  const Block* top = g_.block();
+  for_each_deep(t, [&](const Node* m) {
+    for (const Value* v : m->inputs()) {
+      const Node* p = top_of(v->node(), top);
+      if (p != t && seen.insert(v).second) it->second.push_back({v, p});
+    }
+  });
+  return it->second;
+}
+
 void for_each_deep(const Node* n, const std::function<void(const Node*)>& f) {
   f(n);
   for (const auto& b : n->blocks())
@@ -123,7 +137,7 @@ Region* PyEmitter::owner_of(const Node* n) const {
 void PyEmitter::build_regions() {
   // Entries for scopes that own no weights and call no module op (a custom activation).
   std::string last;
-  for (const Node* n : g_.all_nodes()) {
+  for (const Node* n : graph_nodes()) {
     if (!n->module().empty()) last = n->module();
     if (n->scope().empty() || n->is("prim.Constant") || entries_.count(n->scope())) continue;
     bool below_op = false;
@@ -280,7 +294,6 @@ size_t PyEmitter::first_pos(const Region& r) const {
 // Orders the items so that every item comes after those it reads from, keeping the graph's order
 // where it can (Kahn's algorithm, the earliest item first).
 bool PyEmitter::order_items(Region& r) {
-  const Block* top = g_.block();
   size_t n = r.items.size();
   std::unordered_map<const Node*, size_t> item_of;
   for (size_t i = 0; i < n; ++i) {
@@ -291,12 +304,10 @@ bool PyEmitter::order_items(Region& r) {
   }
   std::vector<std::set<size_t>> deps(n);
   auto add_deps = [&](size_t i, const Node* t) {
-    for_each_deep(t, [&](const Node* m) {
-      for (const Value* v : m->inputs()) {
-        auto it = item_of.find(top_of(v->node(), top));
-        if (it != item_of.end() && it->second != i) deps[i].insert(it->second);
-      }
-    });
+    for (const Read& rd : reads(t)) {
+      auto it = item_of.find(rd.top);
+      if (it != item_of.end() && it->second != i) deps[i].insert(it->second);
+    }
   };
   for (size_t i = 0; i < n; ++i) {
     if (r.items[i].node)
@@ -354,12 +365,7 @@ bool PyEmitter::can_outline(const Region& r, const std::vector<const Node*>& nod
   for (const Node* x : foreign) {
     if (has_side_effects_deep(x)) return false;
     bool dep = false;
-    for_each_deep(x, [&](const Node* m) {
-      for (const Value* v : m->inputs()) {
-        const Node* p = top_of(v->node(), top);
-        if (cov.count(p) || after.count(p)) dep = true;
-      }
-    });
+    for (const Read& rd : reads(x)) dep = dep || cov.count(rd.top) || after.count(rd.top);
     if (dep) after.insert(x);
   }
   for (auto it = foreign.rbegin(); it != foreign.rend(); ++it) {
@@ -391,14 +397,12 @@ void PyEmitter::interface(Region& r) {
     else
       tops = it.call->covered;
     for (const Node* t : tops)
-      for_each_deep(t, [&](const Node* m) {
-        for (const Value* v : m->inputs()) {
-          const Node* p = v->node();
-          if (p->is("prim.Constant") || cov.count(top_of(p, top)) || !seen.insert(v).second)
-            continue;
-          r.inputs.push_back(v);
-        }
-      });
+      for (const Read& rd : reads(t)) {
+        if (rd.value->node()->is("prim.Constant") || cov.count(rd.top) ||
+            !seen.insert(rd.value).second)
+          continue;
+        r.inputs.push_back(rd.value);
+      }
   }
   for (const Node* t : r.covered)
     for (const Value* v : t->outputs()) {

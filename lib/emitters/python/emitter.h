@@ -389,9 +389,17 @@ class PyEmitter {
   std::vector<InputSpec> example_specs() const;
   static std::string example_tensor(const InputSpec& s);
 
+  // Every node of the graph, nested ones too (Graph::all_nodes), walked once: the emitter never
+  // changes the graph, and each walk of a deep model's was ~10 ms of a dozen (issue #22).
+  const std::vector<Node*>& graph_nodes() const {
+    if (!graph_nodes_) graph_nodes_ = g_.all_nodes();
+    return *graph_nodes_;
+  }
+
   const Graph& g_;
   const PythonEmitOptions& opts_;
   Diagnostics& diags_;
+  mutable std::optional<std::vector<Node*>> graph_nodes_;
   bool prepared_ = false;  // the graph has Quant/DeQuantStubs (--quant-prep)
 
   std::deque<ModEntry> storage_;
@@ -427,6 +435,19 @@ class PyEmitter {
   std::deque<Region> regions_;  // pre-order: the root first
   std::map<std::string, Region*> regions_by_path_;
   std::unordered_map<const Node*, size_t> pos_;  // top-block order
+  // Note [Reads of a top-level node]
+  // What a top-block node t and the nodes nested in it read from outside t: each value once, in
+  // the order for_each_deep first reads it, with the top-block node that makes it (top_of).
+  // Ordering a region's items, its interface, its constants and whether it can be outlined all
+  // ask this of the same nodes, once per level of the module hierarchy: walking t's blocks each
+  // time was most of a deep scripted model's Python time (issue #22). The graph does not change
+  // while the emitter runs, so the answer is kept.
+  struct Read {
+    const Value* value;
+    const Node* top;  // top_of(value->node())
+  };
+  const std::vector<Read>& reads(const Node* t) const;
+  mutable std::unordered_map<const Node*, std::vector<Read>> reads_;
   std::vector<ClassInfo> classes_;
   std::map<std::string, int> class_by_key_;
   std::vector<std::string> class_names_;

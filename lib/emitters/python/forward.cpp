@@ -46,7 +46,7 @@ void PyEmitter::reserve_names() {
   for (const auto& [q, cls] : named_tuple_class_) names_.take(cls);  // the classes it builds
   for (Value* v : g_.inputs())
     if (good_name(v->name())) names_.take(v->name());
-  for (Node* n : g_.all_nodes()) {
+  for (Node* n : graph_nodes()) {
     for (Value* v : n->outputs())
       if (good_name(v->name())) names_.take(v->name());
     for (const auto& b : n->blocks())

@@ -21,7 +21,7 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
   std::vector<std::string> lines;
   // An int8 model computes bit-exactly what it did only on the engine it was converted with.
   bool quantized = false;
-  for (const Node* n : g_.all_nodes()) quantized = quantized || is_int8_module_op(n->op());
+  for (const Node* n : graph_nodes()) quantized = quantized || is_int8_module_op(n->op());
   if (quantized && !opts_.quantized_engine.empty())
     lines.push_back("torch.backends.quantized.engine = " + py_str(opts_.quantized_engine));
   lines.push_back("model = " + class_name() + "()");

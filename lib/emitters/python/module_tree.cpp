@@ -96,7 +96,7 @@ void PyEmitter::build_module_tree() {
   // Module ops and the weights they own.
   std::map<std::string, std::string> owner;  // weight name -> module path
   std::vector<const Node*> module_ops;
-  for (Node* n : g_.all_nodes()) {  // calls inside if/loop bodies too, in program order
+  for (Node* n : graph_nodes()) {  // calls inside if/loop bodies too, in program order
     if (n->module().empty()) continue;
     module_ops.push_back(n);
     module_calls_[n->module()].push_back(n);
@@ -145,7 +145,7 @@ void PyEmitter::build_module_tree() {
     entry(n->module(), last_called)->op = module_nodes_.at(n->module());
     last_called = n->module();
   }
-  for (const Node* n : g_.all_nodes())  // modules whose attributes are state (flat layout only)
+  for (const Node* n : graph_nodes())  // modules whose attributes are state (flat layout only)
     if (n->is("prim.StateGet") || n->is("prim.StateSet")) entry(n->attrs().get_str("module"));
 }
 

@@ -5,6 +5,7 @@
 
 #include "loaders/torchscript/lifter.h"
 #include "loaders/torchscript/mapped_load.h"
+#include "support/phase_timer.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/api/include/torch/version.h>
@@ -124,8 +125,11 @@ std::unique_ptr<Graph> load_torchscript(
     const std::string& path, Diagnostics& diags,
     std::vector<std::pair<std::string, std::string>>* source_values) {
   try {
+    PhaseTimer loading("torch::jit::load");
     jit::Module module = load_module(path);
     module.eval();
+    loading.stop();
+    PhaseTimer lifting("lift");
     std::unique_ptr<Graph> g = ts::Lifter(module, diags, source_values).run();
     g->modules() = ts::module_table(module);
     return g;
