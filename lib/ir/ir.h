@@ -678,7 +678,11 @@ class NameTable {
   bool taken(const std::string& name) const { return find(name) != nullptr; }
   Value* find(const std::string& name) const;
   void release(const std::string& name);
-  void reserve(size_t n) { numbered_.reserve(n); }
+  // Room for n names of either kind (a reserve that is not used costs no memory until touched).
+  void reserve(size_t n) {
+    numbered_.reserve(n);
+    others_.reserve(n);
+  }
 
  private:
   // The number a name spells (no sign, no leading zero, at most 18 digits), or -1.
