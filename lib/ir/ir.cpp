@@ -991,24 +991,10 @@ std::vector<Node*> Graph::all_nodes() const {
 
 size_t Graph::num_nodes() const { return top_->total_; }  // Note [Node counts]
 
-std::string Graph::unique_value_name(const std::string& hint) {
-  if (hint.empty()) {
-    while (true) {
-      std::string cand = std::to_string(next_anon_++);
-      if (!names_.taken(cand)) return cand;
-    }
-  }
-  if (!names_.taken(hint)) return hint;
-  uint64_t& counter = name_counters_[hint];
-  while (true) {
-    std::string cand = hint + "_" + std::to_string(++counter);
-    if (!names_.taken(cand)) return cand;
-  }
-}
-
-// unique_value_name(hint), entered in the name table for `v`: one lookup of the table per name
-// tried (a free hint, the common case of a loader, is one), where asking and then entering the
-// name is two.
+// A name for `v` from `hint`, entered in the name table: the hint itself when free, else the
+// hint with the next free suffix of its counter ("x_1", "x_2"); an empty hint gives the next free
+// number. One lookup of the table per name tried (a free hint, the common case of a loader, is
+// one).
 std::string Graph::claim_name(const std::string& hint, Value* v) {
   if (hint.empty()) {
     while (true) {

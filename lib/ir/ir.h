@@ -358,7 +358,7 @@ class WeightStore {
 // - Node order numbers (Note [Node order numbers]): appending and prepending leave a full gap;
 //   only repeated insertion at one spot in the middle renumbers, and then the block once.
 // - WeightStore::erase leaves a hole in the order (closed by the next names()).
-// - Names: Graph::unique_value_name counts per hint, so n values named alike cost O(n).
+// - Names: Graph::claim_name counts per hint, so n values named alike cost O(n).
 // ir_op_counts() counts the steps of these operations that are not O(1) (entries moved by a
 // compaction, entries scanned to find a use by position, nodes renumbered, input indices
 // shifted); tests/unit/test_ir_scale.cpp bounds them, so a complexity claim is checked by a
@@ -666,7 +666,7 @@ std::string short_type_name(const std::string& type);
 
 // Note [Numbered names]
 // The value names of a graph, each held by one value. Most values of a loaded graph have no name
-// of their own and are numbered ("0", "1", ...: Graph::unique_value_name("")): those names (any
+// of their own and are numbered ("0", "1", ...: Value::set_name("")): those names (any
 // name that is a number written without a leading zero) are kept in a vector indexed by the
 // number, the others in a hash map. Naming a value costs no hashing then, and the map is a
 // quarter of the size: on the 175k values of a deep scripted model, the hash map of every name
@@ -675,7 +675,6 @@ class NameTable {
  public:
   // Enters `name` for `v`; false (and nothing changes) when another value holds it.
   bool claim(const std::string& name, Value* v);
-  bool taken(const std::string& name) const { return find(name) != nullptr; }
   Value* find(const std::string& name) const;
   void release(const std::string& name);
   // Room for n names of either kind (a reserve that is not used costs no memory until touched).
@@ -736,7 +735,6 @@ class Graph {
   // Names: unique within the graph.
   // Room for `n` named values (a loader that knows the size saves the name table's rehashes).
   void reserve_values(size_t n) { names_.reserve(n); }  // Note [Numbered names]
-  std::string unique_value_name(const std::string& hint);
   Value* find_value(const std::string& name) const;
   // The serial the next new value gets (Value::serial).
   uint64_t next_value_serial() const { return next_serial_; }
