@@ -476,9 +476,11 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
                                        {"aten_ops_after", optimized.ops_after}};
     PhaseTimer t("report");
     ReportGraph graph = report_graph.get();
-    std::string text;  // 60 MB for a deep model: no copy
-    write_report(text, m, extras, graph);
-    out.write_text(res.name + ".json", text);
+    std::string text;  // all but the graph section (60 MB for a deep model), which is not copied
+    size_t graph_at = write_report_around(text, m, extras, graph);
+    std::string_view around = text;
+    out.write_text(res.name + ".json",
+                   {around.substr(0, graph_at), graph.text, around.substr(graph_at)});
   }
   PhaseTimer committing("commit outputs");
   res.written = out.commit();

@@ -371,6 +371,14 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras) 
 
 void write_report(std::string& out, const Model& m, const ReportExtras& extras,
                   const ReportGraph& graph) {
+  std::string around;
+  size_t k = write_report_around(around, m, extras, graph);
+  out.reserve(out.size() + around.size() + graph.text.size());
+  out.append(around, 0, k).append(graph.text).append(around, k);
+}
+
+size_t write_report_around(std::string& out, const Model& m, const ReportExtras& extras,
+                           const ReportGraph& graph) {
   TT_ASSERT(m.graph != nullptr, "write_report needs a loaded graph");
   const Graph& g = *m.graph;
   JsonWriter w(out);
@@ -391,7 +399,8 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras,
   }
   w.end_array().end_object();
 
-  w.key("graph").raw(graph.text);
+  w.key("graph").raw("");  // graph.text goes here
+  size_t graph_at = out.size();
 
   int64_t warning_count = 0;
   for (const Diagnostic& d : m.diags.items())
@@ -479,6 +488,7 @@ void write_report(std::string& out, const Model& m, const ReportExtras& extras,
   if (!graph.quantization.is_null()) w.member("quantization", graph.quantization);
   w.end_object();
   out += '\n';
+  return graph_at;
 }
 
 json build_report(const Model& m, const ReportExtras& extras) {

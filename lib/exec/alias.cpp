@@ -183,15 +183,13 @@ MutatedMemory mutated_memory(const Graph& g) {
   if (std::none_of(nodes.begin(), nodes.end(),
                    [](const Node* n) { return !written_inputs(*n).empty(); }))
     return {};
-  // Edges from a value to the values that may be views/aliases made from it (fwd) and back (bwd),
-  // as (from, to) pairs sorted by `from` below: two flat arrays instead of a hash map of vectors
-  // (a malloc or more per value: half a second on a 190k-node scripted model, issue #22).
-  using Edge = std::pair<const Value*, const Value*>;
-  std::vector<Edge> fwd, bwd;
-  auto edge = [&](const Value* from, const Value* to) {
-    fwd.emplace_back(from, to);
-    bwd.emplace_back(to, from);
-  };
+  // Edges from a value to the values that may be views/aliases made from it (fwd) and back
+  // (bwd), kept as adjacency arrays indexed by Value::serial (counted, then filled): no hash map
+  // of vectors (a malloc or more per value: half a second on a 190k-node scripted model) and no
+  // sort of the edges (issue #22).
+  using Edge = std::pair<const Value*, const Value*>;  // from -> to (fwd)
+  std::vector<Edge> edges;
+  auto edge = [&](const Value* from, const Value* to) { edges.emplace_back(from, to); };
   std::vector<const Value*> written;
   for (const Node* n : nodes) {
     for (size_t i : written_inputs(*n)) written.push_back(n->input(i));
@@ -216,27 +214,50 @@ MutatedMemory mutated_memory(const Graph& g) {
         for (const Value* p : b->inputs()) edge(in, p);
     }
   }
-  auto by_from = [](const Edge& a, const Edge& b) {
-    return std::less<const Value*>()(a.first, b.first);
+  const size_t serials = g.next_value_serial();
+  // Adjacency of each value, by serial: its neighbours are next[start[s] .. start[s + 1]).
+  struct Adjacency {
+    std::vector<size_t> start;
+    std::vector<const Value*> next;
   };
-  std::sort(fwd.begin(), fwd.end(), by_from);
-  std::sort(bwd.begin(), bwd.end(), by_from);
-  auto closure = [&](std::vector<const Value*> todo, std::unordered_set<const Value*>& seen,
-                     const std::vector<Edge>& edges) {
-    for (const Value* v : todo) seen.insert(v);
+  auto adjacency = [&](bool backward) {
+    Adjacency a;
+    a.start.assign(serials + 1, 0);
+    for (const Edge& e : edges) ++a.start[(backward ? e.second : e.first)->serial() + 1];
+    for (size_t s = 0; s < serials; ++s) a.start[s + 1] += a.start[s];
+    std::vector<size_t> fill(a.start.begin(), a.start.end() - 1);
+    a.next.resize(edges.size());
+    for (const Edge& e : edges) {
+      const Value* from = backward ? e.second : e.first;
+      a.next[fill[from->serial()]++] = backward ? e.first : e.second;
+    }
+    return a;
+  };
+  // Marks everything reachable from `todo` in `seen`; returns what it marked.
+  auto closure = [&](std::vector<const Value*> todo, const Adjacency& a) {
+    std::vector<bool> seen(serials, false);
+    std::vector<const Value*> reached;
+    for (const Value* v : todo)
+      if (!seen[v->serial()]) seen[v->serial()] = true, reached.push_back(v);
+    todo = reached;
     while (!todo.empty()) {
       const Value* v = todo.back();
       todo.pop_back();
-      auto it = std::lower_bound(edges.begin(), edges.end(), Edge{v, nullptr}, by_from);
-      for (; it != edges.end() && it->first == v; ++it)
-        if (seen.insert(it->second).second) todo.push_back(it->second);
+      for (size_t k = a.start[v->serial()]; k < a.start[v->serial() + 1]; ++k) {
+        const Value* w = a.next[k];
+        if (!seen[w->serial()]) {
+          seen[w->serial()] = true;
+          reached.push_back(w);
+          todo.push_back(w);
+        }
+      }
     }
+    return std::make_pair(std::move(seen), std::move(reached));
   };
   // Everything the written memory may have been made from, then everything made from that.
-  std::unordered_set<const Value*> roots, out;
-  closure(written, roots, bwd);
-  closure(std::vector<const Value*>(roots.begin(), roots.end()), out, fwd);
-  return {std::move(out), g.next_value_serial()};
+  std::vector<const Value*> roots = closure(written, adjacency(true)).second;
+  auto out = closure(std::move(roots), adjacency(false));
+  return MutatedMemory(&g, std::move(out.first), out.second.size());
 }
 
 }  // namespace tt

@@ -48,7 +48,6 @@
 #include "ir/ir.h"
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace tt {
@@ -78,18 +77,25 @@ bool is_metadata_inplace(const std::string& aten_base);
 // The values whose memory some node of a graph may write in place, as of when it was taken
 // (`mutated_memory`). A pass keeps one across its rewrites; a value created after it (a folded
 // constant, a fused node's result) is never in it, even at the address of a destroyed value that
-// was: without the serial check, whether a rewrite happened would depend on the allocator.
+// was: values are kept by serial (Value::serial), and a serial is never given twice in a graph,
+// so whether a rewrite happened cannot depend on the allocator. One bit per serial: a set of
+// pointers cost a hash and a malloc per value (issue #22).
 class MutatedMemory {
  public:
   MutatedMemory() = default;
-  MutatedMemory(std::unordered_set<const Value*> values, uint64_t horizon)
-      : values_(std::move(values)), horizon_(horizon) {}
-  bool contains(const Value* v) const { return v->serial() < horizon_ && values_.count(v) != 0; }
-  bool empty() const { return values_.empty(); }
+  MutatedMemory(const Graph* g, std::vector<bool> by_serial, size_t count)
+      : graph_(g), by_serial_(std::move(by_serial)), count_(count) {}
+  bool contains(const Value* v) const {
+    uint64_t s = v->serial();
+    return s < by_serial_.size() && by_serial_[s] && v->graph() == graph_;
+  }
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
 
  private:
-  std::unordered_set<const Value*> values_;
-  uint64_t horizon_ = 0;  // Graph::next_value_serial() when taken
+  const Graph* graph_ = nullptr;
+  std::vector<bool> by_serial_;  // sized Graph::next_value_serial() when taken
+  size_t count_ = 0;
 };
 
 // Every value whose memory some node of `g` may write in place: the written inputs and, closed

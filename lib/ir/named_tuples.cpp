@@ -2,38 +2,43 @@
 #include "ir/named_tuples.h"
 
 #include <cctype>
-#include <functional>
 #include <set>
 
 namespace tt {
 
 namespace {
 
-// The types of `g`'s values (inputs, node outputs, block arguments, and nested in other types)
-// that `pick` accepts, one per qualified name, in the order met, a nested type first.
-std::vector<Type> named_types(const Graph& g, bool (Type::*pick)() const) {
-  std::vector<Type> out;
-  std::set<std::string> seen;
-  std::function<void(const Type&)> visit = [&](const Type& t) {
-    for (const Type& e : t.elems) visit(e);  // a field's class first
-    if ((t.*pick)() && seen.insert(t.name).second) out.push_back(t);
-  };
-  for (const Value* v : g.inputs()) visit(v->type());
-  for (const Node* n : g.all_nodes()) {
-    for (const Value* v : n->outputs()) visit(v->type());
-    for (const auto& b : n->blocks())
-      for (const Value* v : b->inputs()) visit(v->type());
-  }
-  return out;
+struct Seen {
+  std::set<std::string> enums, named_tuples;
+};
+
+// Adds the types within `t` (its elements first: a field's class before the class holding it)
+// and `t` itself to `out`, each qualified name once per list.
+void visit(const Type& t, NamedTypes& out, Seen& seen) {
+  for (const Type& e : t.elems) visit(e, out, seen);
+  if (t.is_enum() && seen.enums.insert(t.name).second) out.enums.push_back(t);
+  if (t.is_named_tuple() && seen.named_tuples.insert(t.name).second) out.named_tuples.push_back(t);
 }
 
 }  // namespace
 
-std::vector<Type> named_tuple_types(const Graph& g) {
-  return named_types(g, &Type::is_named_tuple);
+// The types of `g`'s values (inputs, node outputs, block arguments, and nested in other types),
+// one per qualified name, in the order met, a nested type first.
+NamedTypes named_types(const Graph& g) {
+  NamedTypes out;
+  Seen seen;
+  for (const Value* v : g.inputs()) visit(v->type(), out, seen);
+  for (const Node* n : g.all_nodes()) {
+    for (const Value* v : n->outputs()) visit(v->type(), out, seen);
+    for (const auto& b : n->blocks())
+      for (const Value* v : b->inputs()) visit(v->type(), out, seen);
+  }
+  return out;
 }
 
-std::vector<Type> enum_types(const Graph& g) { return named_types(g, &Type::is_enum); }
+std::vector<Type> named_tuple_types(const Graph& g) { return named_types(g).named_tuples; }
+
+std::vector<Type> enum_types(const Graph& g) { return named_types(g).enums; }
 
 std::string torchscript_named_tuple_name(const std::string& qualified_name) {
   std::string out = "_tt_";

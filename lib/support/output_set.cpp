@@ -160,10 +160,15 @@ std::string OutputSet::stage(const std::string& filename) {
 }
 
 void OutputSet::write_text(const std::string& filename, const std::string& text) {
+  write_text(filename, std::vector<std::string_view>{text});
+}
+
+void OutputSet::write_text(const std::string& filename,
+                           const std::vector<std::string_view>& parts) {
   std::string tmp = stage(filename);
   errno = 0;
   std::ofstream out(tmp, std::ios::binary);
-  out << text;
+  for (std::string_view p : parts) out.write(p.data(), static_cast<std::streamsize>(p.size()));
   out.close();
   if (!out) throw output_error(final_path(filename), errno);
 }

@@ -10,6 +10,7 @@
 #include "support/diag.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tt {
@@ -26,6 +27,8 @@ class OutputSet {
   // Reserves `filename` (no directory part) and returns the temporary path to write it to.
   std::string stage(const std::string& filename);
   void write_text(const std::string& filename, const std::string& text);
+  // The file whose text is `parts` one after another (a large part is not copied to join them).
+  void write_text(const std::string& filename, const std::vector<std::string_view>& parts);
   // Renames every staged file to its final name. Returns the final paths.
   std::vector<std::string> commit();
   std::string final_path(const std::string& filename) const;

@@ -87,6 +87,25 @@ TEST_CASE("alias: mutated_memory holds the written tensor, its base and its othe
   auto m = mutated_memory(*g);
   for (const char* v : {"a", "y", "b", "w", "t"}) CHECK_MESSAGE(m.contains(g->find_value(v)), v);
   for (const char* v : {"x", "u"}) CHECK_MESSAGE(!m.contains(g->find_value(v)), v);
+  CHECK(m.size() == 5);  // and nothing else: not the constants either
+}
+
+TEST_CASE("alias: a value of another graph is not in a graph's mutated memory") {
+  // Values are kept by serial, and serials are per graph: the same serial in another graph is
+  // another value.
+  const char* text = R"(graph @g(%x : f32[4,3]) {
+  %two : int = prim.Constant[value=2]()
+  %y : f32[4,3] = Tensor.mul(%x, %two)
+  %w : f32[4,3] = aten::exp_.default(%y)
+  return %y
+})";
+  auto g = parse(text);
+  auto h = parse(text);
+  auto m = mutated_memory(*g);
+  REQUIRE(m.contains(g->find_value("y")));
+  REQUIRE(h->find_value("y")->serial() == g->find_value("y")->serial());
+  CHECK_FALSE(m.contains(h->find_value("y")));
+  CHECK_FALSE(m.contains(h->find_value("w")));
 }
 
 TEST_CASE("alias: a value made after mutated_memory is not in it, even at a freed address") {

@@ -350,8 +350,16 @@ TEST_CASE("report: one line per node at every depth; a graph section made before
   Model m = sample_model();
   std::string text, apart;
   write_report(text, m, sample_extras());
-  write_report(apart, m, sample_extras(), render_report_graph(*m.graph));
+  ReportGraph graph = render_report_graph(*m.graph);
+  write_report(apart, m, sample_extras(), graph);
   CHECK(apart == text);
+  // Written around the graph section (convert writes the three parts without joining them).
+  std::string around;
+  size_t k = write_report_around(around, m, sample_extras(), graph);
+  CHECK(around.substr(0, k) + graph.text + around.substr(k) == text);
+  CHECK(around.find("\"op\": ") == std::string::npos);  // no node outside the section
+  CHECK(json::parse(text)["graph"] == json::parse(graph.text));
+  CHECK(json::parse(text)["graph"]["nodes"].size() == m.graph->block()->size());
   size_t node_lines = 0;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {

@@ -216,8 +216,13 @@ void PyEmitter::outline_all() {
     Region* owner = owner_of(n);
     direct[owner].push_back(n);
     // Nodes nested in n that belong to regions n's owner is not inside: those regions are split.
+    // What that marks depends only on the nested node's scope: a run of nodes of one scope (most
+    // of a scripted layer's body) is looked up once.
+    const std::string* marked = nullptr;
     for_each_deep(n, [&](const Node* m) {
       if (m == n || m->is("prim.Constant") || m->op() == "prim.Return") return;
+      if (marked && *marked == m->scope()) return;
+      marked = &m->scope();
       for (Region* a = owner_of(m); a; a = a->parent) {
         if (under_or_at(owner->entry->path, a->entry->path)) break;
         a->split = true;

@@ -52,7 +52,8 @@ void PyEmitter::collect_named_tuples() {
   // named like a NamedTuple class; a constant is written Mode.SCALE, Enum.name / Enum.value as
   // m.name / m.value, == and != as they are: Python compares members as TorchScript does (the
   // same class and value).
-  for (const Type& t : enum_types(g_)) {
+  NamedTypes types = named_types(g_);
+  for (const Type& t : types.enums) {
     for (const EnumMember& m : enum_members(t))
       if (!is_identifier(m.name) || is_keyword(m.name) || m.name[0] == '_')
         throw Error(ExitCode::Unsupported, "the Enum " + t.name + " has a member '" + m.name +
@@ -60,7 +61,7 @@ void PyEmitter::collect_named_tuples() {
     named_tuple_class_[t.name] = names.unique(t.name.substr(t.name.rfind('.') + 1));
     enums_.push_back(t);
   }
-  for (const Type& t : named_tuple_types(g_)) {
+  for (const Type& t : types.named_tuples) {
     for (const std::string& f : t.fields)
       if (!is_identifier(f) || is_keyword(f) || f[0] == '_')
         throw Error(ExitCode::Unsupported,

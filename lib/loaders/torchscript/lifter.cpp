@@ -45,9 +45,10 @@ std::unique_ptr<Graph> Lifter::run() {
     }
   bool slot_reads_dropped = drop_unused_slot_reads();  // Note [Objects as module state]
   sweep_dead_prims();
-  std::vector<Node*> nodes = graph_->all_nodes();
-  bool scripted =
-      std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return !n->blocks().empty(); });
+  // A node with blocks anywhere lies in (or is) a top-level node with blocks.
+  bool scripted = false;
+  for (const Node* n = graph_->block()->front(); n && !scripted; n = n->next())
+    scripted = !n->blocks().empty();
   if (message_args_dropped_ || scripted || slot_reads_dropped) {
     // What only a dropped message read may be an If result too (`if mask is not None:
     // mask_dtype = mask.dtype`, read by a raise's f-string): dead-code elimination drops it.

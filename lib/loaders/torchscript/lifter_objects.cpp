@@ -388,6 +388,7 @@ void Lifter::write_object_state(const ModuleRef& owner, const std::string& slot,
 // Reads of object slots (Note [Objects as module state]) whose value nothing uses.
 bool Lifter::drop_unused_slot_reads() {
   bool dropped = false;
+  if (slot_paths_.empty()) return false;  // no object slots: no walk over a deep model's graph
   for (Node* n : graph_->all_nodes())
     if (n->is("prim.StateGet") && !n->output(0)->has_uses() && slot_paths_.count(state_path(*n))) {
       n->destroy();
