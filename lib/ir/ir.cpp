@@ -666,7 +666,7 @@ void Node::remove_all_inputs() {
 
 const OpInfo* Node::info() const {
   if (info_known_.load(std::memory_order_acquire)) return info_.load(std::memory_order_relaxed);
-  const OpInfo* info = find_op(op_);
+  const OpInfo* info = find_op(*op_);
   info_.store(info, std::memory_order_relaxed);
   info_known_.store(true, std::memory_order_release);
   return info;
@@ -723,9 +723,39 @@ bool Node::erase_weight(const std::string& key) {
 }
 
 void Node::copy_provenance(const Node* from) {
-  scope_ = from->scope_;
-  loc_ = from->loc_;
+  if (from->graph_ == graph_) {
+    scope_ = from->scope_;
+    loc_ = from->loc_;
+  } else {
+    set_scope(*from->scope_);
+    set_loc(*from->loc_);
+  }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Interned node strings (Note [Interned node strings] in ir.h)
+
+const std::string StringPool::empty_;
+
+const std::string* StringPool::intern(std::string s) {
+  if (s.empty()) return &empty_;
+  auto it = strings_.find(std::string_view(s));
+  if (it != strings_.end()) return it->second.get();
+  auto owned = std::make_unique<const std::string>(std::move(s));
+  const std::string* p = owned.get();
+  strings_.emplace(std::string_view(*p), std::move(owned));
+  return p;
+}
+
+Node::Node(Graph* g, std::string op) : graph_(g), op_(g->strings_.intern(std::move(op))) {}
+
+void Node::set_op(std::string op) {
+  op_ = graph_->strings_.intern(std::move(op));
+  info_known_.store(false, std::memory_order_relaxed);
+}
+void Node::set_module(std::string m) { module_ = graph_->strings_.intern(std::move(m)); }
+void Node::set_scope(std::string s) { scope_ = graph_->strings_.intern(std::move(s)); }
+void Node::set_loc(std::string l) { loc_ = graph_->strings_.intern(std::move(l)); }
 
 bool Node::is_before(const Node* other) const {
   TT_ASSERT(block_ && block_ == other->block_, "is_before across blocks");
@@ -822,7 +852,7 @@ void Node::move_after(Node* pos) {
 void Node::destroy() {
   for (Value* v : outputs_)
     TT_ASSERT(v->uses_.empty(),
-              "destroy of " + op_ + " whose output %" + v->name() + " is still used");
+              "destroy of " + *op_ + " whose output %" + v->name() + " is still used");
   // Nested blocks first: their nodes may use our inputs or each other.
   for (auto& b : blocks_) b->clear();
   remove_all_inputs();

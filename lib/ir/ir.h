@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <variant>
@@ -383,6 +384,22 @@ class Block;
 class Node;
 class Value;
 
+// Note [Interned node strings]
+// A node's op, module, scope and source location repeat across a graph: a deep scripted model's
+// 175k nodes have a few hundred distinct ones. Each is kept once, in the graph's pool, and a
+// node holds a pointer to it: 8 bytes instead of a std::string's 32 and the heap block of a long
+// one, for every one of the four (issue #22). The strings live as long as their graph; a node
+// copying another graph's strings interns them in its own.
+class StringPool {
+ public:
+  const std::string* intern(std::string s);
+  static const std::string* empty() { return &empty_; }
+
+ private:
+  static const std::string empty_;
+  std::unordered_map<std::string_view, std::unique_ptr<const std::string>> strings_;
+};
+
 struct Use {
   Node* user;
   size_t index;
@@ -482,12 +499,9 @@ class Value {
 
 class Node {
  public:
-  const std::string& op() const { return op_; }
-  void set_op(std::string op) {
-    op_ = std::move(op);
-    info_known_.store(false, std::memory_order_relaxed);
-  }
-  bool is(const char* op) const { return op_ == op; }
+  const std::string& op() const { return *op_; }
+  void set_op(std::string op);
+  bool is(const char* op) const { return *op_ == op; }
   // The op's row in the op table (lib/ir/op_table.h), looked up once per op name; nullptr for an
   // op the table does not know. Safe to call from threads that only read the graph (Note
   // [Emitters in parallel] in lib/driver/convert.cpp).
@@ -526,14 +540,14 @@ class Node {
   bool erase_weight(const std::string& key);
   // Module instance path for module ops ("layer1.0.conv1"); empty for other ops. Two nodes with
   // the same module path call the same (shared) module instance.
-  const std::string& module() const { return module_; }
-  void set_module(std::string m) { module_ = std::move(m); }
+  const std::string& module() const { return *module_; }
+  void set_module(std::string m);
   // Module scope the node was inlined from ("layer1.0"); empty at top level.
-  const std::string& scope() const { return scope_; }
-  void set_scope(std::string s) { scope_ = std::move(s); }
+  const std::string& scope() const { return *scope_; }
+  void set_scope(std::string s);
   // Source location "file.py:102" when known.
-  const std::string& loc() const { return loc_; }
-  void set_loc(std::string l) { loc_ = std::move(l); }
+  const std::string& loc() const { return *loc_; }
+  void set_loc(std::string l);
   // Copies scope, loc (and nothing else) from another node: rewrites keep provenance.
   void copy_provenance(const Node* from);
 
@@ -555,14 +569,14 @@ class Node {
   friend class Block;
   friend class Graph;
   friend class Value;
-  Node(Graph* g, std::string op) : graph_(g), op_(std::move(op)) {}
+  Node(Graph* g, std::string op);
   void remove_use_of_input(size_t i);
   void unlink();
   void unlink_from_list();  // out of its block's list; block_ = nullptr
   size_t nested_count() const;
 
   Graph* graph_;
-  std::string op_;
+  const std::string* op_;  // Note [Interned node strings]
   // The cache of info(): two readers may fill it at once, both with the same row.
   mutable std::atomic<const OpInfo*> info_{nullptr};
   mutable std::atomic<bool> info_known_{false};
@@ -573,7 +587,9 @@ class Node {
   std::vector<std::unique_ptr<Block>> blocks_;
   Attrs attrs_;
   std::vector<std::pair<std::string, std::string>> weights_;
-  std::string module_, scope_, loc_;
+  const std::string* module_ = StringPool::empty();  // Note [Interned node strings]
+  const std::string* scope_ = StringPool::empty();
+  const std::string* loc_ = StringPool::empty();
   Block* block_ = nullptr;
   Node* next_ = nullptr;  // the block's nodes are a list of these (Note [Intrusive node list])
   Node* prev_ = nullptr;
@@ -745,6 +761,7 @@ class Graph {
   friend class Block;
   void release_name(const std::string& name);
   std::string claim_name(const std::string& hint, Value* v);
+  StringPool strings_;  // before top_: its nodes point into it (Note [Interned node strings])
   std::unique_ptr<Block> top_;
   std::string name_;
   WeightStore weights_;

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <set>
 
 using namespace tt;
@@ -62,6 +63,46 @@ TEST_CASE("ir: order numbers survive many insertions at one spot") {
   last->move_before(first);
   CHECK(last->is_before(first));
   CHECK(g.block()->front() == last);
+}
+
+TEST_CASE("ir: a node's op, module, scope and location are kept once per graph") {
+  // Note [Interned node strings]: nodes of one graph share one copy of each string; a node
+  // copying another graph's provenance gets its own graph's copy, so it outlives the other graph.
+  Graph g;
+  Node* a = g.insert("aten::relu", {}, 0, nullptr);
+  Node* b = g.insert("aten::relu", {}, 0, nullptr);
+  std::string scope = "encoder.layers.123.self_attn";  // longer than a short string's buffer
+  a->set_scope(scope);
+  b->set_scope(scope);
+  a->set_loc("transformer.py:417");
+  b->set_module("encoder.layers.123.self_attn.out_proj");
+  CHECK(&a->scope() == &b->scope());
+  CHECK(&a->op() == &b->op());
+  CHECK(a->scope() == scope);
+  CHECK(b->loc().empty());
+  CHECK(a->module().empty());
+  CHECK(b->module() == "encoder.layers.123.self_attn.out_proj");
+  b->set_scope("");
+  CHECK(b->scope().empty());
+  CHECK(a->scope() == scope);  // a rename of one node leaves the other alone
+  b->set_op("aten::sigmoid");
+  CHECK(b->op() == "aten::sigmoid");
+  CHECK(a->is("aten::relu"));
+  Graph h;
+  Node* c = h.insert("aten::relu", {}, 0, nullptr);
+  {
+    auto other = std::make_unique<Graph>();
+    Node* d = other->insert("aten::relu", {}, 0, nullptr);
+    d->set_scope(scope + ".x");
+    d->set_loc("other.py:1");
+    c->copy_provenance(d);
+    CHECK(&c->scope() != &d->scope());
+  }  // the other graph and its strings are gone
+  CHECK(c->scope() == scope + ".x");
+  CHECK(c->loc() == "other.py:1");
+  b->copy_provenance(a);  // the same graph: the same string
+  CHECK(&b->scope() == &a->scope());
+  CHECK(b->loc() == "transformer.py:417");
 }
 
 TEST_CASE("ir: names are unique and sanitized") {
