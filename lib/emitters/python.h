@@ -5,7 +5,9 @@
 #include "ir/model.h"
 #include "support/diag.h"
 #include "ir/input_spec.h"
+#include "exec/alias.h"
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ struct PythonEmitOptions {
   // The quantized engine the model was converted with (exec/quant_engine.h): __main__ selects it
   // when the model holds quantized modules.
   std::string quantized_engine;
+  // The graph's mutated memory (exec/alias.h) when the caller has it worked out elsewhere (on the
+  // second core: Note [Emitters in parallel] in lib/driver/convert.cpp); computed here when not
+  // valid. It must be of this graph as it is now.
+  std::shared_future<MutatedMemory> mutated_memory;
 };
 
 std::string emit_python(const Graph& g, const PythonEmitOptions& opts, Diagnostics& diags);

@@ -185,7 +185,8 @@ std::string PyEmitter::state_init(const Node& n, const Value* v) {
 }
 
 bool PyEmitter::may_be_mutated(const Value* v) {
-  if (!mutated_) mutated_ = mutated_memory(g_);
+  if (!mutated_)
+    mutated_ = opts_.mutated_memory.valid() ? opts_.mutated_memory.get() : mutated_memory(g_);
   return mutated_->contains(v);
 }
 
