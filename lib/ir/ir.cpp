@@ -735,10 +735,8 @@ void Node::copy_provenance(const Node* from) {
 // ---------------------------------------------------------------------------------------------
 // Interned node strings (Note [Interned node strings] in ir.h)
 
-const std::string StringPool::empty_;
-
 const std::string* StringPool::intern(std::string s) {
-  if (s.empty()) return &empty_;
+  if (s.empty()) return empty();
   auto it = strings_.find(std::string_view(s));
   if (it != strings_.end()) return it->second.get();
   auto owned = std::make_unique<const std::string>(std::move(s));

@@ -393,10 +393,13 @@ class Value;
 class StringPool {
  public:
   const std::string* intern(std::string s);
-  static const std::string* empty() { return &empty_; }
+  // The empty string every pool shares (a function's static: ready before any graph is made).
+  static const std::string* empty() {
+    static const std::string e;
+    return &e;
+  }
 
  private:
-  static const std::string empty_;
   std::unordered_map<std::string_view, std::unique_ptr<const std::string>> strings_;
 };
 
