@@ -24,11 +24,13 @@ void visit(const Type& t, NamedTypes& out, Seen& seen) {
 
 // The types of `g`'s values (inputs, node outputs, block arguments, and nested in other types),
 // one per qualified name, in the order met, a nested type first.
-NamedTypes named_types(const Graph& g) {
+NamedTypes named_types(const Graph& g) { return named_types(g, g.all_nodes()); }
+
+NamedTypes named_types(const Graph& g, const std::vector<Node*>& nodes) {
   NamedTypes out;
   Seen seen;
   for (const Value* v : g.inputs()) visit(v->type(), out, seen);
-  for (const Node* n : g.all_nodes()) {
+  for (const Node* n : nodes) {
     for (const Value* v : n->outputs()) visit(v->type(), out, seen);
     for (const auto& b : n->blocks())
       for (const Value* v : b->inputs()) visit(v->type(), out, seen);

@@ -15,11 +15,13 @@ namespace tt {
 std::vector<Type> named_tuple_types(const Graph& g);
 // The Enum types (Note [Enum types] in ir/ir.h) the graph's values hold, found the same way.
 std::vector<Type> enum_types(const Graph& g);
-// Both, in one walk over the graph (a deep model's graph is far larger than the caches).
+// Both, in one walk over the graph (a deep model's graph is far larger than the caches); the
+// second form walks `nodes`, the graph's all_nodes() a caller already has.
 struct NamedTypes {
   std::vector<Type> enums, named_tuples;
 };
 NamedTypes named_types(const Graph& g);
+NamedTypes named_types(const Graph& g, const std::vector<Node*>& nodes);
 
 // The identifier --emit torchscript's source spells a NamedTuple class with (its saving half
 // resolves it to the class; Note [NamedTuples in TorchScript] in emitters/torchscript.cpp):

@@ -52,7 +52,7 @@ void PyEmitter::collect_named_tuples() {
   // named like a NamedTuple class; a constant is written Mode.SCALE, Enum.name / Enum.value as
   // m.name / m.value, == and != as they are: Python compares members as TorchScript does (the
   // same class and value).
-  NamedTypes types = named_types(g_);
+  NamedTypes types = named_types(g_, graph_nodes());
   for (const Type& t : types.enums) {
     for (const EnumMember& m : enum_members(t))
       if (!is_identifier(m.name) || is_keyword(m.name) || m.name[0] == '_')
