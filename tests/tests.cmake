@@ -122,6 +122,15 @@ add_test(NAME e2e_readable_figures
 set_tests_properties(e2e_readable_figures PROPERTIES LABELS e2e ENVIRONMENT "${TT_TEST_ENV}"
                      FIXTURES_REQUIRED tt_models_torchvision TIMEOUT 900 COST 300)
 
+# Forward defaults (Note [Forward defaults] in lib/ir/ir.h): NAME.py, NAME.pt, NAME.json and
+# NAME.tir keep the original forward's defaults, and calls leaving arguments out compute what the
+# original computes; an int argument used as a dtype gets none.
+add_test(NAME e2e_forward_defaults
+         COMMAND ${TT_PYTHON} ${CMAKE_SOURCE_DIR}/tests/e2e/check_defaults.py
+                 $<TARGET_FILE:tinytrace> ${TT_E2E_OUT}/forward_defaults)
+set_tests_properties(e2e_forward_defaults PROPERTIES LABELS e2e ENVIRONMENT "${TT_TEST_ENV}"
+                     TIMEOUT 300)
+
 # --- a model larger than the memory it converts in (issue #17) ----------------------------------
 # Note [Weights mapped from the archive] (lib/loaders/mapped_records.cpp): 512 MiB of weights
 # convert (with --verify) in a memory cgroup of 192 MiB where loading them into memory is killed;

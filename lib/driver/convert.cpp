@@ -90,6 +90,7 @@ VerifyRun reference_run(const Model& m, const std::vector<InputSpec>& specs, dou
     for (const auto& s : specs) run.spec_text.push_back(s.str());
     run.inputs = make_example_inputs(specs);
   }
+  add_default_inputs(*m.graph, run.inputs);  // Note [Forward defaults] in ir/ir.h
   run.tolerance = tolerance;
   if (m.source.format == "torchscript" || m.source.format == "export") {
     run.expected = run_torchscript_file(m.source.path, clone_inputs(run.inputs));
@@ -335,12 +336,30 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   g.set_name(res.name);
 
   if (!opts.input_shapes.empty()) {
-    if (opts.input_shapes.size() != g.inputs().size())
-      throw Error(ExitCode::Usage, "the model has " + std::to_string(g.inputs().size()) +
-                                       " input(s) but " + std::to_string(opts.input_shapes.size()) +
-                                       " --input-shape were given — give one per input, in order");
-    for (size_t i = 0; i < opts.input_shapes.size(); ++i)
-      g.inputs()[i]->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
+    // Inputs with a default may be left out from the end (Note [Forward defaults] in ir/ir.h):
+    // --verify passes their defaults.
+    size_t given = opts.input_shapes.size(), n = g.inputs().size();
+    size_t required = g.num_required_inputs();
+    if (given > n || given < required) {
+      throw Error(ExitCode::Usage,
+                  "the model has " + std::to_string(n) + " input(s) but " + std::to_string(given) +
+                      " --input-shape were given — give one per input, " +
+                      (required < n ? "in order (the first " + std::to_string(required) +
+                                          " have no default and are needed)"
+                                    : std::string("in order")));
+    }
+    for (size_t i = 0; i < opts.input_shapes.size(); ++i) {
+      Value* in = g.inputs()[i];
+      in->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
+      // A shape makes the input a tensor, which a default (None) is not: the code is then
+      // written for a tensor there, and calls must pass one.
+      if (const AttrValue* d = g.input_default(in); d && !default_fits(in->type(), *d)) {
+        m.diags.warn("forward-default",
+                     "input '" + in->name() + "' loses its default " + attr_str(*d) +
+                         ": --input-shape makes it a tensor, and NAME.py is written for one");
+        g.clear_input_default(in);
+      }
+    }
   }
 
   // With --input-shape, infer-shapes runs last, so .tir, --print-ir-after and the report show
@@ -359,7 +378,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
     if (specs.empty() && opts.verify_inputs.empty())
       throw Error(ExitCode::Usage,
                   "--verify needs example inputs — give --input-shape once per "
-                  "model input, e.g. --input-shape 1,3,224,224");
+                  "model input (those with a default may be left out from the end), e.g. "
+                  "--input-shape 1,3,224,224");
     // Folding BatchNorm reassociates float arithmetic: allow 1e-3 then (DESIGN.md §2).
     bool folded = std::any_of(pass_stats.begin(), pass_stats.end(), [](const PassStat& p) {
       return (p.name == "fold-batchnorm" || p.name == "fuse-intrinsic") && p.changed;

@@ -71,10 +71,19 @@ std::string signature_difference(const Type& a, const Type& b) {
   return what;
 }
 
-ojson signature_diff(const std::vector<Value*>& a, const std::vector<Value*>& b, bool& changed) {
+// `ga`/`gb`: the graphs, whose inputs' defaults count too (Note [Forward defaults] in ir/ir.h).
+ojson signature_diff(const std::vector<Value*>& a, const std::vector<Value*>& b, bool& changed,
+                     const Graph* ga = nullptr, const Graph* gb = nullptr) {
   ojson items = ojson::array();
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     std::string what = signature_difference(a[i]->type(), b[i]->type());
+    if (ga && gb) {
+      const AttrValue* da = ga->input_default(a[i]);
+      const AttrValue* db = gb->input_default(b[i]);
+      if ((da == nullptr) != (db == nullptr) || (da && !attr_equal(*da, *db)))
+        what += (what.empty() ? "" : ", ") + std::string("default ") +
+                (da ? attr_str(*da) : "(none)") + " vs " + (db ? attr_str(*db) : "(none)");
+    }
     if (what.empty()) continue;
     items.push_back(ojson{
         {"index", i}, {"a", signature_json(*a[i])}, {"b", signature_json(*b[i])}, {"what", what}});
@@ -306,7 +315,7 @@ ojson diff_json(const Model& ma, const Model& mb) {
 
   // inputs / outputs
   bool sig_changed = false;
-  ojson signature = {{"inputs", signature_diff(a.inputs(), b.inputs(), sig_changed)},
+  ojson signature = {{"inputs", signature_diff(a.inputs(), b.inputs(), sig_changed, &a, &b)},
                      {"outputs", signature_diff(a.outputs(), b.outputs(), sig_changed)}};
 
   // structure: only worth a word when nothing above explains the difference

@@ -101,7 +101,13 @@ ojson inspect_json(const Model& m) {
   doc["version"] = kInspectVersion;
   doc["source"] = source_json(m.source);
   ojson inputs = ojson::array(), outputs = ojson::array();
-  for (const Value* v : g.inputs()) inputs.push_back(signature_json(*v));
+  for (const Value* v : g.inputs()) {
+    inputs.push_back(signature_json(*v));
+    if (const AttrValue* d = g.input_default(v)) {  // Note [Forward defaults] in ir/ir.h
+      inputs.back()["default"] = ojson::parse(attr_json(*d));
+      inputs.back()["default_text"] = attr_str(*d);
+    }
+  }
   for (const Value* v : g.outputs()) outputs.push_back(signature_json(*v));
   doc["inputs"] = inputs;
   doc["outputs"] = outputs;
@@ -178,7 +184,9 @@ void print_inspect_text(const ojson& doc, std::ostream& os) {
   const ojson& sum = doc["summary"];
   os << "model       " << (src["path"].is_string() ? src["path"].get<std::string>() : "?") << " ("
      << (src["format"].is_string() ? src["format"].get<std::string>() : "?") << ")\n";
-  for (const auto& v : doc["inputs"]) os << "input       " << sig_text(v) << "\n";
+  for (const auto& v : doc["inputs"])
+    os << "input       " << sig_text(v)
+       << (v.contains("default_text") ? " = " + v["default_text"].get<std::string>() : "") << "\n";
   for (const auto& v : doc["outputs"]) os << "output      " << sig_text(v) << "\n";
   os << "nodes       " << sum["node_count"].get<int64_t>() << " (" << sum["op_count"].get<int64_t>()
      << " ops besides prim.*)\n";

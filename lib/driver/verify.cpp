@@ -38,10 +38,24 @@ std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs
 std::vector<InputSpec> specs_from_graph(const Graph& g) {
   std::vector<InputSpec> specs;
   for (Value* v : g.inputs()) {
+    if (g.input_default(v)) break;  // it and the inputs after it have defaults (the verifier)
     if (!v->type().is_complete()) return {};
     specs.push_back({*v->type().shape, v->type().dtype});
   }
   return specs;
+}
+
+void add_default_inputs(const Graph& g, std::vector<c10::IValue>& inputs) {
+  for (size_t i = inputs.size(); i < g.inputs().size(); ++i) {
+    const Value* in = g.inputs()[i];
+    const AttrValue* d = g.input_default(in);
+    if (!d)
+      throw Error(ExitCode::Usage,
+                  std::to_string(inputs.size()) + " example input(s) given but the model takes " +
+                      std::to_string(g.inputs().size()) + ", of which the first " +
+                      std::to_string(g.num_required_inputs()) + " have no default — give those");
+    inputs.push_back(default_to_ivalue(*d, in->type()));
+  }
 }
 
 bool VerifyResult::passed() const {

@@ -20,8 +20,12 @@ namespace tt {
 std::vector<c10::IValue> make_example_inputs(const std::vector<InputSpec>& specs,
                                              uint64_t seed = 0);
 
-// The specs of a graph whose inputs have complete tensor types; empty when any is unknown.
+// The specs of a graph's inputs before the first with a default (those have complete tensor
+// types); empty when any of them is unknown.
 std::vector<InputSpec> specs_from_graph(const Graph& g);
+// Appends the defaults of the graph inputs `inputs` leaves out at the end (Note [Forward
+// defaults] in ir/ir.h); a left-out input without a default is a usage error.
+void add_default_inputs(const Graph& g, std::vector<c10::IValue>& inputs);
 
 struct OutputDiff {
   std::string path;  // "0", "1.0" for nested tuples

@@ -97,8 +97,8 @@ std::string PyEmitter::run() {
   os << "    def forward("
      << join(
             [&] {
-              std::vector<std::string> p = {"self"};
-              p.insert(p.end(), params.begin(), params.end());
+              std::vector<std::string> p = with_defaults(params);
+              p.insert(p.begin(), "self");
               return p;
             }(),
             ", ")
@@ -106,6 +106,23 @@ std::string PyEmitter::run() {
   for (const auto& l : body) os << "        " << l << "\n";
   write_main(os, main_block);
   return os.str();
+}
+
+// Note [Forward defaults] in ir/ir.h: `name=default` for the graph inputs that have one.
+std::vector<std::string> PyEmitter::with_defaults(std::vector<std::string> params) {
+  for (size_t i = 0; i < params.size() && i < g_.inputs().size(); ++i) {
+    const Value* in = g_.inputs()[i];
+    const AttrValue* d = g_.input_default(in);
+    if (!d) continue;
+    const Type& t = in->type().kind == Type::Kind::Optional && !in->type().elems.empty()
+                        ? in->type().elems[0]
+                        : in->type();
+    Expr e = literal(*d, t);
+    // A tuple is held as a list of its items (default_fits).
+    params[i] +=
+        "=" + (t.kind == Type::Kind::Tuple && e.list_elems ? py_tuple(*e.list_elems) : e.text);
+  }
+  return params;
 }
 
 void PyEmitter::write_header(std::ostream& os) const {

@@ -132,7 +132,8 @@ void write_attr(JsonWriter& w, const AttrValue& v) {
   std::visit(Visitor{w}, v);
 }
 
-void write_value(JsonWriter& w, const Value* v) {
+// `dflt`: a graph input's default (Note [Forward defaults] in ir/ir.h), written as "default".
+void write_value(JsonWriter& w, const Value* v, const AttrValue* dflt = nullptr) {
   const Type& t = v->type();
   w.begin_object(JsonWriter::Inline).member("name", v->name()).member("type", t.str()).key("dtype");
   if (t.is_tensor())
@@ -144,6 +145,10 @@ void write_value(JsonWriter& w, const Value* v) {
     write_shape(w, t.shape);
   else
     w.null();
+  if (dflt) {
+    w.key("default");
+    write_attr(w, *dflt);
+  }
   w.end_object();
 }
 
@@ -327,11 +332,18 @@ json quantization_json(const Graph& g) {
               {"modules", std::move(modules)}};
 }
 
+std::string attr_json(const AttrValue& v) {
+  std::string out;
+  JsonWriter w(out);
+  write_attr(w, v);
+  return out;
+}
+
 ReportGraph render_report_graph(const Graph& g) {
   ReportGraph r;
   JsonWriter w(r.text, 1);  // the value of the top-level "graph"
   w.begin_object().member("name", g.name()).key("inputs").begin_array();
-  for (const Value* v : g.inputs()) write_value(w, v);
+  for (const Value* v : g.inputs()) write_value(w, v, g.input_default(v));
   w.end_array().key("outputs").begin_array();
   for (const Value* v : g.outputs()) write_value(w, v);
   w.end_array().key("nodes").begin_array();

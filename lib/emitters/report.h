@@ -37,6 +37,9 @@ struct ReportGraph {
 };
 ReportGraph render_report_graph(const Graph& g);
 
+// The report's JSON text of an attribute value (a node's attrs, an input's "default").
+std::string attr_json(const AttrValue& v);
+
 // Appends the report's text to `out`, and a newline (Note [Streaming JSON writer] and Note [One
 // record per line] in lib/support/json_writer.h; no tree is built). The second form uses a
 // ReportGraph made beforehand from the same graph.

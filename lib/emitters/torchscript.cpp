@@ -147,7 +147,14 @@ class Lowerer {
 
   std::string forward() {
     std::vector<std::string> params = {"self"};
-    for (Value* v : g_.inputs()) params.push_back(bind(v) + ": " + ts_type(v->type()));
+    for (Value* v : g_.inputs()) {
+      params.push_back(bind(v) + ": " + ts_type(v->type()));
+      if (const AttrValue* d = g_.input_default(v)) {  // Note [Forward defaults] in ir/ir.h
+        const Type& t = v->type();
+        bool opt = t.kind == Type::Kind::Optional && !t.elems.empty();
+        params.back() += " = " + value_src(*d, opt ? t.elems[0] : t);
+      }
+    }
     out_ << "def forward(" << join(params) << "):\n";
     emit_nodes(*g_.block(), 1);
     const auto& outs = g_.outputs();
@@ -214,6 +221,25 @@ class Lowerer {
     return it->second;
   }
 
+  // Note [Optional refinement in TorchScript]
+  // TorchScript's compiler refines an Optional[T] variable to T inside `if x is not None:` (and
+  // the else of `if x is None:`) only when the test is written in the if itself, not through a
+  // bool computed before it. An if on `x is (not) None` of an Optional variable is written so;
+  // any other condition is `bool(c)`.
+  std::string condition_src(const Node& n) {
+    const Node* c = n.input(0)->node();
+    if (c && (c->is("operator.is_not") || c->is("operator.is_")) && c->num_inputs() == 2)
+      for (size_t side = 0; side < 2; ++side) {
+        const Value* a = c->input(side);
+        const AttrValue* b = c->input(1 - side)->constant();
+        std::string name = ex(a);
+        if (a->type().kind == Type::Kind::Optional && b && std::holds_alternative<NoneAttr>(*b) &&
+            is_name(name) && !is_reserved(name))
+          return name + (c->is("operator.is_not") ? " is not None" : " is None");
+      }
+    return "bool(" + ex(n.input(0)) + ")";
+  }
+
   void line(int indent, const std::string& s) {
     out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << s << "\n";
   }
@@ -223,8 +249,24 @@ class Lowerer {
   }
 
   std::string constant_src(const Node& n) {
-    const AttrValue& v = n.attrs().at("value");
-    const Type& t = n.output()->type();
+    return value_src(n.attrs().at("value"), n.output()->type());
+  }
+
+  // The TorchScript text of a constant of type `t`.
+  std::string value_src(const AttrValue& v, const Type& t) {
+    if (t.kind == Type::Kind::Tuple) {  // a tuple default, held as a list (default_fits)
+      std::vector<std::string> items;
+      std::visit(
+          [&](const auto& l) {
+            using L = std::decay_t<decltype(l)>;
+            if constexpr (std::is_same_v<L, std::vector<int64_t>>) items = int_items(l);
+            if constexpr (std::is_same_v<L, std::vector<double>>) items = float_texts(l);
+            if constexpr (std::is_same_v<L, std::vector<std::string>>)
+              for (const auto& x : l) items.push_back(str_src(x));
+          },
+          v);
+      if (!items.empty() || t.elems.empty()) return py_tuple(items);
+    }
     Type::Kind elem =
         t.kind == Type::Kind::List && !t.elems.empty() ? t.elems[0].kind : Type::Kind::Any;
     struct V {
@@ -367,7 +409,7 @@ class Lowerer {
         unsupported(n, "expected one condition and two blocks");
       std::vector<std::string> outs;
       for (Value* v : n.outputs()) outs.push_back(bind(v));
-      line(ind, "if bool(" + in[0] + "):");
+      line(ind, "if " + condition_src(n) + ":");
       for (size_t b = 0; b < 2; ++b) {
         if (b == 1) line(ind, "else:");
         const Block& blk = *n.block(b);

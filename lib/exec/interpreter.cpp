@@ -92,6 +92,26 @@ c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type) {
   return std::visit(V{type}, v);
 }
 
+c10::IValue default_to_ivalue(const AttrValue& v, const Type& type) {
+  if (std::holds_alternative<NoneAttr>(v)) return c10::IValue();
+  const Type& t = type.kind == Type::Kind::Optional && !type.elems.empty() ? type.elems[0] : type;
+  if (t.kind != Type::Kind::Tuple) return attr_to_ivalue(v, t);
+  std::vector<c10::IValue> items;
+  for (size_t i = 0; i < t.elems.size(); ++i) {
+    const Type& e = t.elems[i];
+    std::visit(
+        [&](const auto& l) {
+          using L = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<L, std::vector<int64_t>> ||
+                        std::is_same_v<L, std::vector<double>> ||
+                        std::is_same_v<L, std::vector<std::string>>)
+            if (i < l.size()) items.push_back(attr_to_ivalue(AttrValue{l[i]}, e));
+        },
+        v);
+  }
+  return c10::ivalue::Tuple::create(std::move(items));
+}
+
 namespace {
 
 // A list IValue of the right element kind for ListConstruct.

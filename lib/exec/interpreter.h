@@ -23,6 +23,9 @@ namespace tt {
 // The IValue a constant attribute stands for, read as `type` says (ints typed ScalarType become
 // dtypes, etc.).
 c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type);
+// A graph input's default (Note [Forward defaults] in ir/ir.h) as the value a call passes: the
+// Optional's contained type applies, and a tuple (held as a list of its items) is a tuple.
+c10::IValue default_to_ivalue(const AttrValue& v, const Type& type);
 
 // Runs one module op ("nn.Conv2d") on its already-evaluated inputs: its lowering (Note [Module
 // lowering] in lib/ir/module_lowering.h) against `weights`. Throws tt::Error(Unsupported) for a

@@ -920,7 +920,10 @@ Value* Block::add_input(Type t, const std::string& name_hint) {
   return param_->add_output(std::move(t), name_hint);
 }
 
-void Block::erase_input(size_t i) { param_->erase_output(i); }
+void Block::erase_input(size_t i) {
+  if (!owner_) graph_->clear_input_default(inputs().at(i));
+  param_->erase_output(i);
+}
 void Block::add_output(Value* v) { ret_->add_input(v); }
 void Block::replace_output(size_t i, Value* v) { ret_->replace_input(i, v); }
 void Block::erase_output(size_t i) { ret_->remove_input(i); }
@@ -1127,6 +1130,70 @@ Location location_of(const Node& n) {
 std::string describe(const Node& n) {
   std::string where = describe(location_of(n));
   return where.empty() ? n.op() : n.op() + " " + where;
+}
+
+}  // namespace tt
+
+namespace tt {
+
+bool default_fits(const Type& t, const AttrValue& v) {
+  using K = Type::Kind;
+  if (t.kind == K::Optional)
+    return std::holds_alternative<NoneAttr>(v) || (!t.elems.empty() && default_fits(t.elems[0], v));
+  // A tuple default is held as a list of its items, all of one kind.
+  auto items_fit = [&](K item) {
+    if (t.kind == K::List) return !t.elems.empty() && t.elems[0].kind == item;
+    if (t.kind != K::Tuple) return false;
+    size_t n = std::visit(
+        [](const auto& x) -> size_t {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::vector<int64_t>> ||
+                        std::is_same_v<X, std::vector<double>> ||
+                        std::is_same_v<X, std::vector<std::string>>)
+            return x.size();
+          return 0;
+        },
+        v);
+    if (t.elems.size() != n) return false;
+    for (const Type& e : t.elems)
+      if (e.kind != item) return false;
+    return true;
+  };
+  return std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, NoneAttr>) return t.kind == K::None;
+        if constexpr (std::is_same_v<X, bool>) return t.kind == K::Bool;
+        if constexpr (std::is_same_v<X, int64_t>)
+          return t.kind == K::Int || t.kind == K::ScalarType || t.kind == K::Layout ||
+                 t.kind == K::MemoryFormat;
+        if constexpr (std::is_same_v<X, double>) return t.kind == K::Float;
+        if constexpr (std::is_same_v<X, std::complex<double>>) return t.kind == K::Complex;
+        if constexpr (std::is_same_v<X, std::string>) return t.kind == K::Str;
+        if constexpr (std::is_same_v<X, DeviceAttr>) return t.kind == K::Device;
+        if constexpr (std::is_same_v<X, std::vector<int64_t>>) return items_fit(K::Int);
+        if constexpr (std::is_same_v<X, std::vector<double>>) return items_fit(K::Float);
+        if constexpr (std::is_same_v<X, std::vector<std::string>>) return items_fit(K::Str);
+        if constexpr (std::is_same_v<X, DType>) return t.kind == K::ScalarType;
+        return false;  // tensors: no input default
+      },
+      v);
+}
+
+const AttrValue* Graph::input_default(const Value* input) const {
+  auto it = input_defaults_.find(input);
+  return it == input_defaults_.end() ? nullptr : &it->second;
+}
+
+size_t Graph::num_required_inputs() const {
+  size_t n = 0;
+  while (n < inputs().size() && !input_default(inputs()[n])) ++n;
+  return n;
+}
+
+void Graph::set_input_default(const Value* input, AttrValue v) {
+  TT_ASSERT(input->node() == top_->param_node(), "a default belongs to a graph input");
+  input_defaults_[input] = std::move(v);
 }
 
 }  // namespace tt

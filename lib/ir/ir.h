@@ -231,6 +231,11 @@ using AttrValue = std::variant<NoneAttr, bool, int64_t, double, std::string, std
                                at::Tensor, std::complex<double>>;
 
 std::string attr_str(const AttrValue& v);  // .tir text of a value (tensors printed inline)
+// Whether `v` can be the default of a graph input of type `t` (Note [Forward defaults]): None of
+// an Optional (or None), and a value of the (contained) type: bool, int (also a dtype, layout or
+// memory format, as TorchScript holds those), float, complex, str, device, a list of ints,
+// floats or strs, or a tuple of those of its length. Tensors and objects have none.
+bool default_fits(const Type& t, const AttrValue& v);
 bool attr_equal(const AttrValue& a, const AttrValue& b);
 
 // The members of an Enum type (Note [Enum types]), in the class's order: name and value.
@@ -744,6 +749,20 @@ class Graph {
   std::map<std::string, ModuleInfo>& modules() { return modules_; }
   const std::map<std::string, ModuleInfo>& modules() const { return modules_; }
 
+  // Note [Forward defaults]
+  // The default value a graph input has in the original forward (`mask: Optional[Tensor] =
+  // None`, `k: int = 2`), so that NAME.py's forward keeps it and the converted module is called
+  // the way the original was. Only a trailing run of inputs has one (Python's rule), of the
+  // input's type (the verifier checks both); .tir writes it after the type (`%k : int = 2`).
+  // The loader reads them from the forward's schema; ONNX and torch.export have none.
+  // The null pointer: the input has no default.
+  // default_fits says which values fit which input types.
+  const AttrValue* input_default(const Value* input) const;
+  void set_input_default(const Value* input, AttrValue v);
+  void clear_input_default(const Value* input) { input_defaults_.erase(input); }
+  // The inputs before the first with a default: what a call must pass.
+  size_t num_required_inputs() const;
+
   WeightStore& weights() { return weights_; }
   const WeightStore& weights() const { return weights_; }
 
@@ -769,6 +788,7 @@ class Graph {
   std::string name_;
   WeightStore weights_;
   std::map<std::string, ModuleInfo> modules_;
+  std::unordered_map<const Value*, AttrValue> input_defaults_;  // Note [Forward defaults]
   NameTable names_;
   std::unordered_map<std::string, uint64_t> name_counters_;
   uint64_t next_anon_ = 0;

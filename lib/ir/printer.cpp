@@ -241,6 +241,10 @@ std::string print_graph(const Graph& g, const PrintOptions& opts) {
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     if (i) os += ", ";
     print_value_decl(os, g.inputs()[i]);
+    if (const AttrValue* d = g.input_default(g.inputs()[i])) {  // Note [Forward defaults]
+      os += " = ";
+      os += attr_str(*d);
+    }
   }
   os += ") {\n";
   print_block_body(os, *g.block(), 1);

@@ -36,6 +36,7 @@ class Verifier {
     collect(g_.block(), nullptr);
     walk(g_.block());
     check_uses();
+    check_defaults();
     return std::move(msgs_);
   }
 
@@ -64,6 +65,24 @@ class Verifier {
   }
 
   void report(std::string m) { msgs_.push_back(std::move(m)); }
+
+  // Note [Forward defaults] in ir.h: a trailing run of inputs, each of its input's type.
+  void check_defaults() {
+    const Value* last_default = nullptr;
+    for (const Value* in : g_.inputs()) {
+      const AttrValue* d = g_.input_default(in);
+      if (!d) {
+        if (last_default)
+          report("graph input %" + in->name() + " has no default but %" + last_default->name() +
+                 " before it has one (only the last inputs can have defaults)");
+        continue;
+      }
+      last_default = in;
+      if (!default_fits(in->type(), *d))
+        report("the default " + attr_str(*d) + " of graph input %" + in->name() +
+               " is not a value of its type " + in->type().str());
+    }
+  }
 
   // ------------------------------------------------------------------------------------------
   // pass 1: ownership, structure, names, per-op rules

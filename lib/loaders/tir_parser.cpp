@@ -491,7 +491,9 @@ class Parser : Lexer {
         std::string name = value_name("as a graph input");
         expect(':', "after the input name", "write %name : Type");
         Type t = type();
-        checked_name(g_->add_input(t, name), name, p);
+        Value* in = g_->add_input(t, name);
+        checked_name(in, name, p);
+        if (eat('=')) g_->set_input_default(in, attr_value());  // Note [Forward defaults]
       } while (eat(','));
       expect(')', "to close the graph inputs", "separate inputs with ','");
     }

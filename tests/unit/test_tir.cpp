@@ -197,6 +197,12 @@ TEST_CASE("tir: inline cases round-trip") {
       "  %t : Tuple[Generator, int] = custom.op(%g)\n"
       "  return %r\n"
       "}\n",
+      // forward defaults (Note [Forward defaults] in ir.h)
+      "graph @d(%x : Tensor, %m : Optional[Tensor] = none, %k : int = -2, %s : float = 1.0, "
+      "%f : bool = true, %n : str = \"a\\\"b\", %t : Tuple[int, int] = [3,4], "
+      "%d : Device = device(\"cpu\")) {\n"
+      "  return %x\n"
+      "}\n",
       // a module table, then weights
       "graph @r(%x : Tensor) {\n"
       "  %y : Tensor = nn.Conv2d[in_channels=3, out_channels=8, kernel_size=[3,3]](%x) "

@@ -240,3 +240,35 @@ TEST_CASE("tir verifier: runs in linear time on a long chain with nested blocks"
   g.add_output(cur);
   CHECK(verify_graph(g).empty());
 }
+
+TEST_CASE("tir verifier: forward defaults on a trailing run of inputs, of the input's type") {
+  // Note [Forward defaults] in ir/ir.h
+  auto ok = parse_tir(
+      "graph @m(%x : Tensor, %m : Optional[Tensor] = none, %k : int = 2, %s : float = 0.5, "
+      "%t : Tuple[int, int] = [3,4], %n : str = \"a\", %o : Optional[float] = 1.5) {\n"
+      "  return %x\n"
+      "}\n");
+  CHECK(verify_graph(*ok).empty());
+  REQUIRE(ok->input_default(ok->inputs()[2]));
+  CHECK(std::get<int64_t>(*ok->input_default(ok->inputs()[2])) == 2);
+  CHECK(ok->input_default(ok->inputs()[0]) == nullptr);
+
+  auto gap = parse_tir(
+      "graph @m(%x : Tensor, %k : int = 2, %y : Tensor) {\n"
+      "  return %x\n"
+      "}\n");
+  auto msgs = verify_graph(*gap);
+  CHECK_MESSAGE(has_message(msgs, "graph input %y has no default but %k before it has one"),
+                joined(msgs));
+
+  // Each value that does not fit its type: the message names the input and its type.
+  const char* misfits[] = {"%a : int = 1.5",          "%a : float = 1",
+                           "%a : Tensor = none",      "%a : Tuple[int, int] = [1]",
+                           "%a : bool = \"x\"",       "%a : List[int] = [1.5]",
+                           "%a : Optional[int] = 0.5"};
+  for (const char* decl : misfits) {
+    auto g = parse_tir(std::string("graph @m(%x : Tensor, ") + decl + ") {\n  return %x\n}\n");
+    auto m = verify_graph(*g);
+    CHECK_MESSAGE(has_message(m, "of graph input %a is not a value of its type"), decl);
+  }
+}

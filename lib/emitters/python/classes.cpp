@@ -617,7 +617,10 @@ std::vector<std::string> PyEmitter::emit_classes() {
     size_t marker = 0;
     for (std::string& l : body) l = fill_markers(l, marker);
     cur_class_ = nullptr;
-    if (!rep.parent) root_params_ = params;
+    if (!rep.parent) {
+      root_params_ = params;
+      params = with_defaults(params);
+    }
     if (has_init) out.push_back("");
     params.insert(params.begin(), "self");
     out.push_back("    def forward(" + join(params, ", ") + "):");

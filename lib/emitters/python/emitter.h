@@ -386,6 +386,7 @@ class PyEmitter {
 
   // main_block.cpp: __main__
   std::vector<std::string> emit_main(const std::vector<std::string>& forward_params);
+  std::vector<std::string> with_defaults(std::vector<std::string> params);
   std::vector<InputSpec> example_specs() const;
   static std::string example_tensor(const InputSpec& s);
 

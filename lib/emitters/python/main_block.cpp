@@ -31,7 +31,8 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
   lines.push_back("model.eval()");
 
   std::vector<InputSpec> specs = example_specs();
-  if (specs.size() != g_.inputs().size() || (g_.inputs().size() > 0 && specs.empty())) {
+  // Inputs after the specs' are left to their defaults (example_specs).
+  if (specs.size() < g_.num_required_inputs() || specs.size() > g_.inputs().size()) {
     lines.push_back(
         "print(\"example input shapes are unknown: re-run tinytrace with --input-shape to get "
         "example inputs\")");
@@ -94,7 +95,9 @@ std::vector<std::string> PyEmitter::emit_main(const std::vector<std::string>& fo
 
 std::vector<InputSpec> PyEmitter::example_specs() const {
   if (!opts_.example_inputs.empty()) {
-    if (opts_.example_inputs.size() != g_.inputs().size())
+    // Inputs with a default may be left out from the end (Note [Forward defaults] in ir/ir.h).
+    size_t given = opts_.example_inputs.size();
+    if (given > g_.inputs().size() || given < g_.num_required_inputs())
       throw Error(ExitCode::Usage, std::to_string(opts_.example_inputs.size()) +
                                        " example input shape(s) given but the model takes " +
                                        std::to_string(g_.inputs().size()) +
@@ -103,6 +106,7 @@ std::vector<InputSpec> PyEmitter::example_specs() const {
   }
   std::vector<InputSpec> specs;
   for (const Value* v : g_.inputs()) {
+    if (g_.input_default(v)) break;  // called with its default
     const Type& t = v->type();
     if (!t.is_complete()) return {};
     specs.push_back({*t.shape, t.dtype});

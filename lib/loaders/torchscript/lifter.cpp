@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <tuple>
 
 namespace tt::ts {
@@ -28,6 +30,7 @@ std::unique_ptr<Graph> Lifter::run() {
     f.env[in] = Binding{graph_->add_input(convert_type(in->type()), name_hint(in)), {}};
   }
   lift_block(*g->block(), f);
+  read_input_defaults(method->function().getSchema());
   for (const jit::Value* out : g->outputs()) graph_->add_output(value_of(f, out, nullptr));
   std::map<const Value*, Value*> unstated = drop_unwritten_state();
   // A prepared copy of a scripted forward renumbers the values without a name of their own:
@@ -129,6 +132,7 @@ Value* Lifter::value_of(Frame& f, const jit::Value* v, const jit::Node* user, In
 // An int constant re-typed as ScalarType/Layout/MemoryFormat for the argument it feeds.
 Value* Lifter::typed_int(Value* val, IntRole role, Frame& f, const jit::Node* user) {
   const AttrValue* c = val->constant();
+  if (!c) int_roles_.insert(val);  // Note [Forward defaults] in ir.h: read_input_defaults
   if (!c || !std::holds_alternative<int64_t>(*c) || val->type().kind != Type::Kind::Int) return val;
   // Per block: a constant made inside one branch is not visible in the other.
   auto key = std::make_tuple(val, static_cast<int>(role), cur_);
@@ -151,6 +155,110 @@ Value* Lifter::typed_int(Value* val, IntRole role, Frame& f, const jit::Node* us
   }
   typed_consts_[key] = out;
   return out;
+}
+
+namespace {
+
+// A forward argument's default as the IR holds it (Note [Forward defaults] in ir.h), if it can.
+std::optional<AttrValue> default_attr(const IValue& iv, const Type& t) {
+  if (iv.isNone()) return AttrValue{NoneAttr{}};
+  if (iv.isBool()) return AttrValue{iv.toBool()};
+  if (iv.isInt()) {
+    bool as_float =
+        t.kind == Type::Kind::Float || (t.kind == Type::Kind::Optional && !t.elems.empty() &&
+                                        t.elems[0].kind == Type::Kind::Float);
+    return as_float ? AttrValue{static_cast<double>(iv.toInt())} : AttrValue{iv.toInt()};
+  }
+  if (iv.isDouble()) return AttrValue{iv.toDouble()};
+  if (iv.isComplexDouble()) {
+    c10::complex<double> z = iv.toComplexDouble();
+    return AttrValue{std::complex<double>(z.real(), z.imag())};
+  }
+  if (iv.isString()) return AttrValue{iv.toStringRef()};
+  if (iv.isDevice()) return AttrValue{DeviceAttr{iv.toDevice().str()}};
+  if (iv.isIntList()) return AttrValue{iv.toIntVector()};
+  if (iv.isDoubleList()) return AttrValue{iv.toDoubleVector()};
+  // Lists of strs, and tuples of ints, floats or strs (held as lists of their items).
+  std::vector<IValue> items;
+  if (iv.isList()) {
+    for (const IValue& e : iv.toListRef()) items.push_back(e);
+    if (items.empty() || !items[0].isString()) return std::nullopt;
+  } else if (iv.isTuple()) {
+    const auto& elems = iv.toTupleRef().elements();
+    items.assign(elems.begin(), elems.end());
+    if (items.empty()) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  auto all = [&](bool (IValue::*is)() const) {
+    return std::all_of(items.begin(), items.end(), [&](const IValue& e) { return (e.*is)(); });
+  };
+  if (all(&IValue::isInt)) {
+    std::vector<int64_t> out;
+    for (const IValue& e : items) out.push_back(e.toInt());
+    return AttrValue{out};
+  }
+  if (all(&IValue::isDouble)) {
+    std::vector<double> out;
+    for (const IValue& e : items) out.push_back(e.toDouble());
+    return AttrValue{out};
+  }
+  if (all(&IValue::isString)) {
+    std::vector<std::string> out;
+    for (const IValue& e : items) out.push_back(e.toStringRef());
+    return AttrValue{out};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Lifter::read_input_defaults(const c10::FunctionSchema& schema) {
+  const auto& args = schema.arguments();  // self first
+  const auto& inputs = graph_->inputs();
+  if (args.size() != inputs.size() + 1) return;  // not the graph's signature: keep none
+  // From the last argument back: Python only allows defaults on a trailing run, so one that
+  // cannot be kept ends the run (the arguments before it are then required too).
+  // TorchScript holds a dtype, layout or memory format as an int (`dtype: torch.dtype =
+  // torch.float64` is `int dtype=7`), which Python does not take for one (and `x.dtype == 7` is
+  // False there): an int argument the model uses as one, or beside one, gets no default.
+  auto dtype_like = [&](const Value* in) {
+    if (int_roles_.count(in)) return true;
+    for (const Use& u : in->uses()) {
+      const Node* n = u.user;
+      for (const auto* vs : {&n->inputs(), &n->outputs()})
+        for (const Value* v : *vs) {
+          Type::Kind k = v ? v->type().kind : Type::Kind::Any;
+          if (k == Type::Kind::ScalarType || k == Type::Kind::Layout ||
+              k == Type::Kind::MemoryFormat)
+            return true;
+        }
+    }
+    return false;
+  };
+  for (size_t i = inputs.size(); i-- > 0;) {
+    const c10::Argument& a = args[i + 1];
+    if (!a.default_value()) return;
+    std::optional<AttrValue> v = default_attr(*a.default_value(), inputs[i]->type());
+    std::string why = "cannot be written in NAME.py";
+    if (v && std::holds_alternative<int64_t>(*v) && dtype_like(inputs[i])) {
+      v.reset();
+      why =
+          "is an int to TorchScript, but the model uses the argument as a dtype, layout or "
+          "memory format, which NAME.py would not take an int for";
+    }
+    if (!v || !default_fits(inputs[i]->type(), *v)) {
+      std::ostringstream text;
+      text << *a.default_value();
+      diags_.warn(
+          "forward-default",
+          "the default " + text.str() + " of forward argument '" + a.name() + "' " + why +
+              (i && args[i].default_value() ? " (nor those of the arguments before it)" : "") +
+              ": pass it explicitly when calling the converted model");
+      return;
+    }
+    graph_->set_input_default(inputs[i], std::move(*v));
+  }
 }
 
 Node* Lifter::append(const std::string& op, const std::vector<Value*>& ins, Frame& f,

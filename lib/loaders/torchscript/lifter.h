@@ -33,6 +33,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -101,6 +102,8 @@ class Lifter {
 
  private:
   // ---- lifter.cpp ----
+  // The graph inputs' defaults from the forward's schema (Note [Forward defaults] in ir.h).
+  void read_input_defaults(const c10::FunctionSchema& schema);
   void collect_weights(const jit::Module& m, const std::string& prefix);
   static void collect_names(const jit::Module& m, const std::string& prefix,
                             std::vector<std::pair<std::string, bool>>& out);
@@ -246,6 +249,9 @@ class Lifter {
   Diagnostics& diags_;
   std::vector<std::pair<std::string, std::string>>* source_values_;  // Model::source_values
   std::unique_ptr<Graph> graph_;
+  // Values that are not constants and feed an argument of type ScalarType, Layout or
+  // MemoryFormat (typed_int): Note [Forward defaults] in ir.h.
+  std::unordered_set<const Value*> int_roles_;
   std::set<std::string> state_dict_names_;
   std::map<std::tuple<Value*, int, Block*>, Value*> typed_consts_;
   Block* cur_ = nullptr;  // where lifted nodes go (a prim.If/prim.Loop block while lifting one)
