@@ -120,8 +120,9 @@ std::string ts_type(const Type& t) {
     case K::Dict:
       return "Dict[" + (t.elems.size() > 0 ? ts_type(t.elems[0]) : std::string("str")) + ", " +
              (t.elems.size() > 1 ? ts_type(t.elems[1]) : std::string("Tensor")) + "]";
+    case K::Generator:  // a forward input (one the graph makes is refused: torchscript_forward)
+      return "Generator";
     case K::Enum:  // refused by torchscript_forward
-    case K::Generator:
       break;
   }
   return "Tensor";

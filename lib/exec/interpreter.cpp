@@ -2,6 +2,7 @@
 #include "exec/interpreter.h"
 
 #include "exec/dispatch.h"
+#include "exec/seeded_rng.h"
 #include "ir/module_lowering.h"
 #include "ir/op_table.h"
 #include "support/diag.h"
@@ -292,6 +293,7 @@ std::vector<c10::IValue> Interpreter::run(const std::vector<c10::IValue>& inputs
   // it); torch.set_grad_enabled in the graph (Note [with statements]) changes the mode for the
   // rest of the run only: the caller's comes back however the run ends.
   c10::AutoGradMode grad_mode(false);
+  SeededGlobalRng rng;  // Note [Random draws under --verify] in exec/seeded_rng.h
   std::vector<c10::IValue> outs;
   run_block(*g_.block(), inputs, outs);
   env_.clear();

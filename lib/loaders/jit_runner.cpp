@@ -1,6 +1,8 @@
 // Running the original TorchScript model through torch::jit (JIT headers stay in lib/loaders/).
 #include "loaders/jit_runner.h"
 
+#include "exec/seeded_rng.h"
+
 #include "loaders/export.h"
 #include "loaders/loader.h"
 #include "loaders/torchscript/mapped_load.h"
@@ -68,6 +70,7 @@ std::unordered_map<std::string, at::Tensor> record_torchscript_values(
   stack.push_back(m._ivalue());
   for (const auto& v : inputs) stack.push_back(v);
   c10::InferenceMode guard;
+  SeededGlobalRng rng;  // Note [Random draws under --verify] in exec/seeded_rng.h
   fn.run(stack);
   std::unordered_map<std::string, at::Tensor> out;
   if (stack.empty() || !stack[0].isTuple()) return out;
@@ -104,6 +107,7 @@ c10::IValue run_torchscript_file(const std::string& path, const std::vector<c10:
                                         ") — check --input-shape (one per input, in order)");
     };
     try {
+      SeededGlobalRng rng;  // Note [Random draws under --verify] in exec/seeded_rng.h
       out = m.forward(inputs);
     } catch (const c10::Error& e) {
       throw bad_inputs(e.what_without_backtrace());

@@ -14,8 +14,11 @@ that carries a signature (python, report, torchscript, tir), and checks:
   4. --input-shape may leave out inputs with a default: --verify passes their defaults (to the
      original, the interpreter and NAME.pt) and NAME.py's example call leaves them out; a shape
      for an input with a default drops the default with a warning;
-  5. `tinytrace diff` reports a changed default;
-  6. an int argument the model uses as a dtype (TorchScript holds `torch.float64` as the int 7)
+  5. a torch.Generator argument defaulting to None: NAME.py and NAME.pt draw what the original
+     draws with and without a generator, and --verify passes on a model drawing from the global
+     generator (every engine run starts from one seed);
+  6. `tinytrace diff` reports a changed default;
+  7. an int argument the model uses as a dtype (TorchScript holds `torch.float64` as the int 7)
      gets no default, nor do the arguments before it, with a forward-default warning; the ones
      after it keep theirs.
 """
@@ -66,6 +69,11 @@ class DtypeArg(torch.nn.Module):
 class DtypeArgK4(torch.nn.Module):  # DtypeArg with another default of k
     def forward(self, x, n: int = 1, dtype: torch.dtype = torch.float64, k: int = 4):
         return (x * n).to(dtype) + k
+
+
+class Noise(torch.nn.Module):  # draws with a generator given or from the global one
+    def forward(self, x, g: Optional[torch.Generator] = None, scale: float = 1.0):
+        return x * scale + torch.randn(x.shape, generator=g) + torch.nn.functional.dropout(x, 0.5, True)
 
 
 def load_py(path, cls):
@@ -217,6 +225,31 @@ def main():
         same(py(x, 2, torch.float16, k=1), scripted(x, 2, torch.float16, k=1), "dtype_arg k=1")
         pt = torch.jit.load(os.path.join(out, "dtype_arg.pt"))
         same(pt(x, 2, torch.float64), scripted(x, 2, torch.float64), "dtype_arg NAME.pt")
+    # --- a torch.Generator argument that defaults to None, and random draws under --verify ---
+    # Every engine --verify runs starts from one seed (Note [Random draws under --verify]), so
+    # draws from the global generator compare equal; a Generator input is typed as one in NAME.pt.
+    scripted = torch.jit.script(Noise())
+    noise_src = os.path.join(out_dir, "noise.pt")
+    scripted.save(noise_src)
+    out = os.path.join(out_dir, "noise")
+    r = convert(tinytrace, noise_src, out, "noise", "python,weights,report,torchscript",
+                ["--input-shape", "4,5", "--verify"])
+    for engine in ("interpreter", "torchscript"):
+        if f"verify ({engine}): OK" not in r.stdout:
+            die(f"no 'verify ({engine}): OK' verdict for a model drawing random numbers")
+    py = load_py(os.path.join(out, "noise.py"), "noise")
+    pt = torch.jit.load(os.path.join(out, "noise.pt"))
+    x = torch.randn(4, 5)
+    with torch.no_grad():
+        for args in [(), (7,), (7, 0.25)]:  # 7: a generator seeded with 7
+            def call(model):
+                torch.manual_seed(1)
+                extra = (torch.Generator().manual_seed(args[0]),) + args[1:] if args else ()
+                return model(x, *extra)
+            want = call(scripted)
+            same(call(py), want, f"noise NAME.py with {args}")
+            same(call(pt), want, f"noise NAME.pt with {args}")
+
     # tinytrace diff counts a changed default as a signature change.
     src4 = os.path.join(out_dir, "dtype_arg_k4.pt")
     torch.jit.script(DtypeArgK4()).save(src4)

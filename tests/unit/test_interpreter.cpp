@@ -1,6 +1,7 @@
 // exec/interpreter.h: how long the interpreter holds the values it computes (Note [Freeing values
 // after their last use]).
 #include "exec/interpreter.h"
+#include "exec/seeded_rng.h"
 #include "loaders/tir_parser.h"
 
 #include <ATen/ATen.h>
@@ -77,4 +78,31 @@ TEST_CASE("interpreter: a value is released after its last use, results unchange
     CHECK(a_alive_in_loop == 3);
     CHECK(released_at_z == seen.size());
   }
+}
+
+// Note [Random draws under --verify] (exec/seeded_rng.h): every run draws the same numbers, and
+// the caller's global generator continues as if the run had not happened.
+TEST_CASE("interpreter: random draws start from the verify seed, the caller's generator goes on") {
+  auto g = tt::parse_tir(R"(graph @noise(%x : f32[4]) {
+  %n : Tensor = torch.randn_like(%x)
+  %y : Tensor = torch.add(%x, %n)
+  return %y
+}
+)");
+  tt::Interpreter in(*g);
+  at::Tensor x = at::zeros({4});
+  at::manual_seed(123);
+  at::Tensor before = at::randn({3});
+  at::Tensor expected_next = at::randn({3});
+  at::manual_seed(123);
+  CHECK(at::equal(at::randn({3}), before));
+  at::Tensor a = in.run({x}).at(0).toTensor();
+  at::Tensor b = in.run({x}).at(0).toTensor();
+  CHECK(at::equal(a, b));  // both runs start from kVerifySeed
+  at::manual_seed(static_cast<uint64_t>(tt::kVerifySeed));
+  CHECK(at::equal(a, at::randn({4})));  // what a run of the original from that seed draws
+  at::manual_seed(123);
+  at::randn({3});
+  in.run({x});
+  CHECK(at::equal(at::randn({3}), expected_next));  // the caller's sequence is not disturbed
 }
