@@ -30,9 +30,11 @@ bool has_side_effects(const Node* n) {
     if (is_inplace_name(s) || aten_has(s, kMutatesByName)) return true;
   }
   // An op no table knows, spelled as a method/function with a trailing '_' ("Tensor.add_").
+  // Python's operator module spells keywords so (operator.is_, not_, and_, or_): never a write.
   auto dot = op.rfind('.');
   std::string last = dot == std::string::npos ? op : op.substr(dot + 1);
-  if (op.rfind("aten::", 0) != 0 && is_inplace_name(last)) return true;
+  if (op.rfind("aten::", 0) != 0 && op.rfind("operator.", 0) != 0 && is_inplace_name(last))
+    return true;
   return false;
 }
 

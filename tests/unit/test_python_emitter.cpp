@@ -3,6 +3,7 @@
 // weights, __main__ runs, numbers match a reference).
 #include "emitters/python.h"
 #include "ir/op_table.h"
+#include "loaders/tir_parser.h"
 #include "loaders/torch_io.h"
 #include "support/diag.h"
 
@@ -1038,6 +1039,48 @@ TEST_CASE("python emitter: expressions written inline") {
                       "y = x.clone(); y[0] = 2.0\n"
                       "a, b = module.Write()(x)\n"
                       "assert torch.equal(a, ref) and torch.equal(b, y * 3.0), (a, b)\n");
+  }
+  SUBCASE("an if's condition is written in the if, unless a write lies between") {
+    auto g = parse_tir(R"(graph @cond(%x : f32[3], %y : Optional[Tensor] = none) {
+  %none : None = prim.Constant[value=none]()
+  %one : int = prim.Constant[value=1]()
+  %0 : bool = operator.is_(%y, %none)
+  %r : Tensor = prim.If(%0) {
+    block0() {
+      return %x
+    }
+    block1() {
+      %1 : Tensor = torch.add(%x, %y)
+      return %1
+    }
+  }
+  %2 : int = Tensor.dim(%r)
+  %3 : bool = operator.eq(%2, %one)
+  %4 : Tensor = Tensor.relu_(%r)
+  %s : Tensor = prim.If(%3) {
+    block0() {
+      %5 : Tensor = torch.neg(%4)
+      return %5
+    }
+    block1() {
+      return %4
+    }
+  }
+  return %s
+}
+)");
+    std::string py = emit(*g, "Cond", "cond.pth");
+    INFO(py);
+    CHECK(py.find("        if y is None:\n") != std::string::npos);
+    // Tested before the write (conservatively: any side effect is a barrier), so a statement.
+    size_t eq = py.find(" = r.dim() == 1\n"), relu = py.find("relu_()");
+    CHECK(eq != std::string::npos);
+    CHECK(eq < relu);
+    run_python_checks(*g, py, "cond",
+                      "x = torch.tensor([-1.0, 2.0, -3.0])\n"
+                      "assert torch.equal(module.Cond()(x.clone()), -x.relu())\n"
+                      "y = torch.ones(3)\n"
+                      "assert torch.equal(module.Cond()(x.clone(), y), -(x + y).relu())\n");
   }
   SUBCASE("a slice of a slice is one subscript") {
     Graph g;

@@ -17,10 +17,11 @@ namespace tt::pyemit {
 // - it is read exactly once, by a node of the same statement list (a block, or a class's
 //   forward) that evaluates each of its inputs once, where it is written: a call, a module
 //   call, an outlined child's call, a list, tuple or dict literal that is itself written inline,
-//   a tuple index or unpack, torch.tensor(n), or the model's return. Not: an if or a loop
-//   (a loop re-tests its condition), `bool(t)` that becomes an if's test, `x[i] = v` (its
-//   target is read twice), the return of a module's forward (whether its result is read once
-//   depends on where the module is used, and instances of one class must read alike);
+//   a tuple index or unpack, torch.tensor(n), the model's return, or an if as its condition
+//   (`if x.dim() == 4:`, tested once before either branch). Not: a loop (it re-tests its
+//   condition), `bool(t)` that becomes an if's test, `x[i] = v` (its target is read twice), the
+//   return of a module's forward (whether its result is read once depends on where the module
+//   is used, and instances of one class must read alike);
 // - no statement between the two has a side effect, so the expression, evaluated later, reads
 //   the same tensors, lists and names. A value written inside another inline value is evaluated
 //   where that one is, so the list is planned from its end backwards.
@@ -123,6 +124,8 @@ void PyEmitter::plan_inline(const std::vector<Item>& seq, const Region* r, bool 
       if (e && *e <= j) return std::nullopt;
       return e;
     }
+    // An if tests its condition once, before either branch runs: `if x.dim() == 4:`.
+    if (user.is("prim.If")) return u.index == 0 ? std::optional<size_t>(j) : std::nullopt;
     if (!evaluates_inputs_once(user)) return std::nullopt;
     if (user.num_outputs() == 1)  // itself inline: evaluated where it is
       if (auto e = eval.find(user.output(0)); e != eval.end()) return e->second;
