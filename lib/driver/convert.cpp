@@ -1,6 +1,8 @@
 // `tinytrace convert`: the whole job behind the CLI, reachable from tests.
 #include "driver/convert.h"
 
+#include "driver/tools_common.h"
+
 #include "ir/quant.h"
 
 #include "driver/verify.h"
@@ -335,32 +337,8 @@ void convert_loaded(Model& m, const ConvertOptions& opts, const std::vector<std:
   Graph& g = *m.graph;
   g.set_name(res.name);
 
-  if (!opts.input_shapes.empty()) {
-    // Inputs with a default may be left out from the end (Note [Forward defaults] in ir/ir.h):
-    // --verify passes their defaults.
-    size_t given = opts.input_shapes.size(), n = g.inputs().size();
-    size_t required = g.num_required_inputs();
-    if (given > n || given < required) {
-      throw Error(ExitCode::Usage,
-                  "the model has " + std::to_string(n) + " input(s) but " + std::to_string(given) +
-                      " --input-shape were given — give one per input, " +
-                      (required < n ? "in order (the first " + std::to_string(required) +
-                                          " have no default and are needed)"
-                                    : std::string("in order")));
-    }
-    for (size_t i = 0; i < opts.input_shapes.size(); ++i) {
-      Value* in = g.inputs()[i];
-      in->set_type(Type::tensor(opts.input_shapes[i].dtype, opts.input_shapes[i].shape));
-      // A shape makes the input a tensor, which a default (None) is not: the code is then
-      // written for a tensor there, and calls must pass one.
-      if (const AttrValue* d = g.input_default(in); d && !default_fits(in->type(), *d)) {
-        m.diags.warn("forward-default",
-                     "input '" + in->name() + "' loses its default " + attr_str(*d) +
-                         ": --input-shape makes it a tensor, and NAME.py is written for one");
-        g.clear_input_default(in);
-      }
-    }
-  }
+  // Inputs with a default may be left out from the end: --verify passes their defaults.
+  if (!opts.input_shapes.empty()) apply_input_shapes(m, opts.input_shapes);
 
   // With --input-shape, infer-shapes runs last, so .tir, --print-ir-after and the report show
   // the dtype and shape of every value of the final graph.

@@ -58,13 +58,15 @@ ojson profile_json(const ProfileOptions& opts) {
   if (opts.input_shapes.empty())
     throw Error(ExitCode::Usage,
                 "profile needs example inputs — give --input-shape once per model "
-                "input, e.g. --input-shape 1,3,224,224");
+                "input (those with a default may be left out from the end), e.g. "
+                "--input-shape 1,3,224,224");
   if (opts.runs < 1) throw Error(ExitCode::Usage, "--runs must be at least 1");
   if (opts.warmup < 0) throw Error(ExitCode::Usage, "--warmup must not be negative");
   if (opts.top < 1) throw Error(ExitCode::Usage, "--top must be at least 1");
   Model m = load_model_with_shapes(opts.model_path, opts.input_shapes, /*infer=*/false);
   const Graph& g = *m.graph;
   std::vector<c10::IValue> inputs = make_example_inputs(opts.input_shapes);
+  add_default_inputs(g, inputs);  // Note [Forward defaults] in ir/ir.h
 
   std::vector<Node*> block_nodes = g.block()->nodes();
   std::vector<const Node*> nodes(block_nodes.begin(), block_nodes.end());

@@ -11,17 +11,36 @@ namespace tt {
 
 using ojson = nlohmann::ordered_json;
 
+void apply_input_shapes(Model& m, const std::vector<InputSpec>& specs) {
+  Graph& g = *m.graph;
+  size_t given = specs.size(), n = g.inputs().size(), required = g.num_required_inputs();
+  if (given > n || given < required)
+    throw Error(ExitCode::Usage, "the model has " + std::to_string(n) + " input(s) but " +
+                                     std::to_string(given) +
+                                     " --input-shape were given — give one per input, in order" +
+                                     (required < n ? " (the first " + std::to_string(required) +
+                                                         " have no default and are needed)"
+                                                   : std::string()));
+  for (size_t i = 0; i < given; ++i) {
+    Value* in = g.inputs()[i];
+    in->set_type(Type::tensor(specs[i].dtype, specs[i].shape));
+    // A shape makes the input a tensor, which a default (None) is not: the code is then written
+    // for a tensor there, and calls must pass one.
+    if (const AttrValue* d = g.input_default(in); d && !default_fits(in->type(), *d)) {
+      m.diags.warn("forward-default",
+                   "input '" + in->name() + "' loses its default " + attr_str(*d) +
+                       ": --input-shape makes it a tensor, and NAME.py is written for one");
+      g.clear_input_default(in);
+    }
+  }
+}
+
 Model load_model_with_shapes(const std::string& path, const std::vector<InputSpec>& specs,
                              bool infer) {
   Model m = load_model(path);
   if (specs.empty()) return m;
   Graph& g = *m.graph;
-  if (specs.size() != g.inputs().size())
-    throw Error(ExitCode::Usage, "the model has " + std::to_string(g.inputs().size()) +
-                                     " input(s) but " + std::to_string(specs.size()) +
-                                     " --input-shape were given — give one per input, in order");
-  for (size_t i = 0; i < specs.size(); ++i)
-    g.inputs()[i]->set_type(Type::tensor(specs[i].dtype, specs[i].shape));
+  apply_input_shapes(m, specs);
   if (!infer) return m;
   PassCliOptions po;
   po.passes = "infer-shapes";

@@ -13,9 +13,13 @@
 
 namespace tt {
 
-// Loads `path` (any format load_model knows). With `specs` (one per graph input, else
-// Error(Usage)), sets the input types and, when `infer` is set, runs infer-shapes so every value
-// has dtype and shape.
+// Gives the first specs.size() graph inputs the tensor types of `specs`. Inputs with a default
+// may be left out from the end (Note [Forward defaults] in ir/ir.h), others not (Error(Usage));
+// an input given a shape loses a default that is no tensor (None), with a warning in m.diags.
+void apply_input_shapes(Model& m, const std::vector<InputSpec>& specs);
+
+// Loads `path` (any format load_model knows). With `specs` (apply_input_shapes), sets the input
+// types and, when `infer` is set, runs infer-shapes so every value has dtype and shape.
 Model load_model_with_shapes(const std::string& path, const std::vector<InputSpec>& specs,
                              bool infer = true);
 

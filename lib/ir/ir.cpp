@@ -1132,10 +1132,6 @@ std::string describe(const Node& n) {
   return where.empty() ? n.op() : n.op() + " " + where;
 }
 
-}  // namespace tt
-
-namespace tt {
-
 bool default_fits(const Type& t, const AttrValue& v) {
   using K = Type::Kind;
   if (t.kind == K::Optional)

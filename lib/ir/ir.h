@@ -755,8 +755,7 @@ class Graph {
   // the way the original was. Only a trailing run of inputs has one (Python's rule), of the
   // input's type (the verifier checks both); .tir writes it after the type (`%k : int = 2`).
   // The loader reads them from the forward's schema; ONNX and torch.export have none.
-  // The null pointer: the input has no default.
-  // default_fits says which values fit which input types.
+  // input_default is null for an input without one; default_fits says which values fit a type.
   const AttrValue* input_default(const Value* input) const;
   void set_input_default(const Value* input, AttrValue v);
   void clear_input_default(const Value* input) { input_defaults_.erase(input); }

@@ -486,6 +486,7 @@ class Parser : Lexer {
     expect('(', "to start the graph inputs", kGraphHint);
     open_.push_back(g_->block());
     if (!eat(')')) {
+      const Value* with_default = nullptr;  // Note [Forward defaults] in ir/ir.h
       do {
         size_t p = (skip_ws(), pos_);
         std::string name = value_name("as a graph input");
@@ -493,7 +494,21 @@ class Parser : Lexer {
         Type t = type();
         Value* in = g_->add_input(t, name);
         checked_name(in, name, p);
-        if (eat('=')) g_->set_input_default(in, attr_value());  // Note [Forward defaults]
+        if (eat('=')) {
+          size_t at = (skip_ws(), pos_);
+          AttrValue v = attr_value();
+          if (!default_fits(t, v))
+            fail(at,
+                 "the default " + attr_str(v) + " of %" + name + " is not a value of its type " +
+                     t.str(),
+                 "write a value of the type, or none for an Optional");
+          g_->set_input_default(in, std::move(v));
+          with_default = in;
+        } else if (with_default) {
+          fail(p,
+               "%" + name + " has no default but %" + with_default->name() + " before it has one",
+               "only the last inputs can have defaults, as in Python");
+        }
       } while (eat(','));
       expect(')', "to close the graph inputs", "separate inputs with ','");
     }

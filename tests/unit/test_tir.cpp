@@ -539,6 +539,13 @@ TEST_CASE("tir: parse errors name line and column") {
       {"graph @g(%x : Tensor) {\n  %y : Tensor = F.relu(%x\n  return %y\n}\n",
        "<input>:3:3: expected ')' to close the inputs of F.relu, found 'return'"},
       {"graph @g(%x : Tensr) {\n  return %x\n}\n", "<input>:1:15: unknown type 'Tensr'"},
+      // forward defaults (Note [Forward defaults] in ir.h): of the input's type, trailing only
+      {"graph @g(%x : Tensor, %k : int = 1.5) {\n  return %x\n}\n",
+       "<input>:1:34: the default 1.5 of %k is not a value of its type int"},
+      {"graph @g(%x : Tensor = none) {\n  return %x\n}\n",
+       "<input>:1:24: the default none of %x is not a value of its type Tensor"},
+      {"graph @g(%k : int = 1, %x : Tensor) {\n  return %x\n}\n",
+       "<input>:1:24: %x has no default but %k before it has one"},
       {"graph @g(%x : List[int) {\n  return %x\n}\n",
        "<input>:1:23: expected ']' to close List[...]"},
       {"graph @g(%x : NamedTuple[\"N\", a: int, a: int]) {\n  return %x\n}\n",
