@@ -18,18 +18,23 @@ namespace tt {
 // (run_torchscript_file, record_torchscript_values), the interpreter (Interpreter::run) and the
 // emitted NAME.pt. Their draws are made by the same ATen kernels in program order, so they are
 // the same numbers. The generator's state before the scope comes back after it, so a caller's
-// own draws (the Python API runs in the user's process) are not disturbed.
+// own draws (the Python API runs in the user's process) are not disturbed. Only the outermost
+// scope of a thread seeds and restores: a run inside a run (the interpreter runs a module op's
+// lowered graph with an Interpreter of its own) draws on from where the outer run is, as the
+// original's module call does.
 constexpr uint64_t kVerifySeed = 0;
 
 class SeededGlobalRng {
  public:
   explicit SeededGlobalRng(uint64_t seed = kVerifySeed)
       : gen_(at::detail::getDefaultCPUGenerator()) {
+    if (depth()++ > 0) return;
     std::lock_guard<std::mutex> lock(gen_.mutex());
     saved_ = gen_.get_state();
     gen_.set_current_seed(seed);
   }
   ~SeededGlobalRng() {
+    if (--depth() > 0) return;
     std::lock_guard<std::mutex> lock(gen_.mutex());
     gen_.set_state(saved_);
   }
@@ -37,6 +42,10 @@ class SeededGlobalRng {
   SeededGlobalRng& operator=(const SeededGlobalRng&) = delete;
 
  private:
+  static int& depth() {
+    thread_local int d = 0;
+    return d;
+  }
   at::Generator gen_;
   at::Tensor saved_;
 };

@@ -105,4 +105,15 @@ TEST_CASE("interpreter: random draws start from the verify seed, the caller's ge
   at::randn({3});
   in.run({x});
   CHECK(at::equal(at::randn({3}), expected_next));  // the caller's sequence is not disturbed
+
+  // A run inside a run (a module op's lowered graph) draws on; it does not start over.
+  at::Tensor outer_first, inner_first;
+  {
+    tt::SeededGlobalRng outer;
+    outer_first = at::randn({4});
+    tt::SeededGlobalRng inner;
+    inner_first = at::randn({4});
+  }
+  CHECK(at::equal(outer_first, a - x));  // the outer scope starts from kVerifySeed
+  CHECK_FALSE(at::equal(inner_first, outer_first));
 }
