@@ -114,9 +114,7 @@ std::vector<std::string> PyEmitter::with_defaults(std::vector<std::string> param
     const Value* in = g_.inputs()[i];
     const AttrValue* d = g_.input_default(in);
     if (!d) continue;
-    const Type& t = in->type().kind == Type::Kind::Optional && !in->type().elems.empty()
-                        ? in->type().elems[0]
-                        : in->type();
+    const Type& t = contained_type(in->type());
     Expr e = literal(*d, t);
     // A tuple is held as a list of its items (default_fits).
     params[i] +=

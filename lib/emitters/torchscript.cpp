@@ -151,9 +151,7 @@ class Lowerer {
     for (Value* v : g_.inputs()) {
       params.push_back(bind(v) + ": " + ts_type(v->type()));
       if (const AttrValue* d = g_.input_default(v)) {  // Note [Forward defaults] in ir/ir.h
-        const Type& t = v->type();
-        bool opt = t.kind == Type::Kind::Optional && !t.elems.empty();
-        params.back() += " = " + value_src(*d, opt ? t.elems[0] : t);
+        params.back() += " = " + value_src(*d, contained_type(v->type()));
       }
     }
     out_ << "def forward(" << join(params) << "):\n";

@@ -95,7 +95,7 @@ c10::IValue attr_to_ivalue(const AttrValue& v, const Type& type) {
 
 c10::IValue default_to_ivalue(const AttrValue& v, const Type& type) {
   if (std::holds_alternative<NoneAttr>(v)) return c10::IValue();
-  const Type& t = type.kind == Type::Kind::Optional && !type.elems.empty() ? type.elems[0] : type;
+  const Type& t = contained_type(type);
   if (t.kind != Type::Kind::Tuple) return attr_to_ivalue(v, t);
   std::vector<c10::IValue> items;
   for (size_t i = 0; i < t.elems.size(); ++i) {

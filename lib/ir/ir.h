@@ -192,6 +192,11 @@ struct Type {
   bool operator!=(const Type& o) const { return !(*this == o); }
 };
 
+// The type an Optional holds; any other type is itself.
+inline const Type& contained_type(const Type& t) {
+  return t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;
+}
+
 // ---------------------------------------------------------------------------------------------
 // attributes
 

@@ -256,7 +256,7 @@ namespace {
 // (Optional) floats, as a == b / a != b: TorchScript's answer, None == None and None != 1.5 too.
 bool is_number_identity(const Node& n) {
   auto number_kind = [](const Type& t) {
-    const Type& u = t.kind == Type::Kind::Optional && !t.elems.empty() ? t.elems[0] : t;
+    const Type& u = contained_type(t);
     return u.kind == Type::Kind::Int || u.kind == Type::Kind::Float ? u.kind : Type::Kind::Any;
   };
   Type::Kind a = number_kind(n.input(0)->type());

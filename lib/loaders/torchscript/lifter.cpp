@@ -164,9 +164,7 @@ std::optional<AttrValue> default_attr(const IValue& iv, const Type& t) {
   if (iv.isNone()) return AttrValue{NoneAttr{}};
   if (iv.isBool()) return AttrValue{iv.toBool()};
   if (iv.isInt()) {
-    bool as_float =
-        t.kind == Type::Kind::Float || (t.kind == Type::Kind::Optional && !t.elems.empty() &&
-                                        t.elems[0].kind == Type::Kind::Float);
+    bool as_float = contained_type(t).kind == Type::Kind::Float;
     return as_float ? AttrValue{static_cast<double>(iv.toInt())} : AttrValue{iv.toInt()};
   }
   if (iv.isDouble()) return AttrValue{iv.toDouble()};
